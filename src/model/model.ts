@@ -1,0 +1,182 @@
+import { OccamError } from "../errors.js";
+import type { Rng } from "../random/rng.js";
+import { createRng } from "../random/rng.js";
+import type { Kernel } from "../samplers/kernel.js";
+
+/**
+ * An unnormalised log density over R^dim, the target a sampler sees.
+ * `gradLogDensity` writes ∇ log π(θ) into `grad` and returns log π(θ).
+ */
+export interface LogDensity {
+  readonly dim: number;
+  logDensity(theta: Float64Array): number;
+  gradLogDensity?(theta: Float64Array, grad: Float64Array): number;
+}
+
+/**
+ * A Bayesian model: a normalised prior and a likelihood that keeps every normalising constant.
+ * Evidence estimators compute log Z = log ∫ p(θ) L(θ) dθ from these two, so a likelihood that drops
+ * a constant gives a log Z that is wrong by that constant.
+ */
+export interface BayesModel {
+  readonly dim: number;
+  readonly names?: readonly string[];
+  /** log p(θ), normalised: the prior integrates to 1. */
+  logPrior(theta: Float64Array): number;
+  /** log L(θ) = log p(D | θ), with every normalising constant. */
+  logLikelihood(theta: Float64Array): number;
+  /** A draw from the prior. */
+  samplePrior(rng: Rng): Float64Array;
+  /** Writes ∇ log p(θ) into `grad` and returns log p(θ). */
+  gradLogPrior?(theta: Float64Array, grad: Float64Array): number;
+  /** Writes ∇ log L(θ) into `grad` and returns log L(θ). */
+  gradLogLikelihood?(theta: Float64Array, grad: Float64Array): number;
+  /** Writes the log likelihood of each observation into `out` (for cross-validated evidence). */
+  logLikelihoodPointwise?(theta: Float64Array, out: Float64Array): void;
+  /** An exact Gibbs kernel for the power posterior p(θ) L(θ)^β, where the model has one. */
+  powerPosteriorKernel?(beta: number): Kernel<unknown, unknown>;
+  /** The exact log evidence, for conjugate families. */
+  exactLogEvidence?(): number;
+}
+
+/** Options of {@link defineModel}. */
+export interface DefineModelOptions {
+  /**
+   * How many prior draws to check the log densities (and gradients) at.
+   * @defaultValue 5
+   */
+  checkDraws?: number;
+  /**
+   * Seed of the prior draws used for the checks.
+   * @defaultValue 0
+   */
+  checkSeed?: number;
+}
+
+/**
+ * Validates a user's model and returns it frozen: `dim` a positive integer, the required functions
+ * present, prior draws of length `dim`, and finite log densities (and gradients) at a few prior draws.
+ * Throws an `OccamError` that says which part failed and how to fix it.
+ */
+export function defineModel<M extends BayesModel>(model: M, options: DefineModelOptions = {}): Readonly<M> {
+  const checkDraws = options.checkDraws ?? 5;
+  const checkSeed = options.checkSeed ?? 0;
+  if (model === null || typeof model !== "object") {
+    throw new OccamError(
+      "invalid-argument",
+      "defineModel expects an object with dim, logPrior, logLikelihood and samplePrior.",
+    );
+  }
+  if (!(Number.isInteger(model.dim) && model.dim >= 1)) {
+    throw new OccamError("invalid-argument", `model.dim must be a positive integer, got ${model.dim}.`);
+  }
+  for (const name of ["logPrior", "logLikelihood", "samplePrior"] as const) {
+    if (typeof model[name] !== "function") {
+      throw new OccamError("invalid-argument", `model.${name} must be a function.`);
+    }
+  }
+  if (model.names !== undefined && model.names.length !== model.dim) {
+    throw new OccamError(
+      "dimension-mismatch",
+      `model.names has ${model.names.length} entries but model.dim is ${model.dim}; give one name per parameter.`,
+    );
+  }
+  const rng = createRng(checkSeed);
+  const grad = new Float64Array(model.dim);
+  for (let i = 0; i < checkDraws; i++) {
+    const theta = model.samplePrior(rng);
+    if (!(theta instanceof Float64Array) || theta.length !== model.dim) {
+      throw new OccamError(
+        "dimension-mismatch",
+        `model.samplePrior must return a Float64Array of length ${model.dim} (model.dim), got ${describe(theta)}.`,
+      );
+    }
+    const where = `at prior draw ${i} [${Array.from(theta.slice(0, 4), (v) => v.toPrecision(4)).join(", ")}${model.dim > 4 ? ", …" : ""}]`;
+    for (const v of theta) {
+      if (!Number.isFinite(v))
+        throw new OccamError("non-finite", `model.samplePrior returned a non-finite value ${where}.`);
+    }
+    const lp = model.logPrior(theta);
+    if (!(lp < Number.POSITIVE_INFINITY && lp > Number.NEGATIVE_INFINITY)) {
+      throw new OccamError(
+        "non-finite",
+        `model.logPrior is ${lp} ${where}; a prior draw must have a finite log prior.`,
+      );
+    }
+    const ll = model.logLikelihood(theta);
+    if (Number.isNaN(ll) || ll === Number.POSITIVE_INFINITY) {
+      throw new OccamError(
+        "non-finite",
+        `model.logLikelihood is ${ll} ${where}; it must be finite or −Infinity.`,
+      );
+    }
+    checkGradient(model.gradLogPrior, theta, grad, lp, "gradLogPrior", "logPrior", where);
+    checkGradient(model.gradLogLikelihood, theta, grad, ll, "gradLogLikelihood", "logLikelihood", where);
+  }
+  return Object.freeze(model);
+}
+
+function checkGradient(
+  fn: ((theta: Float64Array, grad: Float64Array) => number) | undefined,
+  theta: Float64Array,
+  grad: Float64Array,
+  expected: number,
+  name: string,
+  valueName: string,
+  where: string,
+): void {
+  if (fn === undefined || !Number.isFinite(expected)) return;
+  const value = fn(theta, grad);
+  if (Math.abs(value - expected) > 1e-8 * (1 + Math.abs(expected))) {
+    throw new OccamError(
+      "invalid-argument",
+      `model.${name} returned ${value} but model.${valueName} is ${expected} ${where}; it must write the gradient and return the same value.`,
+    );
+  }
+  for (const g of grad) {
+    if (!Number.isFinite(g))
+      throw new OccamError("non-finite", `model.${name} wrote a non-finite gradient ${where}.`);
+  }
+}
+
+function describe(value: unknown): string {
+  if (value instanceof Float64Array) return `a Float64Array of length ${value.length}`;
+  if (Array.isArray(value)) return `a plain array of length ${value.length} (use Float64Array)`;
+  return String(value);
+}
+
+/**
+ * The power posterior as a log density: log p(θ) + β log L(θ), for β in [0, 1].
+ * β = 0 is the prior and β = 1 the unnormalised posterior. At β = 0 the likelihood is not evaluated,
+ * so a −Infinity likelihood cannot make 0 · (−∞) = NaN.
+ */
+export function tempered(model: BayesModel, beta: number): LogDensity {
+  if (!(beta >= 0 && beta <= 1)) {
+    throw new OccamError("invalid-argument", `inverse temperature beta must lie in [0, 1], got ${beta}.`);
+  }
+  const { gradLogPrior, gradLogLikelihood } = model;
+  const density: LogDensity = {
+    dim: model.dim,
+    logDensity:
+      beta === 0
+        ? (theta) => model.logPrior(theta)
+        : (theta) => {
+            const lp = model.logPrior(theta);
+            return lp === Number.NEGATIVE_INFINITY ? lp : lp + beta * model.logLikelihood(theta);
+          },
+  };
+  if (gradLogPrior !== undefined && (beta === 0 || gradLogLikelihood !== undefined)) {
+    const scratch = new Float64Array(model.dim);
+    density.gradLogDensity =
+      beta === 0 || gradLogLikelihood === undefined
+        ? (theta, grad) => gradLogPrior.call(model, theta, grad)
+        : (theta, grad) => {
+            const lp = gradLogPrior.call(model, theta, grad);
+            if (lp === Number.NEGATIVE_INFINITY) return lp;
+            const ll = gradLogLikelihood.call(model, theta, scratch);
+            for (let i = 0; i < grad.length; i++) grad[i] += beta * scratch[i];
+            return lp + beta * ll;
+          };
+  }
+  return density;
+}
