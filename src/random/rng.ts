@@ -88,6 +88,7 @@ export function createRng(seed: number): Rng {
   if (!(Number.isInteger(seed) && seed >= 0 && seed <= 0xffffffff)) {
     throw new OccamError("invalid-argument", `seed must be an integer in [0, 4294967295], got ${seed}.`);
   }
-  // Seed through an array so that seed 0 is valid and small seeds are well mixed.
-  return new MersenneRng(new Uint32Array([seed]));
+  // Seed through init_by_array with a fixed second word: small seeds are then well mixed, and seed 0
+  // is valid (the stdlib generator rejects an all-zero seed array).
+  return new MersenneRng(new Uint32Array([seed, 0x9e3779b9]));
 }
