@@ -29,7 +29,8 @@ describe("effectiveSampleSize", () => {
   it("reproduces posterior::ess_basic on a fixed data set", () => {
     // Three AR(1) (φ = 0.6) chains of 101 draws with offsets 0, 0.1, 0.2, and one antithetic (φ = −0.7)
     // chain of 64. Reference values: a line-by-line Python port of posterior's R `.ess` (convergence.R)
-    // with the autocovariances summed directly (no FFT), run on exactly these numbers.
+    // with the autocovariances summed directly (no FFT), test/diagnostics/posterior-port.py, run on
+    // exactly these numbers.
     const chains = referenceChains();
     const anti = referenceAntitheticChain();
     const close = (a: number, b: number) => expect(Math.abs(a - b)).toBeLessThan(1e-10 * b);
