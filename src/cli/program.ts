@@ -1,0 +1,44 @@
+import { Command, CommanderError } from "commander";
+import { OccamError } from "../errors.js";
+import { type Io, processIo } from "./io.js";
+import { registerReproduce } from "./reproduce.js";
+
+/** Builds the `occam` command with all its subcommands, writing to `io`. */
+export function buildProgram(io: Io): Command {
+  const program = new Command("occam")
+    .description("Bayesian model comparison: marginal likelihoods with honest error bars")
+    .version("0.1.0")
+    .exitOverride()
+    .showHelpAfterError("(run with --help for usage)")
+    .configureOutput({
+      writeOut: io.stdout,
+      writeErr: io.stderr,
+      outputError: (message, write) => write(`occam: ${message.replace(/^error: /, "")}`),
+    });
+  registerReproduce(program, io);
+  return program;
+}
+
+/**
+ * Runs the CLI and returns its exit code: 0 on success, 2 for a user's mistake (bad arguments,
+ * bad data), 1 for an internal fault. Errors are printed as one line on stderr, never a stack trace.
+ */
+export async function main(argv: readonly string[], io: Io = processIo): Promise<number> {
+  const program = buildProgram(io);
+  try {
+    await program.parseAsync(argv as string[], { from: "user" });
+    return 0;
+  } catch (error) {
+    if (error instanceof CommanderError) {
+      // Help and version leave through here with code 0; usage errors were already printed.
+      return error.exitCode === 0 ? 0 : 2;
+    }
+    if (error instanceof OccamError) {
+      io.stderr(`occam: ${error.message}\n`);
+      return error.isUserError ? 2 : 1;
+    }
+    const message = error instanceof Error ? error.message : String(error);
+    io.stderr(`occam: internal error: ${message}\n`);
+    return 1;
+  }
+}

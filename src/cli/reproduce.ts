@@ -1,0 +1,34 @@
+import { type Command, InvalidArgumentError, Option } from "commander";
+import { OccamError } from "../errors.js";
+import type { Io } from "./io.js";
+import { checkedJson } from "./json.js";
+import { reproductions } from "./reproductions.js";
+
+/** Parses a seed given on the command line: an integer in [0, 2^32 − 1]. */
+export function parseSeed(text: string): number {
+  const seed = Number(text);
+  if (!(/^\d+$/.test(text) && seed <= 0xffffffff)) {
+    throw new InvalidArgumentError(`the seed must be an integer from 0 to 4294967295, got "${text}".`);
+  }
+  return seed;
+}
+
+/** `occam reproduce NAME [--json] [--seed S] [--quick]`: re-runs a seed document's experiment. */
+export function registerReproduce(program: Command, io: Io): void {
+  const names = Object.keys(reproductions);
+  program
+    .command("reproduce")
+    .description(`re-run an experiment of the documents occam implements (${names.join(", ")})`)
+    .argument("<experiment>", `one of: ${names.join(", ")}`)
+    .option("--json", "print one JSON document instead of a table")
+    .addOption(new Option("--seed <S>", "random seed").argParser(parseSeed).default(1))
+    .option("--quick", "a smaller, faster run")
+    .action((name: string, options: { json?: boolean; seed: number; quick?: boolean }) => {
+      const reproduction = reproductions[name];
+      if (reproduction === undefined) {
+        throw new OccamError("invalid-argument", `unknown experiment "${name}"; choose one of: ${names.join(", ")}.`);
+      }
+      const result = reproduction.run({ seed: options.seed, quick: options.quick === true });
+      io.stdout(options.json ? `${checkedJson(result)}\n` : `${reproduction.format(result)}\n`);
+    });
+}

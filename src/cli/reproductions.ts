@@ -1,0 +1,23 @@
+import { runSamplersExperiment } from "../experiments/samplers.js";
+import { formatSamplersReport } from "./reports/samplers.js";
+
+/** What every reproduction takes from the command line. */
+export interface ReproductionOptions {
+  seed: number;
+  quick: boolean;
+}
+
+/** An experiment the CLI can run: its computation and its table. */
+export interface Reproduction {
+  run(options: ReproductionOptions): unknown;
+  format(result: unknown): string;
+}
+
+function reproduction<T>(run: (options: ReproductionOptions) => T, format: (result: T) => string): Reproduction {
+  return { run, format: format as (result: unknown) => string };
+}
+
+/** The reproductions by name, as `occam reproduce NAME` takes them. */
+export const reproductions: Readonly<Record<string, Reproduction>> = {
+  samplers: reproduction(runSamplersExperiment, formatSamplersReport),
+};
