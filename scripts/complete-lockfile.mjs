@@ -14,9 +14,18 @@ const packages = lock.packages;
 /** os, cpu and libc of a platform package, read from its name (biome, rollup and esbuild naming). */
 function platformOf(name) {
   const base = name.split("/").pop();
-  const os = ["android", "darwin", "win32", "freebsd", "openbsd", "openharmony", "linux", "netbsd", "sunos", "aix"].find(
-    (o) => base.includes(`-${o}-`) || base.startsWith(`${o}-`),
-  );
+  const os = [
+    "android",
+    "darwin",
+    "win32",
+    "freebsd",
+    "openbsd",
+    "openharmony",
+    "linux",
+    "netbsd",
+    "sunos",
+    "aix",
+  ].find((o) => base.includes(`-${o}-`) || base.startsWith(`${o}-`));
   const cpu = ["arm64", "x64", "ia32", "arm", "loong64", "ppc64", "riscv64", "s390x", "mips64el"].find((c) =>
     base.split("-").includes(c),
   );
@@ -31,7 +40,9 @@ for (const [key, entry] of Object.entries(packages)) {
     if (packages[depKey] !== undefined) continue;
     const { os, cpu, libc } = platformOf(dep);
     if (os === undefined || cpu === undefined) {
-      throw new Error(`${dep} (optional dependency of ${key || "the root"}) is missing and not a platform package`);
+      throw new Error(
+        `${dep} (optional dependency of ${key || "the root"}) is missing and not a platform package`,
+      );
     }
     packages[depKey] = {
       version,
@@ -44,6 +55,8 @@ for (const [key, entry] of Object.entries(packages)) {
     added++;
   }
 }
-lock.packages = Object.fromEntries(Object.entries(packages).sort(([a], [b]) => (a === "" ? -1 : b === "" ? 1 : a < b ? -1 : 1)));
+lock.packages = Object.fromEntries(
+  Object.entries(packages).sort(([a], [b]) => (a === "" ? -1 : b === "" ? 1 : a < b ? -1 : 1)),
+);
 writeFileSync(path, `${JSON.stringify(lock, null, 2)}\n`);
 console.log(`package-lock.json: added ${added} platform packages this registry does not serve`);

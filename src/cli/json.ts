@@ -10,7 +10,10 @@ export function checkedJson(value: unknown): string {
     value,
     (key, v) => {
       if (typeof v === "number" && !Number.isFinite(v)) {
-        throw new OccamError("internal", `the result field "${key}" is ${v}; refusing to print an untrustworthy number.`);
+        throw new OccamError(
+          "internal",
+          `the result field "${key}" is ${v}; refusing to print an untrustworthy number.`,
+        );
       }
       return v;
     },

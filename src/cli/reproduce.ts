@@ -26,7 +26,10 @@ export function registerReproduce(program: Command, io: Io): void {
     .action((name: string, options: { json?: boolean; seed: number; quick?: boolean }) => {
       const reproduction = reproductions[name];
       if (reproduction === undefined) {
-        throw new OccamError("invalid-argument", `unknown experiment "${name}"; choose one of: ${names.join(", ")}.`);
+        throw new OccamError(
+          "invalid-argument",
+          `unknown experiment "${name}"; choose one of: ${names.join(", ")}.`,
+        );
       }
       const result = reproduction.run({ seed: options.seed, quick: options.quick === true });
       io.stdout(options.json ? `${checkedJson(result)}\n` : `${reproduction.format(result)}\n`);

@@ -13,7 +13,10 @@ export interface Reproduction {
   format(result: unknown): string;
 }
 
-function reproduction<T>(run: (options: ReproductionOptions) => T, format: (result: T) => string): Reproduction {
+function reproduction<T>(
+  run: (options: ReproductionOptions) => T,
+  format: (result: T) => string,
+): Reproduction {
   return { run, format: format as (result: unknown) => string };
 }
 

@@ -23,6 +23,7 @@ export function formatTable(columns: readonly Column[], rows: readonly (readonly
 /** A number with `digits` significant digits, or "—" when it is not finite. */
 export function formatNumber(value: number, digits = 4): string {
   if (!Number.isFinite(value)) return "—";
-  if (value !== 0 && (Math.abs(value) >= 1e6 || Math.abs(value) < 1e-4)) return value.toExponential(digits - 1);
+  if (value !== 0 && (Math.abs(value) >= 1e6 || Math.abs(value) < 1e-4))
+    return value.toExponential(digits - 1);
   return Number(value.toPrecision(digits)).toString();
 }

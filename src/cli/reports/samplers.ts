@@ -27,7 +27,13 @@ export function formatSamplersReport(result: SamplersExperiment): string {
     ]),
   );
   const importance = formatTable(
-    [{ header: "proposal variance" }, { header: "samples" }, { header: "log Z" }, { header: "std. error" }, { header: "error" }],
+    [
+      { header: "proposal variance" },
+      { header: "samples" },
+      { header: "log Z" },
+      { header: "std. error" },
+      { header: "error" },
+    ],
     result.importance.map((row) => [
       String(row.proposalVariance),
       String(row.samples),
