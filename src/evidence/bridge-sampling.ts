@@ -1,0 +1,387 @@
+import { effectiveSampleSize } from "../diagnostics/ess.js";
+import { OccamError } from "../errors.js";
+import { cholesky } from "../math/linalg.js";
+import { logAddExp, logSumExp } from "../math/logspace.js";
+import { Draws } from "../model/draws.js";
+import type { BayesModel } from "../model/model.js";
+import type { Rng } from "../random/rng.js";
+import {
+  checkCount,
+  checkLogValue,
+  checkModel,
+  type EvidenceResult,
+  evidenceResult,
+  type PosteriorDrawsInput,
+  posteriorDraws,
+  type RandomOptions,
+  repetitionSpread,
+  resolveRng,
+  secondsSince,
+} from "./result.js";
+
+const WHERE = "bridgeSampling";
+const LOG_TWO_PI = Math.log(2 * Math.PI);
+
+/** Options of {@link bridgeSampling}. */
+export interface BridgeSamplingOptions extends RandomOptions {
+  /**
+   * Posterior draws (a Draws store from a sampler, or an array of Float64Array draws). Required: the
+   * first half of each chain fits the proposal, the second half enters the bridge.
+   */
+  draws: PosteriorDrawsInput;
+  /**
+   * "normal": a multivariate normal proposal fitted to the first half of the draws. "warp3": Meng &
+   * Schilling's (2002) warp-III, which standardises the posterior with the same mean and covariance
+   * and symmetrises it about the origin (matching mean, covariance and skewness to a standard normal).
+   * @defaultValue "normal"
+   */
+  method?: "normal" | "warp3";
+  /**
+   * Number of proposal draws N2 per repetition.
+   * @defaultValue the number of posterior draws in the bridge (the second halves)
+   */
+  samples?: number;
+  /**
+   * Stop the fixed-point iteration when the relative change of the estimate Ẑ is at most this.
+   * @defaultValue 1e-10
+   */
+  tolerance?: number;
+  /**
+   * Maximum number of fixed-point iterations.
+   * @defaultValue 1000
+   */
+  maxIterations?: number;
+  /**
+   * Independent sets of proposal draws, each on its own `rng.split` stream (as bridgesampling's
+   * `repetitions`). The estimate uses all of them at once; the spread of the per-set estimates,
+   * reported in `diagnostics`, measures the proposal side's variability only, since the posterior
+   * draws are shared.
+   * @defaultValue 1
+   */
+  repetitions?: number;
+}
+
+interface ResolvedBridgeOptions {
+  method: "normal" | "warp3";
+  samples: number | undefined;
+  tolerance: number;
+  maxIterations: number;
+  repetitions: number;
+}
+
+function resolveBridgeOptions(options: BridgeSamplingOptions): ResolvedBridgeOptions {
+  const method = options.method ?? "normal";
+  const tolerance = options.tolerance ?? 1e-10;
+  const maxIterations = options.maxIterations ?? 1000;
+  const repetitions = options.repetitions ?? 1;
+  if (method !== "normal" && method !== "warp3") {
+    throw new OccamError(
+      "invalid-argument",
+      `${WHERE}: method must be "normal" or "warp3", got ${String(method)}.`,
+    );
+  }
+  if (options.samples !== undefined) checkCount(options.samples, "samples", WHERE, 2);
+  if (!(Number.isFinite(tolerance) && tolerance > 0)) {
+    throw new OccamError(
+      "invalid-argument",
+      `${WHERE}: tolerance must be a finite number > 0, got ${tolerance}.`,
+    );
+  }
+  checkCount(maxIterations, "maxIterations", WHERE, 1);
+  checkCount(repetitions, "repetitions", WHERE, 1);
+  return { method, samples: options.samples, tolerance, maxIterations, repetitions };
+}
+
+/** The outcome of the bridge fixed point and its error measures for one set of log ratios. */
+interface BridgeRun {
+  logZ: number;
+  iterations: number;
+  converged: boolean;
+  /** Approximate relative mean-squared error of Ẑ (Frühwirth-Schnatter 2004). */
+  re2: number;
+  /** Proposal-side and posterior-side terms of re2. */
+  re2Proposal: number;
+  re2Posterior: number;
+  /** Effective sample size of f2 over the posterior draws (capped at N1). */
+  essF2: number;
+}
+
+/**
+ * Evidence by bridge sampling with Meng & Wong's (1996) optimal bridge function, as in Gronau et al.'s
+ * R package bridgesampling (2017, 2020).
+ *
+ * With posterior draws split per chain into a first half (fits the proposal g: mean m and covariance
+ * LLᵀ) and a second half θ_1…θ_N1, and N2 draws θ̃_j ~ g, let l1_i = log q(θ_i) − log g(θ_i) and
+ * l2_j = log q(θ̃_j) − log g(θ̃_j), q = p L the unnormalised posterior. The estimate is the fixed point
+ * of
+ *   Ẑ ← [ (1/N2) Σ_j e^{l2_j} / (s1 e^{l2_j} + s2 Ẑ) ] / [ (1/N1) Σ_i 1 / (s1 e^{l1_i} + s2 Ẑ) ],
+ * s1 = N_eff / (N_eff + N2), s2 = N2 / (N_eff + N2), N_eff the median effective sample size of the
+ * bridge draws' coordinates, iterated in log space from Ẑ = ½ e^{median(l1)}. With `method: "warp3"`
+ * the posterior is standardised (z = L⁻¹(θ − m)) and symmetrised, q̃(z) = |L| [q(m + Lz) + q(m − Lz)]/2,
+ * and bridged to a standard normal (Meng & Schilling 2002).
+ *
+ * Error: the approximate relative mean-squared error of Frühwirth-Schnatter (2004, eq. 13),
+ * re2 = Var_g(f1)/(N2 E_g[f1]²) + Var_post(f2)/(ESS(f2) E_post[f2]²), f1 = p̂/(s1 p̂ + s2 g) at the
+ * proposal draws and f2 = g/(s1 p̂ + s2 g) at the posterior draws (p̂ = q/Ẑ); the posterior term is
+ * corrected for autocorrelation by the effective sample size of f2 over the chains (in place of the
+ * package's spectral density at zero). stdErr = √re2 (the delta method: Var(log Ẑ) ≈ re2); re2 and
+ * the coefficient of variation cv = √re2 are in `diagnostics`. Unlike the package, warp3 gets the
+ * same error measure, computed on its warped log ratios.
+ *
+ * Throws an `OccamError` when draws are missing or too few (fewer than max(2(d + 2), 20), or fewer
+ * than 8 per chain), of the wrong length or non-finite, when the first half's covariance is singular,
+ * and when a log density is NaN or +Infinity (naming the draw) or −Infinity at a posterior draw.
+ */
+export function bridgeSampling(model: BayesModel, options: BridgeSamplingOptions): EvidenceResult {
+  const start = performance.now();
+  checkModel(model, WHERE);
+  if (options === null || typeof options !== "object") {
+    throw new OccamError("invalid-argument", `${WHERE}: options with { draws } are required.`);
+  }
+  const o = resolveBridgeOptions(options);
+  const d = model.dim;
+  const all = posteriorDraws(options.draws, d, WHERE, Math.max(2 * (d + 2), 20), 8);
+  const rng = resolveRng(options, WHERE);
+  const { nChains, nDraws, values } = all;
+  const nFitPer = Math.floor(nDraws / 2);
+  const nIterPer = nDraws - nFitPer;
+  const N1 = nChains * nIterPer;
+  const N2 = o.samples ?? N1;
+
+  // Proposal: mean and covariance of the first halves.
+  const fit = new Draws({ dim: d, nChains, nDraws: nFitPer });
+  const iter = new Draws({ dim: d, nChains, nDraws: nIterPer });
+  for (let c = 0; c < nChains; c++) {
+    const base = c * nDraws * d;
+    fit.values.set(values.subarray(base, base + nFitPer * d), c * nFitPer * d);
+    iter.values.set(values.subarray(base + nFitPer * d, base + nDraws * d), c * nIterPer * d);
+  }
+  const m = fit.mean();
+  let L: Float64Array;
+  try {
+    L = cholesky(fit.covariance(), d);
+  } catch (error) {
+    if (error instanceof OccamError && error.code === "not-positive-definite") {
+      throw new OccamError(
+        "not-positive-definite",
+        `${WHERE}: the covariance of the ${fit.size} draws that fit the proposal is singular: give more draws than ` +
+          "parameters and check that every parameter moves in the chain.",
+      );
+    }
+    throw error;
+  }
+  let logDetL = 0;
+  for (let j = 0; j < d; j++) logDetL += Math.log(L[j * d + j]);
+  const logNormStd = -0.5 * d * LOG_TWO_PI; // log φ(z) = logNormStd − ½‖z‖²
+
+  let evals = 0;
+  const logTarget = (x: Float64Array, kind: string, index: number, allowMinusInfinity: boolean): number => {
+    const lp = checkLogValue(model.logPrior(x), "logPrior", WHERE, kind, index, x, allowMinusInfinity);
+    if (lp === Number.NEGATIVE_INFINITY) return lp;
+    evals++;
+    return (
+      lp + checkLogValue(model.logLikelihood(x), "logLikelihood", WHERE, kind, index, x, allowMinusInfinity)
+    );
+  };
+
+  const warp = o.method === "warp3";
+  const theta = new Float64Array(d);
+  const other = new Float64Array(d);
+  const z = new Float64Array(d);
+  // Warp-III's bridge ratios carry log|L| − log 2 (the Jacobian of z ↦ m + Lz and the ½ of the mixture).
+  const warpShift = logDetL - Math.LN2;
+
+  // Posterior side: l1_i at the second halves, in chain order (for the ESS of f2).
+  const l1 = new Float64Array(N1);
+  for (let i = 0; i < N1; i++) {
+    theta.set(iter.values.subarray(i * d, (i + 1) * d));
+    // z = L⁻¹(θ − m) by forward substitution; ‖z‖² gives both log g(θ) and log φ(z).
+    let q = 0;
+    for (let a = 0; a < d; a++) {
+      let s = theta[a] - m[a];
+      for (let b = 0; b < a; b++) s -= L[a * d + b] * z[b];
+      z[a] = s / L[a * d + a];
+      q += z[a] * z[a];
+    }
+    const drawIndex = Math.floor(i / nIterPer) * nDraws + nFitPer + (i % nIterPer);
+    const lq = logTarget(theta, "posterior draw", drawIndex, false);
+    if (warp) {
+      for (let a = 0; a < d; a++) other[a] = 2 * m[a] - theta[a];
+      const lqReflected = logTarget(other, "reflected posterior draw", drawIndex, true);
+      l1[i] = warpShift + logAddExp(lq, lqReflected) - (logNormStd - 0.5 * q);
+    } else {
+      l1[i] = lq - (logNormStd - logDetL - 0.5 * q);
+    }
+  }
+
+  // Proposal side: N2 draws per repetition, θ̃ = m + Lz with z ~ N(0, I) (warp3 bridges in z space).
+  const streams = rng.split(o.repetitions);
+  const l2 = new Float64Array(N2 * o.repetitions);
+  for (let r = 0; r < o.repetitions; r++) {
+    const stream: Rng = streams[r];
+    for (let s = 0; s < N2; s++) {
+      const j = r * N2 + s;
+      let q = 0;
+      for (let a = 0; a < d; a++) {
+        z[a] = stream.normal();
+        q += z[a] * z[a];
+      }
+      for (let a = 0; a < d; a++) {
+        let s2 = 0;
+        for (let b = 0; b <= a; b++) s2 += L[a * d + b] * z[b];
+        theta[a] = m[a] + s2;
+        other[a] = m[a] - s2;
+      }
+      const lq = logTarget(theta, "proposal draw", j, true);
+      if (warp) {
+        const lqReflected = logTarget(other, "reflected proposal draw", j, true);
+        l2[j] = warpShift + logAddExp(lq, lqReflected) - (logNormStd - 0.5 * q);
+      } else {
+        l2[j] = lq - (logNormStd - logDetL - 0.5 * q);
+      }
+    }
+  }
+
+  // N_eff: median ESS of the bridge draws' coordinates, as bridgesampling does.
+  const essPerCoordinate: number[] = [];
+  for (let j = 0; j < d; j++) essPerCoordinate.push(effectiveSampleSize(iter.chains(j)));
+  const essMedian = median(essPerCoordinate.filter((v) => !Number.isNaN(v)));
+  const neff = Number.isNaN(essMedian) ? N1 : Math.min(essMedian, N1);
+
+  const scratch1 = new Float64Array(N1);
+  const scratch2 = new Float64Array(N2 * o.repetitions);
+  const runBridge = (l2Set: Float64Array): BridgeRun =>
+    iterateBridge(l1, l2Set, neff, nChains, nIterPer, o, scratch1, scratch2);
+
+  const pooled = runBridge(l2);
+  const diagnostics: Record<string, unknown> = {
+    variant: o.method,
+    iterations: pooled.iterations,
+    converged: pooled.converged,
+    re2: pooled.re2,
+    cv: Math.sqrt(pooled.re2),
+    re2Proposal: pooled.re2Proposal,
+    re2Posterior: pooled.re2Posterior,
+    neff,
+    essF2: pooled.essF2,
+    posteriorDraws: N1,
+    fitDraws: fit.size,
+    proposalDraws: N2 * o.repetitions,
+    repetitions: o.repetitions,
+  };
+  if (!pooled.converged) {
+    diagnostics.warning =
+      `the bridge iteration did not reach tolerance ${o.tolerance} in ${o.maxIterations} iterations; ` +
+      'use more draws or method: "warp3".';
+  }
+  if (o.repetitions > 1) {
+    const perRep: number[] = [];
+    for (let r = 0; r < o.repetitions; r++) perRep.push(runBridge(l2.subarray(r * N2, (r + 1) * N2)).logZ);
+    Object.assign(diagnostics, repetitionSpread(perRep));
+  }
+  return evidenceResult({
+    method: `bridge-sampling (${o.method})`,
+    logZ: pooled.logZ,
+    stdErr: Math.sqrt(pooled.re2),
+    nLikelihoodEvals: evals,
+    seconds: secondsSince(start),
+    diagnostics,
+  });
+}
+
+/**
+ * Meng & Wong's fixed point in log space, then Frühwirth-Schnatter's error measure. l1 is in chain
+ * order (nChains blocks of nPer) so that the ESS of f2 sees the chains.
+ */
+function iterateBridge(
+  l1: Float64Array,
+  l2: Float64Array,
+  neff: number,
+  nChains: number,
+  nPer: number,
+  o: ResolvedBridgeOptions,
+  scratch1: Float64Array,
+  scratch2: Float64Array,
+): BridgeRun {
+  const N1 = l1.length;
+  const N2 = l2.length;
+  const logS1 = Math.log(neff / (neff + N2));
+  const logS2 = Math.log(N2 / (neff + N2));
+  const logN1OverN2 = Math.log(N1 / N2);
+  const t1 = scratch1.subarray(0, N1);
+  const t2 = scratch2.subarray(0, N2);
+  let logR = Math.log(0.5) + median(Array.from(l1));
+  let iterations = 0;
+  let converged = false;
+  while (iterations < o.maxIterations) {
+    iterations++;
+    const shift = logS2 + logR;
+    // Numerator terms e^{l2}/(s1 e^{l2} + s2 r) and denominator terms 1/(s1 e^{l1} + s2 r), as logs.
+    for (let j = 0; j < N2; j++) t2[j] = l2[j] - logAddExp(logS1 + l2[j], shift);
+    for (let i = 0; i < N1; i++) t1[i] = -logAddExp(logS1 + l1[i], shift);
+    const next = logN1OverN2 + logSumExp(t2) - logSumExp(t1);
+    if (!Number.isFinite(next)) {
+      throw new OccamError(
+        "non-finite",
+        `${WHERE}: the bridge estimate became ${next} at iteration ${iterations}: every proposal draw has zero ` +
+          'posterior density; the proposal misses the posterior (use more draws or method: "warp3").',
+      );
+    }
+    // bridgesampling's criterion "r": |r_new − r_old| / r_new.
+    const change = Math.abs(-Math.expm1(logR - next));
+    logR = next;
+    if (change <= o.tolerance) {
+      converged = true;
+      break;
+    }
+  }
+
+  // f1 = p̂/(s1 p̂ + s2 g) at proposal draws, f2 = g/(s1 p̂ + s2 g) at posterior draws, with
+  // p̂/g = e^{l − log Ẑ}; both lie in [0, 1/s1] and [0, 1/s2], so nothing overflows.
+  const s1 = Math.exp(logS1);
+  const s2 = Math.exp(logS2);
+  const f1 = scratch2.subarray(0, N2);
+  for (let j = 0; j < N2; j++) f1[j] = 1 / (s1 + s2 * Math.exp(logR - l2[j]));
+  const chains: Float64Array[] = [];
+  for (let c = 0; c < nChains; c++) {
+    const chain = new Float64Array(nPer);
+    for (let t = 0; t < nPer; t++) chain[t] = 1 / (s1 * Math.exp(l1[c * nPer + t] - logR) + s2);
+    chains.push(chain);
+  }
+  const { mean: mean1, variance: var1 } = meanVariance([f1]);
+  const { mean: mean2, variance: var2 } = meanVariance(chains);
+  const essRaw = effectiveSampleSize(chains);
+  const essF2 = Number.isNaN(essRaw) ? N1 : Math.min(essRaw, N1);
+  const re2Proposal = var1 / (N2 * mean1 * mean1);
+  const re2Posterior = var2 / (essF2 * mean2 * mean2);
+  return {
+    logZ: logR,
+    iterations,
+    converged,
+    re2: re2Proposal + re2Posterior,
+    re2Proposal,
+    re2Posterior,
+    essF2,
+  };
+}
+
+/** Mean and variance (n − 1 denominator, two passes) of all values of the given arrays. */
+function meanVariance(arrays: readonly Float64Array[]): { mean: number; variance: number } {
+  let n = 0;
+  let sum = 0;
+  for (const a of arrays) {
+    for (let i = 0; i < a.length; i++) sum += a[i];
+    n += a.length;
+  }
+  const mean = sum / n;
+  let ss = 0;
+  for (const a of arrays) for (let i = 0; i < a.length; i++) ss += (a[i] - mean) ** 2;
+  return { mean, variance: ss / (n - 1) };
+}
+
+function median(values: readonly number[]): number {
+  if (values.length === 0) return Number.NaN;
+  const sorted = [...values].sort((a, b) => a - b);
+  const h = sorted.length >> 1;
+  return sorted.length % 2 === 1 ? sorted[h] : 0.5 * (sorted[h - 1] + sorted[h]);
+}

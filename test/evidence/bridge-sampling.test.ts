@@ -1,0 +1,87 @@
+import { describe, expect, it } from "vitest";
+import type { OccamError } from "../../src/errors.js";
+import { bridgeSampling } from "../../src/evidence/bridge-sampling.js";
+import { gaussianMeanModel } from "../../src/models/gaussian-mean/index.js";
+import { arPosteriorDraws, exactDraws, thrown, withNaNLikelihood } from "./support.js";
+
+describe("bridgeSampling", () => {
+  for (const dim of [1, 10]) {
+    for (const method of ["normal", "warp3"] as const) {
+      it(`(${method}) is within 4 standard errors of the exact log Z in d = ${dim}`, () => {
+        const model = gaussianMeanModel({ dim, n: 20, seed: 61 });
+        const r = bridgeSampling(model, { draws: exactDraws(model, 1, 2000), method, seed: 2 });
+        expect(r.method).toBe(`bridge-sampling (${method})`);
+        expect(r.diagnostics.converged).toBe(true);
+        expect(r.stdErr).toBeGreaterThan(0);
+        expect(r.stdErr).toBe(Math.sqrt(r.diagnostics.re2 as number));
+        expect(r.diagnostics.cv).toBe(r.stdErr);
+        expect(Math.abs(r.logZ - model.exactLogEvidence())).toBeLessThan(4 * r.stdErr);
+        // 1000 bridge draws + 1000 proposal draws, twice each for warp3 (the draw and its reflection).
+        expect(r.nLikelihoodEvals).toBe(method === "warp3" ? 4000 : 2000);
+      });
+    }
+  }
+
+  it("has calibrated standard errors: |z| < 2 in at least 80 % of 20 seeds (d = 10)", () => {
+    let inside = 0;
+    for (let s = 0; s < 20; s++) {
+      const model = gaussianMeanModel({ dim: 10, n: 20, seed: 600 + s });
+      const r = bridgeSampling(model, { draws: exactDraws(model, 700 + s, 1000), seed: s });
+      if (Math.abs(r.logZ - model.exactLogEvidence()) < 2 * r.stdErr) inside++;
+    }
+    // A calibrated stdErr puts 95 % inside; P(at most 15 of 20 | p = 0.95) ≈ 0.003.
+    expect(inside).toBeGreaterThanOrEqual(16);
+  });
+
+  it("corrects the posterior-side error for autocorrelation through the ESS of the draws", () => {
+    const model = gaussianMeanModel({ dim: 3, n: 20, seed: 62 });
+    const iid = bridgeSampling(model, { draws: exactDraws(model, 3, 2000), seed: 1 });
+    const ar = bridgeSampling(model, { draws: arPosteriorDraws(model, 3, 4, 500, 0.9), seed: 1 });
+    // ρ = 0.9 gives τ = 19 for the coordinates: the bridge draws' ESS (N_eff) is about 1000/19.
+    expect(ar.diagnostics.neff as number).toBeLessThan(150);
+    expect(ar.diagnostics.essF2 as number).toBeLessThan(400);
+    expect(ar.diagnostics.re2Posterior as number).toBeGreaterThan(
+      3 * (iid.diagnostics.re2Posterior as number),
+    );
+    expect(Math.abs(ar.logZ - model.exactLogEvidence())).toBeLessThan(4 * ar.stdErr);
+  });
+
+  it("pools repetitions of the proposal draws and reports their spread", () => {
+    const model = gaussianMeanModel({ dim: 4, n: 20, seed: 63 });
+    const draws = exactDraws(model, 4, 1000);
+    const r = bridgeSampling(model, { draws, repetitions: 4, seed: 5 });
+    expect(r.diagnostics.repetitionLogZ as number[]).toHaveLength(4);
+    expect(r.diagnostics.proposalDraws).toBe(2000);
+    expect(Number.isFinite(r.diagnostics.repetitionStdErr as number)).toBe(true);
+    // More proposal draws shrink only the proposal-side term.
+    const single = bridgeSampling(model, { draws, seed: 5 });
+    expect(r.diagnostics.re2Proposal as number).toBeLessThan(single.diagnostics.re2Proposal as number);
+    expect(Math.abs(r.logZ - model.exactLogEvidence())).toBeLessThan(4 * r.stdErr);
+  });
+
+  it("gives the same result for the same seed", () => {
+    const model = gaussianMeanModel({ dim: 2, seed: 64 });
+    const draws = exactDraws(model, 5, 200);
+    expect(bridgeSampling(model, { draws, seed: 9 }).logZ).toBe(
+      bridgeSampling(model, { draws, seed: 9 }).logZ,
+    );
+  });
+
+  it("rejects missing, too few and wrong-length draws and names a draw with a NaN log likelihood", () => {
+    const model = gaussianMeanModel({ dim: 2, seed: 0 });
+    const draws = exactDraws(model, 6, 100);
+    expect(() => bridgeSampling(model, {} as { draws: Float64Array[] })).toThrow(/needs posterior draws/);
+    expect(() => bridgeSampling(model, { draws: draws.slice(0, 15) })).toThrow(/at least 20/);
+    const wrong = [...draws];
+    wrong[12] = new Float64Array(1);
+    expect((thrown(() => bridgeSampling(model, { draws: wrong })) as OccamError).message).toMatch(/draw 12/);
+    // Draw 80 lies in the second half, which enters the bridge.
+    draws[80] = new Float64Array([42.5, 0]);
+    const bad = withNaNLikelihood(model, (t) => t[0] === 42.5);
+    const e = thrown(() => bridgeSampling(bad, { draws })) as OccamError;
+    expect(e.code).toBe("non-finite");
+    expect(e.message).toMatch(/logLikelihood is NaN at posterior draw 80/);
+    expect(() => bridgeSampling(model, { draws, method: "warp2" as "warp3" })).toThrow(/method/);
+    expect(() => bridgeSampling(model, { draws, tolerance: 0 })).toThrow(/tolerance/);
+  });
+});
