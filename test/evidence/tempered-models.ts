@@ -1,0 +1,114 @@
+/**
+ * Test support for the tempered evidence estimators (not a test file): the gaussian-mean model with
+ * an exact power-posterior kernel, the exact E_β[log L], and a model whose likelihood turns NaN.
+ */
+import { type BayesModel, tempered } from "../../src/model/model.js";
+import { type GaussianMeanModel, gaussianMeanModel } from "../../src/models/gaussian-mean/index.js";
+import type { Rng } from "../../src/random/rng.js";
+import type { Kernel, PositionState, StepInfo } from "../../src/samplers/kernel.js";
+
+/** The gaussian-mean test model of dimension d (n = 20, σ = 1, prior N(0, 1)), data from seed 3. */
+export function testModel(d: number): GaussianMeanModel {
+  return gaussianMeanModel({ dim: d, n: 20, seed: 3 });
+}
+
+/** Mean and sd of the power posterior p(μ) L(μ)^β of the gaussian-mean model (isotropic Gaussian). */
+export function powerPosterior(model: GaussianMeanModel, beta: number): { mean: Float64Array; sd: number } {
+  const { n, dim: d, data, sigma, priorSd, priorMean } = model;
+  const ybar = new Float64Array(d);
+  for (let i = 0; i < n; i++) for (let j = 0; j < d; j++) ybar[j] += data[i * d + j] / n;
+  const precision = 1 / priorSd ** 2 + (beta * n) / sigma ** 2;
+  const variance = 1 / precision;
+  const mean = new Float64Array(d);
+  for (let j = 0; j < d; j++)
+    mean[j] = variance * (priorMean / priorSd ** 2 + (beta * n * ybar[j]) / sigma ** 2);
+  return { mean, sd: Math.sqrt(variance) };
+}
+
+/** E_β[log L(μ)] in closed form: log L is quadratic in μ and the power posterior Gaussian. */
+export function expectedLogLikelihood(model: GaussianMeanModel, beta: number): number {
+  const { mean, sd } = powerPosterior(model, beta);
+  // log L(μ) = log L(m) − (n / 2σ²)‖μ − m‖² + ∇ log L(m)·(μ − m): average over μ ~ N(m, sd² I).
+  const atMean = model.logLikelihood(mean);
+  return atMean - (model.n / (2 * model.sigma ** 2)) * model.dim * sd * sd;
+}
+
+/** A kernel that draws independently from the exact power posterior at β (a perfect Gibbs step). */
+export function exactPowerPosteriorKernel(
+  model: GaussianMeanModel,
+  beta: number,
+): Kernel<PositionState, StepInfo> {
+  const { mean, sd } = powerPosterior(model, beta);
+  const target = tempered(model, beta);
+  const d = model.dim;
+  return {
+    init(position: Float64Array): PositionState {
+      return { position: Float64Array.from(position), logDensity: target.logDensity(position) };
+    },
+    step(rng: Rng) {
+      const position = new Float64Array(d);
+      for (let j = 0; j < d; j++) position[j] = mean[j] + sd * rng.normal();
+      return {
+        state: { position, logDensity: target.logDensity(position) },
+        info: { accepted: true, acceptProbability: 1, evaluations: 1 },
+      };
+    },
+  };
+}
+
+/** The test model with `powerPosteriorKernel`, recording every β it is asked for. */
+export function modelWithExactKernel(d: number): GaussianMeanModel & { readonly betasAsked: number[] } {
+  const base = testModel(d);
+  const betasAsked: number[] = [];
+  return {
+    ...base,
+    betasAsked,
+    powerPosteriorKernel(beta: number) {
+      betasAsked.push(beta);
+      return exactPowerPosteriorKernel(base, beta) as Kernel<unknown, unknown>;
+    },
+  };
+}
+
+/**
+ * The test model without gradients whose log likelihood is NaN from its `failAt`-th call on (so a run
+ * fails part-way, at a temperature that depends on `failAt`).
+ */
+export function failingModel(d: number, failAt: number): BayesModel {
+  const base = testModel(d);
+  let calls = 0;
+  return {
+    dim: d,
+    logPrior: (theta) => base.logPrior(theta),
+    samplePrior: (rng) => base.samplePrior(rng),
+    logLikelihood: (theta) => (++calls >= failAt ? Number.NaN : base.logLikelihood(theta)),
+  };
+}
+
+/** The test model without gradients (so "auto" chooses the random walk). */
+export function gradientFreeModel(d: number): BayesModel & { exactLogEvidence(): number } {
+  const base = testModel(d);
+  return {
+    dim: d,
+    logPrior: (theta) => base.logPrior(theta),
+    samplePrior: (rng) => base.samplePrior(rng),
+    logLikelihood: (theta) => base.logLikelihood(theta),
+    exactLogEvidence: () => base.exactLogEvidence(),
+  };
+}
+
+/**
+ * The d = 1 test model with the likelihood cut to zero above the posterior mean m: prior draws above m
+ * have log L = −∞, and the evidence is exactly half the untruncated one (the posterior is Gaussian).
+ */
+export function truncatedModel(): BayesModel & { exactLogEvidence(): number } {
+  const base = testModel(1);
+  const m = base.posterior().mean[0];
+  return {
+    dim: 1,
+    logPrior: (t) => base.logPrior(t),
+    samplePrior: (rng) => base.samplePrior(rng),
+    logLikelihood: (t) => (t[0] > m ? Number.NEGATIVE_INFINITY : base.logLikelihood(t)),
+    exactLogEvidence: () => base.exactLogEvidence() - Math.LN2,
+  };
+}
