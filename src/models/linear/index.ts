@@ -1,0 +1,2 @@
+/** Bayesian linear regression: the conjugate Normal–Inverse-Gamma model (Everson et al. eqs. 10–17). */
+export * from "./nig.js";
