@@ -1,6 +1,11 @@
+import { fileURLToPath } from "node:url";
 import { defineConfig } from "vitest/config";
 
 export default defineConfig({
+  resolve: {
+    // Tests of the public API import "occam" by name, as a user's script does.
+    alias: { occam: fileURLToPath(new URL("./src/index.ts", import.meta.url)) },
+  },
   test: {
     include: ["test/**/*.test.ts"],
     reporters: ["default", "./test/support/summary-reporter.ts"],

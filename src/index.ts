@@ -3,6 +3,8 @@
  * @packageDocumentation
  */
 
+export { holdOut, kFolds } from "./data/folds.js";
+export { linearRegressionData } from "./data/generators/linear.js";
 export { autocorrelation, autocovariance } from "./diagnostics/autocorrelation.js";
 export { effectiveSampleSize, essPerParameter, monteCarloStandardError } from "./diagnostics/ess.js";
 export { rhatPerParameter, splitRhat } from "./diagnostics/rhat.js";
@@ -19,6 +21,56 @@ export { normal } from "./distributions/normal.js";
 export { studentT } from "./distributions/student-t.js";
 export { uniform } from "./distributions/uniform.js";
 export { OccamError, type OccamErrorCode } from "./errors.js";
+export {
+  type AnnealedImportanceSamplingOptions,
+  annealedImportanceSampling,
+} from "./evidence/annealed-importance-sampling.js";
+export { type BridgeSamplingOptions, bridgeSampling } from "./evidence/bridge-sampling.js";
+export { type ChainingOptions, chaining } from "./evidence/chaining.js";
+export {
+  type CompareEstimatorsOptions,
+  compareEstimators,
+  type EstimatePair,
+  type EstimatorComparison,
+} from "./evidence/compare.js";
+export {
+  type CrossValidatedEvidenceOptions,
+  type CrossValidationForm,
+  crossValidatedEvidence,
+  isSubsettable,
+  type SubsettableModel,
+} from "./evidence/cross-validated.js";
+export { type EntropyEvidenceOptions, entropyEvidence } from "./evidence/entropy.js";
+export {
+  type EstimateEvidenceOptions,
+  EVIDENCE_METHODS,
+  type EvidenceMethod,
+  type EvidenceMethodSettings,
+  estimateEvidence,
+} from "./evidence/estimate.js";
+export { type HarmonicMeanOptions, harmonicMean } from "./evidence/harmonic-mean.js";
+export {
+  type ImportanceProposal,
+  type ImportanceSamplingOptions,
+  importanceSampling,
+} from "./evidence/importance-sampling.js";
+export { type LaplaceOptions, laplace } from "./evidence/laplace.js";
+export { type PathSamplingOptions, pathSampling } from "./evidence/path-sampling.js";
+export {
+  type PosteriorSample,
+  type PosteriorSamplingOptions,
+  samplePosterior,
+} from "./evidence/posterior-sampling.js";
+export {
+  type PowerPosteriorKernelChoice,
+  type PowerPosteriorOptions,
+  samplePowerPosteriors,
+} from "./evidence/power-posterior.js";
+export { type PriorMonteCarloOptions, priorMonteCarlo } from "./evidence/prior-monte-carlo.js";
+export type { EvidenceResult, PosteriorDrawsInput } from "./evidence/result.js";
+export * from "./evidence/schedule.js";
+export { type SteppingStoneOptions, steppingStone } from "./evidence/stepping-stone.js";
+export { type TemperedSmcOptions, temperedSmc } from "./evidence/tempered-smc.js";
 export * from "./math/linalg.js";
 export * from "./math/logspace.js";
 export * from "./math/optimize.js";
@@ -30,6 +82,9 @@ export {
   type LogDensity,
   tempered,
 } from "./model/model.js";
+export { type GaussianMeanModel, gaussianMeanModel } from "./models/gaussian-mean/index.js";
+export { type NigRegressionModel, type NigRegressionOptions, nigRegression } from "./models/linear/index.js";
+export { type Mixture2dModel, mixture2dModel } from "./models/mixture-2d/index.js";
 export { createRng, type Rng } from "./random/rng.js";
 export * as variates from "./random/variates.js";
 export { type AcceptDecision, metropolisHastings } from "./samplers/accept.js";

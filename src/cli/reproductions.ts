@@ -1,4 +1,6 @@
+import { runEstimatorsExperiment } from "../experiments/estimators.js";
 import { runSamplersExperiment } from "../experiments/samplers.js";
+import { formatEstimatorsReport } from "./reports/estimators.js";
 import { formatSamplersReport } from "./reports/samplers.js";
 
 /** What every reproduction takes from the command line. */
@@ -23,4 +25,5 @@ function reproduction<T>(
 /** The reproductions by name, as `occam reproduce NAME` takes them. */
 export const reproductions: Readonly<Record<string, Reproduction>> = {
   samplers: reproduction(runSamplersExperiment, formatSamplersReport),
+  estimators: reproduction(runEstimatorsExperiment, formatEstimatorsReport),
 };
