@@ -1,6 +1,6 @@
 import { linearRegressionData } from "../data/generators/linear.js";
 import { OccamError } from "../errors.js";
-import { type EvidenceMethod, estimateEvidence } from "../evidence/estimate.js";
+import { EVIDENCE_METHODS, type EvidenceMethod, estimateEvidence } from "../evidence/estimate.js";
 import { samplePosterior } from "../evidence/posterior-sampling.js";
 import type { BayesModel } from "../model/model.js";
 import { gaussianMeanModel } from "../models/gaussian-mean/index.js";
@@ -77,22 +77,6 @@ const PROBLEMS: Readonly<Record<EstimatorProblem, (seed: number) => BayesModel>>
   "mixture-2d": () => mixture2dModel(),
 };
 
-const METHODS: readonly EstimatorName[] = [
-  "prior",
-  "importance",
-  "harmonic-mean",
-  "laplace",
-  "bridge",
-  "bridge-warp3",
-  "chaining",
-  "stepping-stone",
-  "path",
-  "ais",
-  "smc",
-  "cv",
-  "entropy",
-];
-
 /**
  * Every evidence estimator on problems whose log Z is exact: a conjugate Gaussian mean in 1, 10 and 50
  * dimensions, Bayesian linear regression under the Normal–Inverse-Gamma prior, and Barber and Bishop's
@@ -103,7 +87,7 @@ export function runEstimatorsExperiment(options: EstimatorsExperimentOptions = {
   const seed = options.seed ?? 1;
   const quick = options.quick ?? false;
   const problems = options.problems ?? (Object.keys(PROBLEMS) as EstimatorProblem[]);
-  const methods = options.methods ?? METHODS;
+  const methods = options.methods ?? EVIDENCE_METHODS;
   const results: EstimatorRow[] = [];
   const problemStreams = createRng(seed).split(problems.length);
   problems.forEach((problem, p) => {

@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
-import { OccamError } from "../../src/errors.js";
 import { annealedImportanceSampling } from "../../src/evidence/annealed-importance-sampling.js";
 import { powerLadder } from "../../src/evidence/schedule.js";
 import { gaussianMeanModel } from "../../src/models/gaussian-mean/index.js";
+import { expectAccurate, thrown } from "../support/assertions.js";
 import {
   exactPowerPosteriorKernel,
   failingModel,
@@ -11,22 +11,6 @@ import {
   testModel,
   truncatedModel,
 } from "./tempered-models.js";
-
-function thrown(fn: () => unknown): OccamError {
-  try {
-    fn();
-  } catch (error) {
-    if (error instanceof OccamError) return error;
-    throw error;
-  }
-  throw new Error("expected an OccamError");
-}
-
-function expectAccurate(logZ: number, stdErr: number, exact: number): void {
-  expect(Number.isFinite(stdErr) && stdErr > 0).toBe(true);
-  expect(Math.abs(logZ - exact)).toBeLessThan(Math.max(0.05, 3 * stdErr));
-  expect(Math.abs(logZ - exact) / stdErr).toBeLessThan(4);
-}
 
 describe("annealedImportanceSampling", () => {
   for (const d of [1, 10]) {

@@ -1,32 +1,16 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { OccamError } from "../../src/errors.js";
 import { pathSampling, quadratureWeights } from "../../src/evidence/path-sampling.js";
 import { powerLadder } from "../../src/evidence/schedule.js";
 import type { BayesModel } from "../../src/model/model.js";
 import { gaussianMeanModel } from "../../src/models/gaussian-mean/index.js";
+import { expectAccurate, thrown } from "../support/assertions.js";
 import {
   exactPowerPosteriorKernel,
   expectedLogLikelihood,
   failingModel,
   testModel,
 } from "./tempered-models.js";
-
-function thrown(fn: () => unknown): OccamError {
-  try {
-    fn();
-  } catch (error) {
-    if (error instanceof OccamError) return error;
-    throw error;
-  }
-  throw new Error("expected an OccamError");
-}
-
-function expectAccurate(logZ: number, stdErr: number, exact: number): void {
-  expect(Number.isFinite(stdErr) && stdErr > 0).toBe(true);
-  expect(Math.abs(logZ - exact)).toBeLessThan(Math.max(0.05, 3 * stdErr));
-  expect(Math.abs(logZ - exact) / stdErr).toBeLessThan(4);
-}
 
 describe("quadratureWeights", () => {
   // Sorted nodes from a random start and random gaps (no near-duplicates, any spacing).

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { OccamError } from "../../src/errors.js";
 import { samplePowerPosteriors } from "../../src/evidence/power-posterior.js";
+import { thrown } from "../support/assertions.js";
 import {
   exactPowerPosteriorKernel,
   expectedLogLikelihood,
@@ -9,16 +9,6 @@ import {
   modelWithExactKernel,
   testModel,
 } from "./tempered-models.js";
-
-function thrown(fn: () => unknown): OccamError {
-  try {
-    fn();
-  } catch (error) {
-    if (error instanceof OccamError) return error;
-    throw error;
-  }
-  throw new Error("expected an OccamError");
-}
 
 function meanSd(x: Float64Array): { mean: number; sd: number } {
   let m = 0;

@@ -1,6 +1,5 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { OccamError } from "../../src/errors.js";
 import {
   linearLadder,
   powerLadder,
@@ -9,16 +8,7 @@ import {
   validateLadder,
 } from "../../src/evidence/schedule.js";
 import { createRng } from "../../src/random/rng.js";
-
-function thrown(fn: () => unknown): OccamError {
-  try {
-    fn();
-  } catch (error) {
-    if (error instanceof OccamError) return error;
-    throw error;
-  }
-  throw new Error("expected an OccamError");
-}
+import { thrown } from "../support/assertions.js";
 
 describe("powerLadder and linearLadder", () => {
   it("give (i/n)^p and i/n from exactly 0 to exactly 1", () => {

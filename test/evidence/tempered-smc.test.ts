@@ -1,6 +1,5 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { OccamError } from "../../src/errors.js";
 import { powerLadder } from "../../src/evidence/schedule.js";
 import {
   kishEss,
@@ -10,23 +9,8 @@ import {
 } from "../../src/evidence/tempered-smc.js";
 import { gaussianMeanModel } from "../../src/models/gaussian-mean/index.js";
 import { createRng } from "../../src/random/rng.js";
+import { expectAccurate, thrown } from "../support/assertions.js";
 import { failingModel, gradientFreeModel, testModel, truncatedModel } from "./tempered-models.js";
-
-function thrown(fn: () => unknown): OccamError {
-  try {
-    fn();
-  } catch (error) {
-    if (error instanceof OccamError) return error;
-    throw error;
-  }
-  throw new Error("expected an OccamError");
-}
-
-function expectAccurate(logZ: number, stdErr: number, exact: number): void {
-  expect(Number.isFinite(stdErr) && stdErr > 0).toBe(true);
-  expect(Math.abs(logZ - exact)).toBeLessThan(Math.max(0.05, 3 * stdErr));
-  expect(Math.abs(logZ - exact) / stdErr).toBeLessThan(4);
-}
 
 describe("tempered SMC building blocks", () => {
   it("nextTemperature finds the β' whose incremental weights have the target ESS", () => {

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { OccamError } from "../../src/errors.js";
 import { type BayesModel, defineModel, tempered } from "../../src/model/model.js";
+import { thrown } from "../support/assertions.js";
 
 const LOG_2PI = Math.log(2 * Math.PI);
 
@@ -23,16 +24,6 @@ function normalModel(overrides: Partial<BayesModel> = {}): BayesModel {
   };
 }
 
-function errorOf(fn: () => unknown): OccamError {
-  try {
-    fn();
-  } catch (error) {
-    if (error instanceof OccamError) return error;
-    throw error;
-  }
-  throw new Error("expected an OccamError");
-}
-
 describe("defineModel", () => {
   it("returns the model frozen when it is sound", () => {
     const model = defineModel(normalModel());
@@ -41,17 +32,17 @@ describe("defineModel", () => {
   });
 
   it("rejects a dimension that is not a positive integer", () => {
-    expect(errorOf(() => defineModel(normalModel({ dim: 0 }))).message).toMatch(
+    expect(thrown(() => defineModel(normalModel({ dim: 0 }))).message).toMatch(
       /dim must be a positive integer/,
     );
-    expect(errorOf(() => defineModel(normalModel({ dim: 1.5 }))).code).toBe("invalid-argument");
+    expect(thrown(() => defineModel(normalModel({ dim: 1.5 }))).code).toBe("invalid-argument");
   });
 
   it("rejects prior draws of the wrong length or type", () => {
-    const short = errorOf(() => defineModel(normalModel({ dim: 2 })));
+    const short = thrown(() => defineModel(normalModel({ dim: 2 })));
     expect(short.code).toBe("dimension-mismatch");
     expect(short.message).toMatch(/length 2.*got a Float64Array of length 1/);
-    const plain = errorOf(() =>
+    const plain = thrown(() =>
       defineModel(normalModel({ samplePrior: () => [0] as unknown as Float64Array })),
     );
     expect(plain.message).toMatch(/plain array.*use Float64Array/);
@@ -59,7 +50,7 @@ describe("defineModel", () => {
 
   it("rejects a log likelihood that is NaN or +Infinity at a prior draw, naming the draw", () => {
     for (const bad of [Number.NaN, Number.POSITIVE_INFINITY]) {
-      const error = errorOf(() =>
+      const error = thrown(() =>
         defineModel(normalModel({ logLikelihood: () => bad, gradLogLikelihood: undefined })),
       );
       expect(error.code).toBe("non-finite");
@@ -77,19 +68,18 @@ describe("defineModel", () => {
 
   it("rejects a non-finite log prior and a gradient that disagrees with its log density", () => {
     expect(
-      errorOf(() => defineModel(normalModel({ logPrior: () => Number.NaN, gradLogPrior: undefined })))
-        .message,
+      thrown(() => defineModel(normalModel({ logPrior: () => Number.NaN, gradLogPrior: undefined }))).message,
     ).toMatch(/logPrior is NaN/);
     const zeroGradient = (_t: Float64Array, g: Float64Array) => {
       g[0] = 0;
       return 0;
     };
-    const wrong = errorOf(() => defineModel(normalModel({ gradLogPrior: zeroGradient })));
+    const wrong = thrown(() => defineModel(normalModel({ gradLogPrior: zeroGradient })));
     expect(wrong.message).toMatch(/gradLogPrior returned 0 but model.logPrior is/);
   });
 
   it("rejects names that do not match the dimension", () => {
-    expect(errorOf(() => defineModel(normalModel({ names: ["a", "b"] }))).code).toBe("dimension-mismatch");
+    expect(thrown(() => defineModel(normalModel({ names: ["a", "b"] }))).code).toBe("dimension-mismatch");
   });
 });
 
