@@ -31,7 +31,12 @@ export function registerReproduce(program: Command, io: Io): void {
           `unknown experiment "${name}"; choose one of: ${names.join(", ")}.`,
         );
       }
-      const result = reproduction.run({ seed: options.seed, quick: options.quick === true });
+      // Progress goes to stderr, one overwritten line, and only on a terminal.
+      const onProgress = io.interactive
+        ? (step: string) => io.stderr(`\r\x1b[2K${name}: ${step}`)
+        : undefined;
+      const result = reproduction.run({ seed: options.seed, quick: options.quick === true, onProgress });
+      if (onProgress) io.stderr("\r\x1b[2K");
       io.stdout(options.json ? `${checkedJson(result)}\n` : `${reproduction.format(result)}\n`);
     });
 }

@@ -7,6 +7,8 @@ import { formatSamplersReport } from "./reports/samplers.js";
 export interface ReproductionOptions {
   seed: number;
   quick: boolean;
+  /** Told what the experiment is working on; the CLI shows it on a terminal. */
+  onProgress?: (step: string) => void;
 }
 
 /** An experiment the CLI can run: its computation and its table. */

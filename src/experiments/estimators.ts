@@ -54,6 +54,8 @@ export interface EstimatorsExperimentOptions {
   problems?: readonly EstimatorProblem[];
   /** Only these methods. @defaultValue all */
   methods?: readonly EstimatorName[];
+  /** Called before each problem and method with what comes next. */
+  onProgress?: (step: string) => void;
 }
 
 const PROBLEMS: Readonly<Record<EstimatorProblem, (seed: number) => BayesModel>> = {
@@ -102,6 +104,7 @@ export function runEstimatorsExperiment(options: EstimatorsExperimentOptions = {
       warmup: quick ? 500 : 1000,
     });
     methods.forEach((method, m) => {
+      options.onProgress?.(`${problem}, ${method}`);
       const methodSeed = Math.floor(methodStreams[m].uniform() * 0xffffffff);
       const start = performance.now();
       try {

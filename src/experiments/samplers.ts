@@ -57,6 +57,8 @@ export interface SamplersExperimentOptions {
    * @defaultValue false
    */
   quick?: boolean;
+  /** Called before each sampler run with what comes next. */
+  onProgress?: (step: string) => void;
 }
 
 const RHOS = [0.8, 0.99] as const;
@@ -83,6 +85,7 @@ export function runSamplersExperiment(options: SamplersExperimentOptions = {}): 
   const gaussians: GaussianRow[] = [];
   RHOS.forEach((rho, i) => {
     SAMPLERS.forEach((sampler, j) => {
+      options.onProgress?.(`rho = ${rho}, ${sampler}`);
       gaussians.push(sampleCorrelatedGaussian(rho, sampler, budget, streams[i * SAMPLERS.length + j]));
     });
   });

@@ -3,7 +3,10 @@ import { describe, expect, it } from "vitest";
 import type { Io } from "../../src/cli/io.js";
 import { main } from "../../src/cli/program.js";
 
-async function run(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+async function run(
+  args: string[],
+  interactive = false,
+): Promise<{ code: number; stdout: string; stderr: string }> {
   let stdout = "";
   let stderr = "";
   const io: Io = {
@@ -13,7 +16,7 @@ async function run(args: string[]): Promise<{ code: number; stdout: string; stde
     stderr: (text) => {
       stderr += text;
     },
-    interactive: false,
+    interactive,
   };
   const code = await main(args, io);
   return { code, stdout, stderr };
@@ -50,6 +53,13 @@ describe("occam reproduce samplers", () => {
       logZ: expect.any(Number),
       stdErr: expect.any(Number),
     });
+  });
+
+  it("shows progress on stderr only when stderr is a terminal", async () => {
+    const terminal = await run(["reproduce", "samplers", "--quick", "--json"], true);
+    expect(terminal.stderr).toMatch(/samplers: rho = 0.99, hmc/);
+    expect(JSON.parse(terminal.stdout).experiment).toBe("samplers");
+    expect((await run(["reproduce", "samplers", "--quick", "--json"])).stderr).toBe("");
   });
 
   it("prints a table by default", async () => {
