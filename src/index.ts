@@ -3,6 +3,7 @@
  * @packageDocumentation
  */
 
+export * from "./data/csv.js";
 export { holdOut, kFolds } from "./data/folds.js";
 export { linearRegressionData } from "./data/generators/linear.js";
 export { autocorrelation, autocovariance } from "./diagnostics/autocorrelation.js";
@@ -83,7 +84,17 @@ export {
   tempered,
 } from "./model/model.js";
 export { type GaussianMeanModel, gaussianMeanModel } from "./models/gaussian-mean/index.js";
-export { type NigRegressionModel, type NigRegressionOptions, nigRegression } from "./models/linear/index.js";
+export {
+  gPriorLogBayesFactor,
+  type NigRegressionModel,
+  type NigRegressionOptions,
+  nigRegression,
+  rSquared,
+  ZELLNER_SIOW_MEDIUM_SCALE,
+  zellnerSiowAllSubsets,
+  zellnerSiowBayesFactor,
+  zellnerSiowLogBayesFactor,
+} from "./models/linear/index.js";
 export { type Mixture2dModel, mixture2dModel } from "./models/mixture-2d/index.js";
 export { createRng, type Rng } from "./random/rng.js";
 export * as variates from "./random/variates.js";
