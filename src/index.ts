@@ -115,3 +115,6 @@ export * from "./samplers/mala.js";
 export * from "./samplers/random-walk.js";
 export * from "./samplers/rejection.js";
 export * from "./samplers/run.js";
+export * from "./selection/average.js";
+export * from "./selection/compare.js";
+export * from "./selection/subsets.js";

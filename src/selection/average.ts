@@ -1,0 +1,276 @@
+import tCdf from "@stdlib/stats-base-dists-t-cdf";
+import { OccamError } from "../errors.js";
+import { logGammaRatio } from "../math/special.js";
+import type { SubsetCollection, SubsetComparison } from "./compare.js";
+import { subsetMembers } from "./compare.js";
+import type { NigSubsets, StudentTPredictive } from "./subsets.js";
+
+/**
+ * Bayesian model averaging of predictions (Everson et al. eq. 5): the predictive distribution is the
+ * mixture Σ_i p(M_i | D) p(y | x, D, M_i) of the models' Student-t predictives. Its mean and sd are
+ * closed-form; its central intervals are quantiles of the mixture, found by safeguarded Newton
+ * iteration (bisection whenever a Newton step leaves the bracket) on the mixture CDF.
+ */
+
+/** The CDF of the standard Student-t distribution with ν > 0 degrees of freedom (from @stdlib). */
+export function studentTCdf(t: number, dof: number): number {
+  if (Number.isNaN(t) || !(dof > 0)) {
+    throw new OccamError(
+      "invalid-argument",
+      `studentTCdf: need a number t and dof > 0, got t = ${t}, dof = ${dof}.`,
+    );
+  }
+  return tCdf(t, dof);
+}
+
+/** One model of a mixture: its weight and its Student-t predictive at the m new inputs. */
+export interface MixtureComponent {
+  readonly weight: number;
+  readonly predictive: StudentTPredictive;
+}
+
+/** Options of {@link modelAverage}. */
+export interface ModelAverageOptions {
+  /** Posterior model probabilities (or any non-negative weights; normalised over the kept models). */
+  weights: ArrayLike<number>;
+  /** The Student-t predictive of model i at the new inputs; called only for the models kept. */
+  predictive: (i: number) => StudentTPredictive;
+  /** Number of new inputs m (length of each predictive's location and scale). */
+  m: number;
+  /**
+   * Levels of the central predictive intervals.
+   * @defaultValue [0.5, 0.9, 0.95]
+   */
+  levels?: readonly number[];
+  /**
+   * Models with weight ≤ threshold × (total weight) are dropped (their share is reported as `weightDropped`).
+   * @defaultValue 1e-6
+   */
+  threshold?: number;
+}
+
+/** A central predictive interval at each new input. */
+export interface PredictiveInterval {
+  readonly level: number;
+  readonly lower: Float64Array;
+  readonly upper: Float64Array;
+}
+
+/** The model-averaged predictive distribution at m new inputs. */
+export interface ModelAverage {
+  /** Mixture mean (NaN if a kept model has ν ≤ 1). */
+  readonly mean: Float64Array;
+  /** Mixture standard deviation (NaN if a kept model has ν ≤ 2; Infinity never returned as a number). */
+  readonly sd: Float64Array;
+  readonly intervals: readonly PredictiveInterval[];
+  /** The models kept, and their renormalised weights. */
+  readonly models: Int32Array;
+  readonly weights: Float64Array;
+  /** Share of the total weight dropped by the threshold. */
+  readonly weightDropped: number;
+  /** The mixture CDF at new input r. */
+  cdf(r: number, value: number): number;
+  /** The mixture quantile at new input r. */
+  quantile(r: number, probability: number): number;
+}
+
+function invalid(message: string): OccamError {
+  return new OccamError("invalid-argument", `modelAverage: ${message}`);
+}
+
+/**
+ * Averages the Student-t predictives of several models with their posterior probabilities.
+ *
+ * @example
+ * const avg = modelAverage({ weights: cmp.probability, predictive: (i) => preds[i], m: 1 });
+ * avg.intervals[2].lower[0]; // lower end of the 95 % interval at the first new input
+ */
+export function modelAverage(options: ModelAverageOptions): ModelAverage {
+  if (options === null || typeof options !== "object") {
+    throw invalid("options { weights, predictive, m } are required.");
+  }
+  const { weights, m } = options;
+  const levels = options.levels ?? [0.5, 0.9, 0.95];
+  const threshold = options.threshold ?? 1e-6;
+  if (typeof options.predictive !== "function")
+    throw invalid("predictive must be a function (i) => StudentTPredictive.");
+  if (!(Number.isInteger(m) && m >= 1)) throw invalid(`m must be a positive integer, got ${m}.`);
+  if (!(threshold >= 0 && threshold < 1)) throw invalid(`threshold must be in [0, 1), got ${threshold}.`);
+  for (const level of levels) {
+    if (!(level > 0 && level < 1)) throw invalid(`every interval level must be in (0, 1), got ${level}.`);
+  }
+  if (weights === null || typeof weights !== "object" || weights.length < 1) {
+    throw invalid("weights must be a non-empty array of numbers.");
+  }
+  let total = 0;
+  for (let i = 0; i < weights.length; i++) {
+    const w = weights[i];
+    if (!(w >= 0 && Number.isFinite(w))) throw invalid(`weights[${i}] must be finite and ≥ 0, got ${w}.`);
+    total += w;
+  }
+  if (!(total > 0)) throw invalid("the weights sum to 0.");
+  const kept: number[] = [];
+  let keptWeight = 0;
+  let droppedWeight = 0;
+  for (let i = 0; i < weights.length; i++) {
+    if (weights[i] > threshold * total) {
+      kept.push(i);
+      keptWeight += weights[i];
+    } else droppedWeight += weights[i];
+  }
+  const K = kept.length;
+  const w = new Float64Array(K);
+  const dof = new Float64Array(K);
+  const logNorm = new Float64Array(K);
+  const loc = new Float64Array(K * m); // component-major: loc[c·m + r]
+  const scale = new Float64Array(K * m);
+  for (let c = 0; c < K; c++) {
+    const i = kept[c];
+    w[c] = weights[i] / keptWeight;
+    const pred = options.predictive(i);
+    if (!(pred.dof > 0) || pred.location?.length !== m || pred.scale?.length !== m) {
+      throw new OccamError(
+        "dimension-mismatch",
+        `modelAverage: the predictive of model ${i} must have dof > 0 and location and scale of length m = ${m}.`,
+      );
+    }
+    dof[c] = pred.dof;
+    logNorm[c] = logGammaRatio(0.5 * pred.dof, 0.5) - 0.5 * Math.log(pred.dof * Math.PI);
+    for (let r = 0; r < m; r++) {
+      const s = pred.scale[r];
+      const mu = pred.location[r];
+      if (!(s > 0 && Number.isFinite(s) && Number.isFinite(mu))) {
+        throw new OccamError(
+          "non-finite",
+          `modelAverage: model ${i} has location ${mu} and scale ${s} at new input ${r}; need finite values and scale > 0.`,
+        );
+      }
+      loc[c * m + r] = mu;
+      scale[c * m + r] = s;
+    }
+  }
+
+  const mean = new Float64Array(m);
+  const sd = new Float64Array(m);
+  for (let r = 0; r < m; r++) {
+    let mu = 0;
+    for (let c = 0; c < K; c++) mu += w[c] * (dof[c] > 1 ? loc[c * m + r] : Number.NaN);
+    // Var = Σ w_c [s_c² ν/(ν − 2) + (μ_c − μ)²]: the law of total variance, no cancellation.
+    let v = 0;
+    for (let c = 0; c < K; c++) {
+      const d = loc[c * m + r] - mu;
+      const varC = dof[c] > 2 ? (scale[c * m + r] ** 2 * dof[c]) / (dof[c] - 2) : Number.NaN;
+      v += w[c] * (varC + d * d);
+    }
+    mean[r] = mu;
+    sd[r] = Math.sqrt(v);
+  }
+
+  const cdf = (r: number, x: number): number => {
+    let F = 0;
+    for (let c = 0; c < K; c++) F += w[c] * studentTCdf((x - loc[c * m + r]) / scale[c * m + r], dof[c]);
+    return F;
+  };
+  const pdf = (r: number, x: number): number => {
+    let f = 0;
+    for (let c = 0; c < K; c++) {
+      const s = scale[c * m + r];
+      const z = (x - loc[c * m + r]) / s;
+      f += (w[c] / s) * Math.exp(logNorm[c] - 0.5 * (dof[c] + 1) * Math.log1p((z * z) / dof[c]));
+    }
+    return f;
+  };
+  const quantile = (r: number, prob: number): number => {
+    if (!(Number.isInteger(r) && r >= 0 && r < m)) throw invalid(`new input ${r} is not in [0, ${m}).`);
+    if (!(prob > 0 && prob < 1)) throw invalid(`probability must be in (0, 1), got ${prob}.`);
+    let sMin = Number.POSITIVE_INFINITY;
+    let lo = Number.POSITIVE_INFINITY;
+    let hi = Number.NEGATIVE_INFINITY;
+    for (let c = 0; c < K; c++) {
+      const s = scale[c * m + r];
+      sMin = Math.min(sMin, s);
+      lo = Math.min(lo, loc[c * m + r] - s);
+      hi = Math.max(hi, loc[c * m + r] + s);
+    }
+    // Widen the bracket geometrically until F(lo) ≤ prob ≤ F(hi) (heavy tails need a few doublings).
+    let width = hi - lo;
+    while (cdf(r, lo) > prob) {
+      lo -= width;
+      width *= 2;
+    }
+    width = hi - lo;
+    while (cdf(r, hi) < prob) {
+      hi += width;
+      width *= 2;
+    }
+    const tol = 1e-12 * sMin;
+    let x = 0.5 * (lo + hi);
+    for (let iter = 0; iter < 200 && hi - lo > tol; iter++) {
+      const g = cdf(r, x) - prob;
+      if (g === 0) return x;
+      if (g < 0) lo = x;
+      else hi = x;
+      const f = pdf(r, x);
+      let next = f > 0 ? x - g / f : Number.NaN;
+      // Newton when it stays strictly inside the bracket, bisection otherwise.
+      if (!(next > lo && next < hi)) next = 0.5 * (lo + hi);
+      if (Math.abs(next - x) <= tol) return next;
+      x = next;
+    }
+    return x;
+  };
+  const intervals = levels.map((level) => {
+    const lower = new Float64Array(m);
+    const upper = new Float64Array(m);
+    for (let r = 0; r < m; r++) {
+      lower[r] = quantile(r, 0.5 * (1 - level));
+      upper[r] = quantile(r, 0.5 * (1 + level));
+    }
+    return { level, lower, upper };
+  });
+  return {
+    mean,
+    sd,
+    intervals,
+    models: Int32Array.from(kept),
+    weights: w,
+    weightDropped: droppedWeight / total,
+    cdf: (r, value) => {
+      if (!(Number.isInteger(r) && r >= 0 && r < m)) throw invalid(`new input ${r} is not in [0, ${m}).`);
+      return cdf(r, value);
+    },
+    quantile,
+  };
+}
+
+/**
+ * Model-averaged predictions of NIG subset regressions at the m rows of `Xnew` (m × p): the subsets of
+ * `collection` weighted by `comparison.probability` (see `compareSubsets`), each model's predictive
+ * computed only when its probability passes the threshold.
+ *
+ * @example
+ * const nig = nigSubsets({ X, y, n, p, v: 1e4, a: 1, b: 1 });
+ * const table = nig.enumerate();
+ * const avg = averageSubsetPredictions(nig, table, compareSubsets(table), Xnew, m);
+ */
+export function averageSubsetPredictions(
+  subsets: NigSubsets,
+  collection: SubsetCollection,
+  comparison: Pick<SubsetComparison, "probability">,
+  Xnew: ArrayLike<number>,
+  m: number,
+  options: Pick<ModelAverageOptions, "levels" | "threshold"> = {},
+): ModelAverage {
+  if (comparison?.probability?.length !== collection?.logEvidence?.length) {
+    throw new OccamError(
+      "dimension-mismatch",
+      "averageSubsetPredictions: the comparison must come from the same collection (one probability per subset).",
+    );
+  }
+  return modelAverage({
+    ...options,
+    weights: comparison.probability,
+    m,
+    predictive: (i) => subsets.predictive(subsetMembers(collection, i), Xnew, m),
+  });
+}
