@@ -135,3 +135,26 @@ export function checkOptions(options: unknown, where: string, fields: string): v
     throw new OccamError("invalid-argument", `${where} expects an options object { ${fields} }.`);
   }
 }
+
+/**
+ * Writes z = L⁻¹(x − μ) into `z` by forward substitution and returns ‖z‖², the squared Mahalanobis
+ * distance of x from μ under the scale matrix L Lᵀ. Shared by the multivariate normal and Student-t.
+ */
+export function whiten(
+  x: Float64Array,
+  mu: Float64Array,
+  L: Float64Array,
+  d: number,
+  z: Float64Array,
+): number {
+  let q = 0;
+  for (let i = 0; i < d; i++) {
+    const row = i * d;
+    let s = x[i] - mu[i];
+    for (let j = 0; j < i; j++) s -= L[row + j] * z[j];
+    const zi = s / L[row + i];
+    z[i] = zi;
+    q += zi * zi;
+  }
+  return q;
+}

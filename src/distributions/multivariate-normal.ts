@@ -8,6 +8,7 @@ import {
   checkedCholeskyFactor,
   checkOptions,
   finiteVector,
+  whiten,
 } from "./distribution.js";
 
 const LOG_TWO_PI = Math.log(2 * Math.PI);
@@ -54,19 +55,7 @@ export function multivariateNormal(options: MultivariateNormalOptions): Multivar
   const logNorm = -0.5 * d * LOG_TWO_PI - 0.5 * logDet;
   const z = new Float64Array(d);
 
-  // z ← L⁻¹(x − μ) by forward substitution; returns ‖z‖².
-  const whiten = (x: Float64Array): number => {
-    let q = 0;
-    for (let i = 0; i < d; i++) {
-      const row = i * d;
-      let s = x[i] - mean[i];
-      for (let j = 0; j < i; j++) s -= L[row + j] * z[j];
-      const zi = s / L[row + i];
-      z[i] = zi;
-      q += zi * zi;
-    }
-    return q;
-  };
+  const whitened = (x: Float64Array): number => whiten(x, mean, L, d, z);
 
   return Object.freeze({
     family: "multivariate-normal" as const,
@@ -77,12 +66,12 @@ export function multivariateNormal(options: MultivariateNormalOptions): Multivar
     logDetCovariance: logDet,
     logPdf(x: Float64Array): number {
       checkDim(x, d, "multivariateNormal.logPdf");
-      return logNorm - 0.5 * whiten(x);
+      return logNorm - 0.5 * whitened(x);
     },
     gradLogPdf(x: Float64Array, grad: Float64Array): number {
       checkDim(x, d, "multivariateNormal.gradLogPdf");
       checkDim(grad, d, "multivariateNormal.gradLogPdf (grad)");
-      const q = whiten(x);
+      const q = whitened(x);
       // ∇ log p = −Σ⁻¹(x − μ) = −L⁻ᵀ z: back substitution.
       for (let i = d - 1; i >= 0; i--) {
         let s = z[i];

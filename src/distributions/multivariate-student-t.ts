@@ -9,6 +9,7 @@ import {
   checkOptions,
   checkPositiveParameter,
   finiteVector,
+  whiten,
 } from "./distribution.js";
 
 /** Options of {@link multivariateStudentT}. */
@@ -52,18 +53,7 @@ export function multivariateStudentT(options: MultivariateStudentTOptions): Mult
   const halfDofPlusD = 0.5 * (dof + d);
   const z = new Float64Array(d);
 
-  const whiten = (x: Float64Array): number => {
-    let q = 0;
-    for (let i = 0; i < d; i++) {
-      const row = i * d;
-      let s = x[i] - location[i];
-      for (let j = 0; j < i; j++) s -= L[row + j] * z[j];
-      const zi = s / L[row + i];
-      z[i] = zi;
-      q += zi * zi;
-    }
-    return q;
-  };
+  const whitened = (x: Float64Array): number => whiten(x, location, L, d, z);
 
   return Object.freeze({
     family: "multivariate-student-t" as const,
@@ -74,12 +64,12 @@ export function multivariateStudentT(options: MultivariateStudentTOptions): Mult
     scaleMatrix: lowerTimesTranspose(L, d),
     logPdf(x: Float64Array): number {
       checkDim(x, d, "multivariateStudentT.logPdf");
-      return logNorm - halfDofPlusD * Math.log1p(whiten(x) / dof);
+      return logNorm - halfDofPlusD * Math.log1p(whitened(x) / dof);
     },
     gradLogPdf(x: Float64Array, grad: Float64Array): number {
       checkDim(x, d, "multivariateStudentT.gradLogPdf");
       checkDim(grad, d, "multivariateStudentT.gradLogPdf (grad)");
-      const q = whiten(x);
+      const q = whitened(x);
       // ∇ log p = −(ν + d)/(ν + q) · Σ⁻¹(x − μ), with Σ⁻¹(x − μ) = L⁻ᵀ z.
       const factor = -(dof + d) / (dof + q);
       for (let i = d - 1; i >= 0; i--) {

@@ -5,7 +5,7 @@ import normalFactory from "@stdlib/random-base-normal";
 import { checkInteger, OccamError } from "../errors.js";
 
 /**
- * A seeded, splittable source of random numbers. Nothing in occam uses `Math.random`:
+ * A seeded, splittable source of random numbers. Nothing in occam uses the global unseeded generator:
  * every random choice flows from an `Rng`, so the same seed gives the same result bit for bit.
  */
 export interface Rng {
