@@ -4,7 +4,7 @@
  */
 import { effectiveSampleSize } from "../diagnostics/ess.js";
 import { OccamError } from "../errors.js";
-import { logMeanExp } from "../math/logspace.js";
+import { kishEss, logMeanExp } from "../math/logspace.js";
 import type { BayesModel } from "../model/model.js";
 import {
   type PowerPosteriorOptions,
@@ -47,21 +47,6 @@ export interface LadderRatioEstimate {
   readonly rungs: readonly RungEstimate[];
   /** Per temperature: the effective sample size of the draws' influence on log Z (see below). */
   readonly influenceEss: Float64Array;
-}
-
-/** Kish's ESS fraction of weights e^{x_i}, computed stably. */
-function kishFraction(logW: Float64Array): number {
-  let max = Number.NEGATIVE_INFINITY;
-  for (let i = 0; i < logW.length; i++) if (logW[i] > max) max = logW[i];
-  if (max === Number.NEGATIVE_INFINITY) return 0;
-  let s = 0;
-  let s2 = 0;
-  for (let i = 0; i < logW.length; i++) {
-    const w = Math.exp(logW[i] - max);
-    s += w;
-    s2 += w * w;
-  }
-  return (s * s) / s2 / logW.length;
 }
 
 /**
@@ -135,7 +120,7 @@ export function ladderRatioEstimate(
         from: ladder[j],
         to: ladder[j + 1],
         logRatio: logNumerators[j],
-        weightEssFraction: kishFraction(logW),
+        weightEssFraction: kishEss(logW) / logW.length,
       });
       terms++;
     }

@@ -4,7 +4,7 @@
  */
 import { OccamError } from "../errors.js";
 import { cholesky } from "../math/linalg.js";
-import { logMeanExp, logSumExp } from "../math/logspace.js";
+import { kishEss, logMeanExp, logSumExp } from "../math/logspace.js";
 import type { BayesModel } from "../model/model.js";
 import { tempered } from "../model/model.js";
 import type { Rng } from "../random/rng.js";
@@ -120,21 +120,6 @@ export function priorCloud(
     logLikelihood[i] = counter.logLikelihood(x, `prior draw ${i}, β = 0`);
   }
   return { n, dim: d, positions, logPrior, logLikelihood };
-}
-
-/** Kish's effective sample size (Σw)²/Σw² of weights e^{logW}, computed stably. */
-export function kishEss(logW: ArrayLike<number>): number {
-  let max = Number.NEGATIVE_INFINITY;
-  for (let i = 0; i < logW.length; i++) if (logW[i] > max) max = logW[i];
-  if (max === Number.NEGATIVE_INFINITY) return 0;
-  let s = 0;
-  let s2 = 0;
-  for (let i = 0; i < logW.length; i++) {
-    const w = Math.exp(logW[i] - max);
-    s += w;
-    s2 += w * w;
-  }
-  return (s * s) / s2;
 }
 
 /**

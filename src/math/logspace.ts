@@ -42,3 +42,18 @@ export function logMeanExp(values: ArrayLike<number>, start = 0, length = values
   if (length <= 0) return Number.NaN;
   return logSumExp(values, start, length) - Math.log(length);
 }
+
+/** Kish's effective sample size (Σw)²/Σw² of weights given as logs, e^{logW}, computed stably; 0 when all are zero. */
+export function kishEss(logW: ArrayLike<number>): number {
+  let max = Number.NEGATIVE_INFINITY;
+  for (let i = 0; i < logW.length; i++) if (logW[i] > max) max = logW[i];
+  if (max === Number.NEGATIVE_INFINITY) return 0;
+  let s = 0;
+  let s2 = 0;
+  for (let i = 0; i < logW.length; i++) {
+    const w = Math.exp(logW[i] - max);
+    s += w;
+    s2 += w * w;
+  }
+  return (s * s) / s2;
+}

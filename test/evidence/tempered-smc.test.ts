@@ -1,12 +1,8 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { powerLadder } from "../../src/evidence/schedule.js";
-import {
-  kishEss,
-  nextTemperature,
-  systematicResample,
-  temperedSmc,
-} from "../../src/evidence/tempered-smc.js";
+import { nextTemperature, systematicResample, temperedSmc } from "../../src/evidence/tempered-smc.js";
+import { kishEss } from "../../src/math/logspace.js";
 import { gaussianMeanModel } from "../../src/models/gaussian-mean/index.js";
 import { createRng } from "../../src/random/rng.js";
 import { expectAccurate, thrown } from "../support/assertions.js";
