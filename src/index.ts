@@ -117,4 +117,10 @@ export * from "./samplers/rejection.js";
 export * from "./samplers/run.js";
 export * from "./selection/average.js";
 export * from "./selection/compare.js";
+export {
+  type CompareLinearOptions,
+  compareLinearModels,
+  type LinearComparison,
+  type LinearModelRow,
+} from "./selection/linear.js";
 export * from "./selection/subsets.js";

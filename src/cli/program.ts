@@ -1,5 +1,6 @@
 import { Command, CommanderError } from "commander";
 import { OccamError } from "../errors.js";
+import { registerCompare } from "./compare.js";
 import { type Io, processIo } from "./io.js";
 import { registerReproduce } from "./reproduce.js";
 
@@ -15,6 +16,7 @@ export function buildProgram(io: Io): Command {
       writeErr: io.stderr,
       outputError: (message, write) => write(`occam: ${message.replace(/^error: /, "")}`),
     });
+  registerCompare(program, io);
   registerReproduce(program, io);
   return program;
 }

@@ -1,0 +1,136 @@
+import { type Command, InvalidArgumentError, Option } from "commander";
+import { numericTable, readCsv } from "../data/csv.js";
+import { compareLinearModels, type LinearComparison } from "../selection/linear.js";
+import type { Io } from "./io.js";
+import { checkedJson } from "./json.js";
+import { formatNumber, formatTable } from "./table.js";
+
+function positiveNumber(name: string) {
+  return (text: string): number => {
+    const value = Number(text);
+    if (!(Number.isFinite(value) && value > 0))
+      throw new InvalidArgumentError(`${name} must be a number > 0, got "${text}".`);
+    return value;
+  };
+}
+
+function wholeNumber(name: string) {
+  return (text: string): number => {
+    if (!/^\d+$/.test(text) || Number(text) < 1)
+      throw new InvalidArgumentError(`${name} must be a whole number ≥ 1, got "${text}".`);
+    return Number(text);
+  };
+}
+
+/** Parses --subsets: all, none, or max=K. */
+export function parseSubsets(text: string): "all" | "none" | { max: number } {
+  if (text === "all" || text === "none") return text;
+  const match = /^max=(\d+)$/.exec(text);
+  if (match && Number(match[1]) >= 1) return { max: Number(match[1]) };
+  throw new InvalidArgumentError(`--subsets takes all, none or max=K (K ≥ 1), got "${text}".`);
+}
+
+interface CompareFlags {
+  target: string;
+  inputs?: string;
+  subsets: "all" | "none" | { max: number };
+  prior: "nig" | "zellner-siow";
+  v: number;
+  a: number;
+  b: number;
+  r?: number;
+  intercept: boolean;
+  standardize?: boolean;
+  modelPrior: "uniform" | "uniform-size";
+  top?: number;
+  json?: boolean;
+}
+
+/** `occam compare DATA.csv --target COL …`: which inputs explain the target, by exact evidence. */
+export function registerCompare(program: Command, io: Io): void {
+  program
+    .command("compare")
+    .description("compare linear regressions on subsets of a CSV's inputs by their evidence")
+    .argument("<data>", "CSV file with a header row")
+    .requiredOption("--target <column>", "the column to explain")
+    .option("--inputs <a,b,c>", "the candidate inputs (default: every other column)")
+    .addOption(
+      new Option("--subsets <which>", "all, none (only the full model) or max=K")
+        .argParser(parseSubsets)
+        .default("all"),
+    )
+    .addOption(
+      new Option("--prior <name>", "prior of each model").choices(["nig", "zellner-siow"]).default("nig"),
+    )
+    .addOption(
+      new Option("--v <v>", "NIG prior scale of the weights").argParser(positiveNumber("--v")).default(1e4),
+    )
+    .addOption(new Option("--a <a>", "NIG inverse-gamma shape").argParser(positiveNumber("--a")).default(1))
+    .addOption(new Option("--b <b>", "NIG inverse-gamma scale").argParser(positiveNumber("--b")).default(1))
+    .addOption(
+      new Option("--r <r>", "Zellner–Siow prior scale (default √2/4)").argParser(positiveNumber("--r")),
+    )
+    .option("--no-intercept", "leave the intercept out of every model")
+    .option("--standardize", "standardise the inputs first (recorded in the output)")
+    .addOption(
+      new Option("--model-prior <name>", "prior over models")
+        .choices(["uniform", "uniform-size"])
+        .default("uniform"),
+    )
+    .addOption(new Option("--top <K>", "list only the best K models").argParser(wholeNumber("--top")))
+    .option("--json", "print one JSON document instead of tables")
+    .action((path: string, flags: CompareFlags) => {
+      const inputs = flags.inputs?.split(",").map((s) => s.trim());
+      const data = numericTable(readCsv(path), { target: flags.target, inputs });
+      const result = compareLinearModels(data, {
+        prior: flags.prior,
+        v: flags.v,
+        a: flags.a,
+        b: flags.b,
+        r: flags.r,
+        intercept: flags.intercept,
+        standardize: flags.standardize === true,
+        subsets: flags.subsets,
+        modelPrior: flags.modelPrior,
+        top: flags.top ?? (flags.json ? undefined : 10),
+      });
+      io.stdout(flags.json ? `${checkedJson(result)}\n` : `${formatComparison(result, data.targetName)}\n`);
+    });
+}
+
+function formatComparison(result: LinearComparison, target: string): string {
+  const prior =
+    result.prior.name === "nig"
+      ? `Normal–Inverse-Gamma (v = ${result.prior.v}, a = ${result.prior.a}, b = ${result.prior.b})`
+      : `Zellner–Siow (r = ${formatNumber(result.prior.r, 4)})`;
+  const models = formatTable(
+    [
+      { header: "inputs", align: "left" },
+      { header: result.prior.name === "nig" ? "log evidence" : "log BF" },
+      { header: "log BF vs intercept only" },
+      { header: "probability" },
+    ],
+    result.models.map((m) => [
+      m.inputs.length > 0 ? m.inputs.join(", ") : "(none)",
+      m.logEvidence === null ? formatNumber(m.logBayesFactor, 6) : formatNumber(m.logEvidence, 6),
+      formatNumber(m.logBayesFactor, 4),
+      formatNumber(m.posteriorProbability, 3),
+    ]),
+  );
+  const inclusion = formatTable(
+    [{ header: "input", align: "left" }, { header: "inclusion probability" }],
+    Object.entries(result.inclusionProbabilities)
+      .sort((x, y) => y[1] - x[1])
+      .map(([name, pr]) => [name, formatNumber(pr, 3)]),
+  );
+  return [
+    `${target} on ${result.inputs.length} inputs, ${result.n} rows, ${result.modelCount} models; prior ${prior}` +
+      `${result.intercept ? ", intercept in every model" : ", no intercept"}${result.standardized ? ", inputs standardised" : ""}`,
+    "",
+    models,
+    "",
+    inclusion,
+    "",
+    `median-probability model: ${result.medianModel.length > 0 ? result.medianModel.join(", ") : "(none)"}`,
+  ].join("\n");
+}
