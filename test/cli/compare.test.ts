@@ -85,11 +85,7 @@ describe("occam compare", () => {
   it.each([
     ["unknown target", [good, "--target", "z"], /Unknown target column "z"/],
     ["unknown input", [good, "--target", "y", "--inputs", "x1,x9"], /x9/],
-    [
-      "missing value",
-      [csv("missing.csv", "x,y\n1,2\n,3\n2,4\n3,5\n"), "--target", "y"],
-      /Row 3, column "x"/,
-    ],
+    ["missing value", [csv("missing.csv", "x,y\n1,2\n,3\n2,4\n3,5\n"), "--target", "y"], /Row 3, column "x"/],
     [
       "non-numeric value",
       [csv("text.csv", "x,y\n1,2\n2,abc\n2,4\n3,5\n"), "--target", "y"],
