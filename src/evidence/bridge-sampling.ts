@@ -1,6 +1,5 @@
 import { effectiveSampleSize } from "../diagnostics/ess.js";
 import { OccamError } from "../errors.js";
-import { cholesky } from "../math/linalg.js";
 import { logAddExp, logSumExp } from "../math/logspace.js";
 import { Draws } from "../model/draws.js";
 import type { BayesModel } from "../model/model.js";
@@ -11,6 +10,7 @@ import {
   checkModel,
   type EvidenceResult,
   evidenceResult,
+  fitGaussian,
   type PosteriorDrawsInput,
   posteriorDraws,
   type RandomOptions,
@@ -156,20 +156,7 @@ export function bridgeSampling(model: BayesModel, options: BridgeSamplingOptions
     fit.values.set(values.subarray(base, base + nFitPer * d), c * nFitPer * d);
     iter.values.set(values.subarray(base + nFitPer * d, base + nDraws * d), c * nIterPer * d);
   }
-  const m = fit.mean();
-  let L: Float64Array;
-  try {
-    L = cholesky(fit.covariance(), d);
-  } catch (error) {
-    if (error instanceof OccamError && error.code === "not-positive-definite") {
-      throw new OccamError(
-        "not-positive-definite",
-        `${WHERE}: the covariance of the ${fit.size} draws that fit the proposal is singular: give more draws than ` +
-          "parameters and check that every parameter moves in the chain.",
-      );
-    }
-    throw error;
-  }
+  const { mean: m, L } = fitGaussian(fit, WHERE, "that fit the proposal");
   let logDetL = 0;
   for (let j = 0; j < d; j++) logDetL += Math.log(L[j * d + j]);
   const logNormStd = -0.5 * d * LOG_TWO_PI; // log φ(z) = logNormStd − ½‖z‖²

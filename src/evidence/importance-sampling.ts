@@ -1,7 +1,6 @@
 import { multivariateNormal } from "../distributions/multivariate-normal.js";
 import { multivariateStudentT } from "../distributions/multivariate-student-t.js";
 import { OccamError } from "../errors.js";
-import { cholesky } from "../math/linalg.js";
 import type { Draws } from "../model/draws.js";
 import type { BayesModel } from "../model/model.js";
 import type { Rng } from "../random/rng.js";
@@ -11,6 +10,7 @@ import {
   checkModel,
   type EvidenceResult,
   evidenceResult,
+  fitGaussian,
   logWeightSummary,
   type PosteriorDrawsInput,
   posteriorDraws,
@@ -117,21 +117,8 @@ export function fitProposal(
   scale: number,
   where: string,
 ): ImportanceProposal & { readonly description: string } {
-  const d = draws.dim;
-  const mean = draws.mean();
-  let L: Float64Array;
-  try {
-    L = cholesky(draws.covariance(), d);
-  } catch (error) {
-    if (error instanceof OccamError && error.code === "not-positive-definite") {
-      throw new OccamError(
-        "not-positive-definite",
-        `${where}: the covariance of the ${draws.size} posterior draws is singular, so no proposal can be fitted: ` +
-          "give more draws than parameters, and check that every parameter moves in the chain.",
-      );
-    }
-    throw error;
-  }
+  const _d = draws.dim;
+  const { mean, L } = fitGaussian(draws, where, "to fit the proposal to");
   for (let i = 0; i < L.length; i++) L[i] *= scale;
   if (family === "normal") {
     const q = multivariateNormal({ mean, choleskyL: L });

@@ -1,4 +1,5 @@
 import { OccamError } from "../errors.js";
+import { cholesky } from "../math/linalg.js";
 import { Draws } from "../model/draws.js";
 import type { BayesModel } from "../model/model.js";
 import { createRng, type Rng } from "../random/rng.js";
@@ -316,4 +317,29 @@ export function repetitionSpread(logZs: readonly number[]): {
 /** Seconds elapsed since `start` (a `performance.now()` reading). */
 export function secondsSince(start: number): number {
   return Math.max(0, (performance.now() - start) / 1000);
+}
+
+/**
+ * Mean and lower Cholesky factor of the covariance of some draws: the Gaussian that bridge and
+ * importance sampling fit to posterior draws. A singular covariance is the user's to fix (too few draws,
+ * a parameter that never moves), so it is reported as such, naming `what` the draws are for.
+ */
+export function fitGaussian(
+  draws: Draws,
+  where: string,
+  what: string,
+): { mean: Float64Array; L: Float64Array } {
+  const d = draws.dim;
+  try {
+    return { mean: draws.mean(), L: cholesky(draws.covariance(), d) };
+  } catch (error) {
+    if (error instanceof OccamError && error.code === "not-positive-definite") {
+      throw new OccamError(
+        "not-positive-definite",
+        `${where}: the covariance of the ${draws.size} draws ${what} is singular: give more draws than parameters, ` +
+          "and check that every parameter moves in the chain.",
+      );
+    }
+    throw error;
+  }
 }

@@ -123,16 +123,14 @@ export function priorCloud(
 }
 
 /**
- * Lower Cholesky factor of the weighted covariance of the cloud (weights e^{logW}, any scale). A
- * singular covariance (collapsed cloud, fewer distinct particles than dimensions) gets a jitter of
- * 10⁻⁸ · mean variance on the diagonal, growing tenfold until the factorisation succeeds.
+ * Writes the weighted mean of the cloud (weights e^{logW}, any scale) into `mean` and returns the
+ * largest log weight and the sum of the weights relative to it, which the covariance passes reuse.
  */
-export function cloudCholesky(
+function cloudMean(
   cloud: ParticleCloud,
   logW: Float64Array,
-  out: Float64Array,
   mean: Float64Array,
-): void {
+): { max: number; total: number } {
   const { n, dim: d, positions } = cloud;
   let max = Number.NEGATIVE_INFINITY;
   for (let i = 0; i < n; i++) if (logW[i] > max) max = logW[i];
@@ -144,6 +142,22 @@ export function cloudCholesky(
     for (let j = 0; j < d; j++) mean[j] += w * positions[i * d + j];
   }
   for (let j = 0; j < d; j++) mean[j] /= total;
+  return { max, total };
+}
+
+/**
+ * Lower Cholesky factor of the weighted covariance of the cloud (weights e^{logW}, any scale). A
+ * singular covariance (collapsed cloud, fewer distinct particles than dimensions) gets a jitter of
+ * 10⁻⁸ · mean variance on the diagonal, growing tenfold until the factorisation succeeds.
+ */
+export function cloudCholesky(
+  cloud: ParticleCloud,
+  logW: Float64Array,
+  out: Float64Array,
+  mean: Float64Array,
+): void {
+  const { n, dim: d, positions } = cloud;
+  const { max, total } = cloudMean(cloud, logW, mean);
   out.fill(0);
   let sumW2 = 0;
   for (let i = 0; i < n; i++) {
@@ -347,18 +361,9 @@ export function cloudVariance(
   mean: Float64Array,
 ): void {
   const { n, dim: d, positions } = cloud;
-  let max = Number.NEGATIVE_INFINITY;
-  for (let i = 0; i < n; i++) if (logW[i] > max) max = logW[i];
-  let total = 0;
+  const { max, total } = cloudMean(cloud, logW, mean);
   let sumW2 = 0;
-  mean.fill(0);
   out.fill(0);
-  for (let i = 0; i < n; i++) {
-    const w = Math.exp(logW[i] - max);
-    total += w;
-    for (let j = 0; j < d; j++) mean[j] += w * positions[i * d + j];
-  }
-  for (let j = 0; j < d; j++) mean[j] /= total;
   for (let i = 0; i < n; i++) {
     const w = Math.exp(logW[i] - max) / total;
     sumW2 += w * w;

@@ -58,11 +58,30 @@ export function expectMoments(
   checkVariance: boolean,
 ): void {
   const xs = new Float64Array(n);
+  for (let i = 0; i < n; i++) xs[i] = sample(rng);
+  const { mean, variance: m2, seVariance } = moments(xs);
+  // The exact variance gives the mean's standard error; the sample fourth moment the variance's.
+  expect(Math.abs(mean - exact.mean)).toBeLessThan(4 * Math.sqrt(exact.variance / n));
+  if (checkVariance) expect(Math.abs(m2 - exact.variance)).toBeLessThan(4 * seVariance);
+}
+
+/**
+ * Quadrature tolerance. Simpson's rule on these smooth, transformed integrands with 20 000 intervals
+ * has error O(h⁴) ≈ 1e-12 relative; the truncated tails carry well under 1e-7. A density with a wrong
+ * normalising constant misses by far more than 1e-6.
+ */
+export const QUADRATURE_TOL = 1e-6;
+
+/** Sample mean and variance, with the mean's standard error √(s²/n) and the variance's √((m4 − s⁴)/n). */
+export function moments(xs: ArrayLike<number>): {
+  mean: number;
+  variance: number;
+  seMean: number;
+  seVariance: number;
+} {
+  const n = xs.length;
   let mean = 0;
-  for (let i = 0; i < n; i++) {
-    xs[i] = sample(rng);
-    mean += xs[i];
-  }
+  for (let i = 0; i < n; i++) mean += xs[i];
   mean /= n;
   let m2 = 0;
   let m4 = 0;
@@ -73,14 +92,5 @@ export function expectMoments(
   }
   m2 /= n;
   m4 /= n;
-  // The exact variance gives the mean's standard error; the sample fourth moment the variance's.
-  expect(Math.abs(mean - exact.mean)).toBeLessThan(4 * Math.sqrt(exact.variance / n));
-  if (checkVariance) expect(Math.abs(m2 - exact.variance)).toBeLessThan(4 * Math.sqrt((m4 - m2 * m2) / n));
+  return { mean, variance: m2, seMean: Math.sqrt(m2 / n), seVariance: Math.sqrt((m4 - m2 * m2) / n) };
 }
-
-/**
- * Quadrature tolerance. Simpson's rule on these smooth, transformed integrands with 20 000 intervals
- * has error O(h⁴) ≈ 1e-12 relative; the truncated tails carry well under 1e-7. A density with a wrong
- * normalising constant misses by far more than 1e-6.
- */
-export const QUADRATURE_TOL = 1e-6;

@@ -15,29 +15,7 @@ import {
   studentT,
   uniformRange,
 } from "../../src/random/variates.js";
-
-/** Sample mean and variance, with the mean's standard error √(s²/n) and the variance's √((m4 − s⁴)/n). */
-function moments(xs: ArrayLike<number>): {
-  mean: number;
-  variance: number;
-  seMean: number;
-  seVariance: number;
-} {
-  const n = xs.length;
-  let mean = 0;
-  for (let i = 0; i < n; i++) mean += xs[i];
-  mean /= n;
-  let m2 = 0;
-  let m4 = 0;
-  for (let i = 0; i < n; i++) {
-    const d = xs[i] - mean;
-    m2 += d * d;
-    m4 += d * d * d * d;
-  }
-  m2 /= n;
-  m4 /= n;
-  return { mean, variance: m2, seMean: Math.sqrt(m2 / n), seVariance: Math.sqrt((m4 - m2 * m2) / n) };
-}
+import { moments } from "../distributions/support.js";
 
 describe("Rng.gamma with tiny shapes", () => {
   it.each([0.05, 1e-3])("has mean = shape = variance for shape %s", (shape) => {

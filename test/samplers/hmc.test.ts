@@ -6,28 +6,7 @@ import { createRng } from "../../src/random/rng.js";
 import { buildHmcKernel } from "../../src/samplers/hmc.js";
 import { mclachlan } from "../../src/samplers/integrators.js";
 import { runChain } from "../../src/samplers/run.js";
-import { failures, gaussianTarget, momentChecks } from "./targets.js";
-
-const diag = (v: number[]) => {
-  const d = v.length;
-  const m = new Float64Array(d * d);
-  v.forEach((x, i) => {
-    m[i * d + i] = x;
-  });
-  return m;
-};
-
-function oneDim(f: (x: number) => [number, number]): LogDensity {
-  return {
-    dim: 1,
-    logDensity: (x) => f(x[0])[0],
-    gradLogDensity: (x, g) => {
-      const [v, d] = f(x[0]);
-      g[0] = d;
-      return v;
-    },
-  };
-}
+import { diag, failures, gaussianTarget, momentChecks, oneDim } from "./targets.js";
 
 describe("buildHmcKernel", () => {
   it("samples a badly scaled 3-d normal with the adapted step size and mass matrix", () => {

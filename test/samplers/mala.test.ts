@@ -4,29 +4,7 @@ import type { LogDensity } from "../../src/model/model.js";
 import { createRng } from "../../src/random/rng.js";
 import { buildMalaKernel } from "../../src/samplers/mala.js";
 import { runChain } from "../../src/samplers/run.js";
-import { failures, gaussianTarget, momentChecks } from "./targets.js";
-
-const diag = (v: number[]) => {
-  const d = v.length;
-  const m = new Float64Array(d * d);
-  v.forEach((x, i) => {
-    m[i * d + i] = x;
-  });
-  return m;
-};
-
-/** A 1-d log density with a gradient, from a function of x returning [log π, d log π / dx]. */
-function oneDim(f: (x: number) => [number, number]): LogDensity {
-  return {
-    dim: 1,
-    logDensity: (x) => f(x[0])[0],
-    gradLogDensity: (x, g) => {
-      const [v, d] = f(x[0]);
-      g[0] = d;
-      return v;
-    },
-  };
-}
+import { diag, failures, gaussianTarget, momentChecks, oneDim } from "./targets.js";
 
 describe("buildMalaKernel", () => {
   it("samples a correlated 2-d normal (mean and variance within 4 MCSE)", () => {

@@ -4,16 +4,7 @@ import type { LogDensity } from "../../src/model/model.js";
 import { createRng } from "../../src/random/rng.js";
 import { buildRandomWalkKernel } from "../../src/samplers/random-walk.js";
 import { runChain } from "../../src/samplers/run.js";
-import { failures, gaussianTarget, momentChecks } from "./targets.js";
-
-const diag = (v: number[]) => {
-  const d = v.length;
-  const m = new Float64Array(d * d);
-  v.forEach((x, i) => {
-    m[i * d + i] = x;
-  });
-  return m;
-};
+import { diag, failures, gaussianTarget, momentChecks } from "./targets.js";
 
 /** Mean and standard error, over seeds, of the sampling-phase acceptance rate. */
 function acceptanceOverSeeds(target: LogDensity, seeds: number): { mean: number; se: number } {

@@ -186,3 +186,26 @@ export function momentChecks(
 export function failures(checks: readonly MomentCheck[], limit = 4): MomentCheck[] {
   return checks.filter((c) => !(Math.abs(c.meanZ) < limit && Math.abs(c.varianceZ) < limit));
 }
+
+/** A d × d diagonal matrix, row-major. */
+export function diag(v: number[]): Float64Array {
+  const d = v.length;
+  const m = new Float64Array(d * d);
+  v.forEach((x, i) => {
+    m[i * d + i] = x;
+  });
+  return m;
+}
+
+/** A 1-d log density with a gradient, from a function of x returning [log π, d log π / dx]. */
+export function oneDim(f: (x: number) => [number, number]): LogDensity {
+  return {
+    dim: 1,
+    logDensity: (x) => f(x[0])[0],
+    gradLogDensity: (x, g) => {
+      const [v, d] = f(x[0]);
+      g[0] = d;
+      return v;
+    },
+  };
+}
