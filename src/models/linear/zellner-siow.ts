@@ -121,9 +121,67 @@ class LogIntegrand {
     );
   }
 
-  /** d/du of {@link value}: a·g/(1+g) − b·gc/(1+gc) − ½ + s/g, with the logistic σ(x) = 1/(1 + e^(−x)). */
-  derivative(u: number): number {
-    return this.a * logistic(u) - this.b * logistic(u + this.logC) - 0.5 + this.s * Math.exp(-u);
+  /** d²/du² of {@link value}: a·σ'(u) − b·σ'(u + log c) − s/g, with σ' = σ(1 − σ) of the logistic σ. */
+  secondDerivative(u: number): number {
+    const p = logistic(u);
+    const q = logistic(u + this.logC);
+    return this.a * p * (1 - p) - this.b * q * (1 - q) - this.s * Math.exp(-u);
+  }
+
+  /**
+   * Every g > 0 where d/du {@link value} = a·g/(1+g) − b·cg/(1+cg) − ½ + s/g vanishes. Multiplied by
+   * g(1 + g)(1 + cg) > 0 it is the cubic P(g) = c₃g³ + c₂g² + c₁g + c₀ with c₃ = c(a − b − ½) < 0 and
+   * c₀ = s > 0; its positive roots are found by bracketed Newton on the (at most three) intervals
+   * where P is monotone.
+   */
+  stationaryPoints(): number[] {
+    const c = Math.exp(this.logC);
+    const c3 = c * (this.a - this.b - 0.5);
+    const c2 = this.a - this.b * c - 0.5 * (1 + c) + this.s * c;
+    const c1 = this.s * (1 + c) - 0.5;
+    const c0 = this.s;
+    // Cauchy's bound on the roots, and the roots of P' = 3c₃g² + 2c₂g + c₁ that split (0, bound).
+    const bound = 1 + Math.max(Math.abs(c2), Math.abs(c1), Math.abs(c0)) / Math.abs(c3);
+    const ends = [0];
+    const disc = c2 * c2 - 3 * c3 * c1;
+    if (disc > 0) {
+      const sq = Math.sqrt(disc);
+      // Both roots of the quadratic without cancellation: q = −(c₂ + sign(c₂)√disc).
+      const qq = -(c2 + (c2 >= 0 ? sq : -sq));
+      for (const r of [qq / (3 * c3), c1 / qq]) if (r > 0 && r < bound) ends.push(r);
+    }
+    ends.push(bound);
+    ends.sort((x, y) => x - y);
+    const poly = (g: number) => ((c3 * g + c2) * g + c1) * g + c0;
+    const slope = (g: number) => (3 * c3 * g + 2 * c2) * g + c1;
+    const roots: number[] = [];
+    for (let i = 0; i + 1 < ends.length; i++) {
+      let lo = ends[i];
+      let hi = ends[i + 1];
+      let pLo = poly(lo);
+      const pHi = poly(hi);
+      if (pLo === 0 && lo > 0) roots.push(lo);
+      if (!(pLo * pHi < 0)) continue;
+      let g = 0.5 * (lo + hi);
+      for (let it = 0; it < 200; it++) {
+        const pg = poly(g);
+        if (pg === 0) break;
+        if (pg * pLo > 0) {
+          lo = g;
+          pLo = pg;
+        } else hi = g;
+        const next = g - pg / slope(g);
+        // Newton inside the bracket, else bisection; stop at machine precision.
+        const candidate = next > lo && next < hi ? next : 0.5 * (lo + hi);
+        if (Math.abs(candidate - g) <= 1e-15 * g) {
+          g = candidate;
+          break;
+        }
+        g = candidate;
+      }
+      roots.push(g);
+    }
+    return roots;
   }
 
   /**
@@ -174,48 +232,35 @@ export function zellnerSiowBayesFactor(
   const { rScale, relTol } = fillOptions(options);
   const f = new LogIntegrand(r2, n, k, rScale);
 
-  // 1. A stationary point of the log integrand: f' → +∞ as u → −∞ (the prior's e^(−s/g)) and
-  //    f' → −(k + 1)/2 as u → +∞, so bracket a sign change and bisect.
-  let lo = Math.log(f.s) - 1;
-  while (!(f.derivative(lo) > 0)) lo -= 4;
-  let hi = lo + 4;
-  while (!(f.derivative(hi) < 0)) hi += 4;
-  let mode = bisectDerivative(f, lo, hi);
-  let peak = f.value(mode);
+  // 1. The highest stationary point of the log integrand. Multiplied by g(1 + g)(1 + cg) > 0, the
+  //    stationarity equation is a cubic in g (Liang et al. eq. A.3), so there are one or three
+  //    stationary points and all of them are found without scanning.
+  let mode = Number.NaN;
+  let peak = Number.NEGATIVE_INFINITY;
+  for (const g of f.stationaryPoints()) {
+    const u = Math.log(g);
+    const v = f.value(u);
+    if (v > peak) {
+      peak = v;
+      mode = u;
+    }
+  }
+  if (!Number.isFinite(peak)) {
+    throw new OccamError(
+      "internal",
+      `zellnerSiowBayesFactor: no peak of the integrand over g was found (R² = ${r2}, n = ${n}, k = ${k}); please report this.`,
+    );
+  }
 
   // 2. The interval outside which the integrand is below e^(peak − TAIL_DROP), from the bounds.
-  let [left, right] = integrationRange(f, peak);
+  const [left, right] = integrationRange(f, peak);
 
-  // 3. Guard against a second, higher mode (the stationarity equation is a cubic in g, Liang et al.
-  //    eq. A.3): scan the interval and move to any higher local maximum.
-  const scan = 256;
-  const step = (right - left) / scan;
-  let previous = f.derivative(left);
-  for (let i = 1; i <= scan; i++) {
-    const u = left + i * step;
-    const d = f.derivative(u);
-    if (previous > 0 && d <= 0) {
-      const m = bisectDerivative(f, u - step, u);
-      const v = f.value(m);
-      if (v > peak) {
-        peak = v;
-        mode = m;
-      }
-    }
-    previous = d;
-  }
-  [left, right] = integrationRange(f, peak);
-
-  // 4. Globally adaptive Gauss–Kronrod on [left, right] of exp(f(u) − peak), starting from panels
-  //    about one unit of u wide (the peak's width in u is O(1/√k) or wider).
-  const panels = Math.min(64, Math.max(8, Math.ceil(right - left)));
-  const { integral, error } = adaptiveGaussKronrod(
-    (u) => Math.exp(f.value(u) - peak),
-    left,
-    right,
-    panels,
-    relTol,
-  );
+  // 3. Globally adaptive Gauss–Kronrod on [left, right] of exp(f(u) − peak), starting from panels
+  //    scaled by the peak's width (from the curvature) and widening geometrically into the tails, so
+  //    the long exponential right tail costs a few panels rather than one per unit of u.
+  const width = 1 / Math.sqrt(Math.max(-f.secondDerivative(mode), 1e-300));
+  const breaks = panelBreaks(left, right, mode, width);
+  const { integral, error } = adaptiveGaussKronrod((u) => Math.exp(f.value(u) - peak), breaks, relTol);
   if (!(integral > 0 && Number.isFinite(integral))) {
     throw new OccamError(
       "internal",
@@ -238,17 +283,6 @@ export function zellnerSiowLogBayesFactor(
   options: ZellnerSiowOptions = {},
 ): number {
   return zellnerSiowBayesFactor(r2, n, k, options).logBF;
-}
-
-function bisectDerivative(f: LogIntegrand, lo: number, hi: number): number {
-  // f'(lo) > 0 ≥ f'(hi): plain bisection to machine precision (≤ ~60 halvings of an O(10) bracket);
-  // robust where Newton could overshoot on the exponential prior term.
-  for (let i = 0; i < 200 && hi - lo > 1e-12 * Math.max(1, Math.abs(lo)); i++) {
-    const mid = 0.5 * (lo + hi);
-    if (f.derivative(mid) > 0) lo = mid;
-    else hi = mid;
-  }
-  return 0.5 * (lo + hi);
 }
 
 function integrationRange(f: LogIntegrand, peak: number): [number, number] {
@@ -276,28 +310,47 @@ function integrationRange(f: LogIntegrand, peak: number): [number, number] {
 }
 
 /**
- * Globally adaptive Gauss–Kronrod 7–15 integration of a smooth h on [a, b], starting from `panels`
- * equal panels and bisecting the panel with the largest error estimate |K15 − G7| until the summed
+ * Panel ends on [left, right]: mode ± width·{0, 1, 2, 4, 8, …}, doubling into each tail, clipped to the
+ * interval, so the peak gets panels of its own width and the tails a few geometrically wider ones.
+ */
+function panelBreaks(left: number, right: number, mode: number, width: number): number[] {
+  const centre = Math.min(Math.max(mode, left), right);
+  const below: number[] = [];
+  for (let d = width; centre - d > left; d *= 2) below.push(centre - d);
+  const above: number[] = [];
+  for (let d = width; centre + d < right; d *= 2) above.push(centre + d);
+  const breaks = [left, ...below.reverse(), centre, ...above, right];
+  return breaks.filter((x, i) => i === 0 || x > breaks[i - 1]);
+}
+
+const MAX_PANELS = 4000;
+/**
+ * Scratch for the panels of {@link adaptiveGaussKronrod}, shared by every call (the code is
+ * synchronous): allocating it per call made garbage collection a fifth of the all-subsets time.
+ */
+const PANELS = {
+  lo: new Float64Array(MAX_PANELS),
+  hi: new Float64Array(MAX_PANELS),
+  val: new Float64Array(MAX_PANELS),
+  err: new Float64Array(MAX_PANELS),
+  out: new Float64Array(2),
+};
+
+/**
+ * Globally adaptive Gauss–Kronrod 7–15 integration of a smooth h over the panels between consecutive
+ * `breaks` (increasing), bisecting the panel with the largest error estimate |K15 − G7| until the summed
  * estimate is below relTol · |integral|.
  */
 function adaptiveGaussKronrod(
   h: (x: number) => number,
-  a: number,
-  b: number,
-  panels: number,
+  breaks: readonly number[],
   relTol: number,
 ): { integral: number; error: number } {
-  const maxPanels = 4000;
-  const lo = new Float64Array(maxPanels);
-  const hi = new Float64Array(maxPanels);
-  const val = new Float64Array(maxPanels);
-  const err = new Float64Array(maxPanels);
-  const out = new Float64Array(2);
+  const { lo, hi, val, err, out } = PANELS;
   let count = 0;
-  const width = (b - a) / panels;
-  for (let i = 0; i < panels; i++) {
-    const x0 = a + i * width;
-    const x1 = i === panels - 1 ? b : x0 + width;
+  for (let i = 0; i + 1 < breaks.length; i++) {
+    const x0 = breaks[i];
+    const x1 = breaks[i + 1];
     gk15(h, x0, x1, out);
     lo[count] = x0;
     hi[count] = x1;
@@ -315,7 +368,7 @@ function adaptiveGaussKronrod(
       if (err[i] > err[worst]) worst = i;
     }
     if (error <= relTol * Math.abs(integral)) return { integral, error };
-    if (count + 1 >= maxPanels || !Number.isFinite(integral)) {
+    if (count + 1 >= MAX_PANELS || !Number.isFinite(integral)) {
       throw new OccamError(
         "internal",
         `zellnerSiowBayesFactor: the quadrature did not reach relative accuracy ${relTol} (estimate ${integral}, error ${error}); loosen relTol or report this.`,

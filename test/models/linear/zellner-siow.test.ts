@@ -122,6 +122,10 @@ describe("zellnerSiowBayesFactor against a brute-force integral", () => {
     [0.5, 3, 1, 0.1],
     [0.05, 500, 30, 2],
     [0.9, 40, 38, ZELLNER_SIOW_MEDIUM_SCALE],
+    // Small r with a good fit: the integrand over log g has two peaks (three stationary points).
+    [0.9, 5, 1, 0.05],
+    [0.5, 10, 1, 0.05],
+    [0.99, 5, 2, 0.01],
   ];
   for (const [r2, n, k, r] of cases) {
     it(`R² = ${r2}, n = ${n}, k = ${k}, r = ${r.toFixed(4)}: agrees with Simpson on a fine grid to 1e-9`, () => {
