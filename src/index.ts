@@ -86,6 +86,9 @@ export {
 export { type GaussianMeanModel, gaussianMeanModel } from "./models/gaussian-mean/index.js";
 export {
   gPriorLogBayesFactor,
+  type IndependentPrecisionModel,
+  type IndependentPrecisionOptions,
+  independentPrecisionRegression,
   type NigRegressionModel,
   type NigRegressionOptions,
   nigRegression,
