@@ -1,8 +1,16 @@
 import { type Command, InvalidArgumentError, Option } from "commander";
 import { numericTable, readCsv } from "../data/csv.js";
-import { compareLinearModels, type LinearComparison } from "../selection/linear.js";
+import {
+  compareLinearModels,
+  DEFAULT_MCMC_STEPS,
+  LINEAR_ESTIMATORS,
+  type LinearComparison,
+  type LinearEstimator,
+  MAX_ESTIMATED_MODELS,
+} from "../selection/linear.js";
 import type { Io } from "./io.js";
 import { checkedJson } from "./json.js";
+import { parseSeed } from "./reproduce.js";
 import { formatNumber, formatTable } from "./table.js";
 
 function positiveNumber(name: string) {
@@ -44,9 +52,17 @@ interface CompareFlags {
   modelPrior: "uniform" | "uniform-size";
   top?: number;
   json?: boolean;
+  estimator: LinearEstimator;
+  samples?: number;
+  folds?: number;
+  seed: number;
+  mcmcSteps?: number;
 }
 
-/** `occam compare DATA.csv --target COL …`: which inputs explain the target, by exact evidence. */
+/**
+ * `occam compare DATA.csv --target COL …`: which inputs explain the target, by exact evidence (or an
+ * estimator's, with --estimator), enumerating subsets, or sampling them by MCMC when there are too many.
+ */
 export function registerCompare(program: Command, io: Io): void {
   program
     .command("compare")
@@ -78,6 +94,31 @@ export function registerCompare(program: Command, io: Io): void {
         .default("uniform"),
     )
     .addOption(new Option("--top <K>", "list only the best K models").argParser(wholeNumber("--top")))
+    .addOption(
+      new Option(
+        "--estimator <name>",
+        `how each log evidence is computed (not exact: NIG only, at most ${MAX_ESTIMATED_MODELS} models at the default --samples)`,
+      )
+        .choices([...LINEAR_ESTIMATORS])
+        .default("exact"),
+    )
+    .addOption(
+      new Option(
+        "--samples <N>",
+        "sample size of a sampled estimator: posterior draws (importance, bridge; default 4000), draws per " +
+          "temperature (stepping-stone, path; 500), particles (ais, smc; 200), draws per fold (cv; 1000)",
+      ).argParser(wholeNumber("--samples")),
+    )
+    .addOption(
+      new Option("--folds <G>", "folds of the cv estimator (default 5)").argParser(wholeNumber("--folds")),
+    )
+    .addOption(new Option("--seed <S>", "random seed").argParser(parseSeed).default(1))
+    .addOption(
+      new Option(
+        "--mcmc-steps <N>",
+        `MCMC steps over subsets when there are too many inputs to enumerate (default ${DEFAULT_MCMC_STEPS})`,
+      ).argParser(wholeNumber("--mcmc-steps")),
+    )
     .option("--json", "print one JSON document instead of tables")
     .action((path: string, flags: CompareFlags) => {
       const inputs = flags.inputs?.split(",").map((s) => s.trim());
@@ -93,7 +134,17 @@ export function registerCompare(program: Command, io: Io): void {
         subsets: flags.subsets,
         modelPrior: flags.modelPrior,
         top: flags.top ?? (flags.json ? undefined : 10),
+        estimator: flags.estimator,
+        samples: flags.samples,
+        folds: flags.folds,
+        seed: flags.seed,
+        mcmcSteps: flags.mcmcSteps,
+        // Progress goes to stderr, one overwritten line, and only on a terminal.
+        onProgress: io.interactive
+          ? (done, total) => io.stderr(`\r\x1b[2K${flags.estimator}: model ${done} of ${total}`)
+          : undefined,
       });
+      if (io.interactive && flags.estimator !== "exact") io.stderr("\r\x1b[2K");
       io.stdout(flags.json ? `${checkedJson(result)}\n` : `${formatComparison(result, data.targetName)}\n`);
     });
 }
@@ -103,16 +154,19 @@ function formatComparison(result: LinearComparison, target: string): string {
     result.prior.name === "nig"
       ? `Normal–Inverse-Gamma (v = ${result.prior.v}, a = ${result.prior.a}, b = ${result.prior.b})`
       : `Zellner–Siow (r = ${formatNumber(result.prior.r, 4)})`;
+  const estimated = result.estimator !== "exact";
   const models = formatTable(
     [
       { header: "inputs", align: "left" },
       { header: result.prior.name === "nig" ? "log evidence" : "log BF" },
+      ...(estimated ? [{ header: "std. error" }] : []),
       { header: "log BF vs intercept only" },
       { header: "probability" },
     ],
     result.models.map((m) => [
       m.inputs.length > 0 ? m.inputs.join(", ") : "(none)",
       m.logEvidence === null ? formatNumber(m.logBayesFactor, 6) : formatNumber(m.logEvidence, 6),
+      ...(estimated ? [formatNumber(m.stdErr, 2)] : []),
       formatNumber(m.logBayesFactor, 4),
       formatNumber(m.posteriorProbability, 3),
     ]),
@@ -123,9 +177,32 @@ function formatComparison(result: LinearComparison, target: string): string {
       .sort((x, y) => y[1] - x[1])
       .map(([name, pr]) => [name, formatNumber(pr, 3)]),
   );
+  const p = result.inputs.length;
+  const how = estimated
+    ? [
+        `log evidences estimated by ${result.estimator} (seed ${result.settings?.seed}` +
+          `${result.settings?.samples === undefined ? "" : `, ${result.settings.samples} samples`}` +
+          `${result.settings?.folds === undefined ? "" : `, ${result.settings.folds} folds`}); probabilities use the estimates`,
+        ...(result.agreement === undefined
+          ? []
+          : [
+              `against the exact evidences: largest error ${formatNumber(result.agreement.maxAbsError, 3)} nats; ` +
+                `${result.agreement.beyondFourStdErr} of ${result.modelCount} estimates beyond 4 std. errors`,
+            ]),
+      ]
+    : [];
+  const search = result.mcmc
+    ? [
+        `${p} inputs: too many to enumerate 2^${p} models; sampled subsets by MCMC (${result.mcmc.steps} steps, ` +
+          `${result.mcmc.distinctModels} distinct models visited, seed ${result.settings?.seed}); probabilities are ` +
+          `exact evidences renormalised over the visited models (visit frequencies differ by ${formatNumber(result.mcmc.frequencyDiscrepancy, 2)} in total variation)`,
+      ]
+    : [];
   return [
-    `${target} on ${result.inputs.length} inputs, ${result.n} rows, ${result.modelCount} models; prior ${prior}` +
+    `${target} on ${p} inputs, ${result.n} rows, ${result.modelCount} models; prior ${prior}` +
       `${result.intercept ? ", intercept in every model" : ", no intercept"}${result.standardized ? ", inputs standardised" : ""}`,
+    ...search,
+    ...how,
     "",
     models,
     "",

@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import type { Io } from "../../src/cli/io.js";
 import { main } from "../../src/cli/program.js";
+import { linearRegressionData } from "../../src/data/generators/linear.js";
 
 async function run(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   let stdout = "";
@@ -110,10 +111,107 @@ describe("occam compare", () => {
       /intercept/,
     ],
     ["no --target", [good], /required option '--target/],
+    ["unknown estimator", [good, "--target", "y", "--estimator", "guess"], /--estimator.*guess.*exact/],
+    [
+      "sampled estimator under Zellner–Siow",
+      [good, "--target", "y", "--prior", "zellner-siow", "--estimator", "bridge"],
+      /Zellner–Siow prior gives only exact Bayes factors/,
+    ],
+    ["--samples with exact", [good, "--target", "y", "--samples", "100"], /--samples applies only/],
+    [
+      "--samples not a number",
+      [good, "--target", "y", "--estimator", "ais", "--samples", "many"],
+      /--samples/,
+    ],
+    [
+      "--folds without cv",
+      [good, "--target", "y", "--estimator", "bridge", "--folds", "3"],
+      /--folds applies only/,
+    ],
+    ["--folds 1", [good, "--target", "y", "--estimator", "cv", "--folds", "1"], /--folds must be/],
+    ["bad --seed", [good, "--target", "y", "--seed", "-1"], /seed must be an integer/],
+    [
+      "too much sampling",
+      [good, "--target", "y", "--estimator", "smc", "--samples", "5000"],
+      /too slow \(limit 5 models at that sample size\); narrow with --subsets max=K or --inputs/,
+    ],
+    [
+      "--mcmc-steps with few inputs",
+      [good, "--target", "y", "--mcmc-steps", "100"],
+      /--mcmc-steps applies only/,
+    ],
   ])("%s: exit 2, a clear message, nothing on stdout", async (_name, args, message) => {
     const { code, stdout, stderr } = await run(["compare", ...args]);
     expect(code).toBe(2);
     expect(stdout).toBe("");
     expect(stderr).toMatch(message);
+    // One line of message (commander's usage errors add program.ts's "(run with --help for usage)" hint).
+    const lines = stderr.trimEnd().split("\n");
+    expect(lines.filter((line) => line !== "(run with --help for usage)")).toHaveLength(1);
+  });
+
+  it("estimates each model's evidence with --estimator, --samples and --seed", async () => {
+    const args = ["compare", good, "--target", "y", "--subsets", "max=1", "--v", "10", "--b", "0.1"];
+    const sampled = ["--estimator", "bridge", "--samples", "400", "--seed", "9"];
+    const { code, stdout, stderr } = await run([...args, ...sampled, "--json"]);
+    expect(code).toBe(0);
+    expect(stderr).toBe("");
+    const doc = JSON.parse(stdout);
+    expect(doc.estimator).toBe("bridge");
+    expect(doc.search).toBe("enumerated");
+    expect(doc.settings).toEqual({ seed: 9, samples: 400 });
+    expect(doc.models).toHaveLength(4);
+    for (const model of doc.models) {
+      expect(Object.keys(model)).toEqual([
+        "inputs",
+        "logEvidence",
+        "stdErr",
+        "exactLogEvidence",
+        "logBayesFactor",
+        "posteriorProbability",
+      ]);
+      expect(model.stdErr).toBeGreaterThan(0);
+      expect(Math.abs(model.logEvidence - model.exactLogEvidence)).toBeLessThan(4 * model.stdErr);
+    }
+    const again = JSON.parse((await run([...args, ...sampled, "--json"])).stdout);
+    expect(again.models.map((m: { logEvidence: number }) => m.logEvidence)).toEqual(
+      doc.models.map((m: { logEvidence: number }) => m.logEvidence),
+    );
+    const table = await run([...args, "--estimator", "cv", "--folds", "3", "--samples", "200"]);
+    expect(table.code).toBe(0);
+    expect(table.stdout).toMatch(/log evidence +std\. error/);
+    expect(table.stdout).toMatch(/estimated by cv \(seed 1, 200 samples, 3 folds\)/);
+    expect(table.stdout).toMatch(
+      /against the exact evidences: largest error \S+ nats; \d of 4 estimates beyond 4 std\. errors/,
+    );
+    const exact = await run(args);
+    expect(exact.stdout).not.toMatch(/std\. error/);
+  });
+
+  it("samples subsets by MCMC when there are too many inputs to enumerate, and says so", async () => {
+    const p = 29;
+    const weights = Array.from({ length: p }, (_, j) => (j === 0 ? 1 : j === 1 ? -1 : 0));
+    const sim = linearRegressionData({ n: 80, p, weights, noiseSd: 1, seed: 4 });
+    const header = [...Array.from({ length: p }, (_, j) => `x${j}`), "y"].join(",");
+    const rows = Array.from({ length: 80 }, (_, i) =>
+      [...Array.from(sim.X.subarray(i * p, (i + 1) * p)), sim.y[i]].join(","),
+    );
+    const wide = csv("wide.csv", `${header}\n${rows.join("\n")}\n`);
+    const table = await run(["compare", wide, "--target", "y", "--mcmc-steps", "3000", "--seed", "5"]);
+    expect(table.code).toBe(0);
+    expect(table.stdout).toMatch(
+      /29 inputs: too many to enumerate 2\^29 models; sampled subsets by MCMC \(3000 steps, \d+ distinct models visited/,
+    );
+    expect(table.stdout).toMatch(/median-probability model: x0, x1\n?$/);
+    const doc = JSON.parse(
+      (await run(["compare", wide, "--target", "y", "--mcmc-steps", "3000", "--seed", "5", "--json"])).stdout,
+    );
+    expect(doc.search).toBe("mcmc");
+    expect(doc.mcmc.steps).toBe(3000);
+    expect(doc.models).toHaveLength(doc.mcmc.distinctModels);
+    const bridge = await run(["compare", wide, "--target", "y", "--estimator", "bridge"]);
+    expect(bridge.code).toBe(2);
+    expect(bridge.stdout).toBe("");
+    expect(bridge.stderr).toMatch(/too many to enumerate.*--subsets max=K/);
   });
 });

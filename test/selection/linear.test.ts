@@ -1,9 +1,11 @@
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { numericTable, parseCsv } from "../../src/data/csv.js";
 import { linearRegressionData } from "../../src/data/generators/linear.js";
+import { estimateEvidence } from "../../src/evidence/estimate.js";
 import { nigRegression } from "../../src/models/linear/nig.js";
 import { rSquared, zellnerSiowLogBayesFactor } from "../../src/models/linear/zellner-siow.js";
-import { compareLinearModels } from "../../src/selection/linear.js";
+import { compareLinearModels, subsetSeed } from "../../src/selection/linear.js";
 
 const n = 80;
 const p = 4;
@@ -89,5 +91,168 @@ describe("compareLinearModels", () => {
 
   it("refuses Zellner–Siow without an intercept", () => {
     expect(() => compareLinearModels(data, { prior: "zellner-siow", intercept: false })).toThrow(/intercept/);
+  });
+});
+
+describe("compareLinearModels with a sampled estimator", () => {
+  // A small problem: 30 rows, two inputs, subsets of at most one input (three models), a prior with
+  // v = 10 on unit-scale inputs. (Under v = 10⁴ the default 32-rung ladder of path sampling carries a
+  // discretisation bias that its stdErr does not include; that is path sampling's matter, not this wiring's.)
+  const small = linearRegressionData({ n: 30, p: 2, weights: [1, 0.3], noiseSd: 1, seed: 11 });
+  const smallData = { X: small.X, y: small.y, n: 30, p: 2, inputNames: ["u", "w"], targetName: "y" };
+  const prior = { v: 10, a: 2, b: 2, subsets: { max: 1 } } as const;
+  const exact = compareLinearModels(smallData, prior);
+  const exactOf = (inputs: string[]) => exact.models.find((m) => m.inputs.join() === inputs.join());
+
+  it.each([
+    ["importance", 1000],
+    ["bridge", 1000],
+    ["stepping-stone", 200],
+    ["path", 200],
+    ["ais", 50],
+    ["smc", 100],
+    ["cv", 400],
+  ] as const)(
+    "%s estimates every model's exact NIG evidence within 4 standard errors",
+    (estimator, samples) => {
+      const result = compareLinearModels(smallData, { ...prior, estimator, samples, seed: 7 });
+      expect(result.estimator).toBe(estimator);
+      expect(result.search).toBe("enumerated");
+      expect(result.settings).toEqual({ seed: 7, samples, ...(estimator === "cv" ? { folds: 5 } : {}) });
+      expect(result.models).toHaveLength(3);
+      for (const row of result.models) {
+        const truth = exactOf(row.inputs)?.logEvidence as number;
+        expect(row.exactLogEvidence).toBe(truth);
+        expect(row.stdErr).toBeGreaterThan(0);
+        expect(Math.abs((row.logEvidence as number) - truth)).toBeLessThan(4 * row.stdErr);
+      }
+      const errors = result.models.map((m) =>
+        Math.abs((m.logEvidence as number) - (m.exactLogEvidence as number)),
+      );
+      expect(result.agreement).toEqual({ maxAbsError: Math.max(...errors), beyondFourStdErr: 0 });
+      // Probabilities and Bayes factors come from the estimates.
+      const base = result.models.find((m) => m.inputs.length === 0);
+      for (const row of result.models) {
+        expect(row.logBayesFactor).toBeCloseTo(
+          (row.logEvidence as number) - (base?.logEvidence as number),
+          10,
+        );
+      }
+      expect(result.models.reduce((s, m) => s + m.posteriorProbability, 0)).toBeCloseTo(1, 12);
+    },
+  );
+
+  it("runs Laplace on each subset's nigRegression model with the subset's own seed", () => {
+    const result = compareLinearModels(smallData, { ...prior, estimator: "laplace", seed: 5 });
+    const row = result.models.find((m) => m.inputs.join() === "u");
+    const X = new Float64Array(30 * 2);
+    for (let i = 0; i < 30; i++) {
+      X[i * 2] = 1;
+      X[i * 2 + 1] = small.X[i * 2];
+    }
+    const model = nigRegression({ X, y: small.y, n: 30, p: 2, v: 10, a: 2, b: 2 });
+    const direct = estimateEvidence(model, { method: "laplace", seed: subsetSeed(5, [0]) });
+    expect(row?.logEvidence).toBe(direct.logZ);
+    expect(row?.stdErr).toBe(0);
+    expect(result.settings).toEqual({ seed: 5 });
+    // An approximation with standard error 0: every inexact value counts as beyond 4 standard errors.
+    expect(result.agreement?.beyondFourStdErr).toBe(3);
+  });
+
+  it("gives a model the same estimate whatever else is compared, and another with another seed", () => {
+    const one = compareLinearModels(smallData, { ...prior, estimator: "bridge", samples: 200, seed: 3 });
+    const all = compareLinearModels(smallData, {
+      v: 10,
+      a: 2,
+      b: 2,
+      estimator: "bridge",
+      samples: 200,
+      seed: 3,
+    });
+    const other = compareLinearModels(smallData, { ...prior, estimator: "bridge", samples: 200, seed: 4 });
+    const pick = (r: typeof one) => r.models.find((m) => m.inputs.join() === "w")?.logEvidence;
+    expect(pick(all)).toBe(pick(one));
+    expect(pick(other)).not.toBe(pick(one));
+  });
+
+  it("derives distinct seeds for distinct subsets and seeds", () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 0, max: 0xffffffff }),
+        fc.uniqueArray(fc.integer({ min: 0, max: 30 }), { maxLength: 6 }),
+        (seed, members) => {
+          const sorted = [...members].sort((x, y) => x - y);
+          const s = subsetSeed(seed, sorted);
+          expect(Number.isInteger(s) && s >= 0 && s <= 0xffffffff).toBe(true);
+          expect(subsetSeed(seed, sorted)).toBe(s);
+          expect(subsetSeed(seed, [...sorted, 31])).not.toBe(s);
+        },
+      ),
+    );
+    expect(subsetSeed(1, [])).not.toBe(subsetSeed(2, []));
+  });
+
+  it("refuses what it cannot do, before any work", () => {
+    expect(() => compareLinearModels(data, { prior: "zellner-siow", estimator: "bridge" })).toThrow(/exact/);
+    expect(() => compareLinearModels(data, { samples: 100 })).toThrow(/--samples applies only/);
+    expect(() => compareLinearModels(data, { estimator: "bridge", folds: 3 })).toThrow(
+      /--folds applies only/,
+    );
+    expect(() => compareLinearModels(data, { estimator: "estimate" as unknown as "bridge" })).toThrow(
+      /unknown estimator/,
+    );
+    // 16 models at 10× the default sample size is 160 default-size models: over the limit of 128.
+    expect(() => compareLinearModels(data, { estimator: "smc", samples: 2000 })).toThrow(
+      /too slow \(limit 12 models at that sample size\).*--subsets max=K/,
+    );
+    expect(() => compareLinearModels(data, { mcmcSteps: 100 })).toThrow(/--mcmc-steps applies only/);
+  });
+});
+
+describe("compareLinearModels with too many inputs to enumerate", () => {
+  const p30 = 30;
+  const weights = new Array<number>(p30).fill(0);
+  weights[3] = 1;
+  weights[11] = -0.7;
+  weights[22] = 0.5;
+  const sim30 = linearRegressionData({ n: 150, p: p30, weights, noiseSd: 1, seed: 21 });
+  const names30 = Array.from({ length: p30 }, (_, j) => `x${j}`);
+  const data30 = { X: sim30.X, y: sim30.y, n: 150, p: p30, inputNames: names30, targetName: "y" };
+
+  it("samples subsets by MCMC and finds the true inputs", () => {
+    const result = compareLinearModels(data30, { seed: 2 });
+    expect(result.search).toBe("mcmc");
+    expect(result.mcmc?.steps).toBe(20000);
+    expect(result.modelCount).toBe(result.mcmc?.distinctModels);
+    expect(result.models).toHaveLength(result.modelCount);
+    for (const j of [3, 11, 22]) expect(result.inclusionProbabilities[`x${j}`]).toBeGreaterThanOrEqual(0.9);
+    const noise = names30.filter((_, j) => ![3, 11, 22].includes(j));
+    for (const name of noise) expect(result.inclusionProbabilities[name]).toBeLessThan(0.2);
+    expect(result.medianModel).toEqual(["x3", "x11", "x22"]);
+    // Renormalised exact evidences: the listed rows' probabilities sum to 1 and follow their evidences.
+    expect(result.models.reduce((s, m) => s + m.posteriorProbability, 0)).toBeCloseTo(1, 10);
+    const [first, second] = result.models;
+    expect(Math.log(first.posteriorProbability / second.posteriorProbability)).toBeCloseTo(
+      (first.logEvidence as number) - (second.logEvidence as number),
+      8,
+    );
+    const empty = compareLinearModels({ ...data30, p: 1, X: new Float64Array(150), inputNames: ["z"] }, {});
+    expect(empty.search).toBe("enumerated");
+  });
+
+  it("samples under Zellner–Siow too, and refuses a sampled estimator", () => {
+    // A uniform prior over 2^30 models expects 15 inputs; "uniform-size" corrects for the multiplicity.
+    const zs = compareLinearModels(data30, {
+      prior: "zellner-siow",
+      modelPrior: "uniform-size",
+      seed: 3,
+      mcmcSteps: 2000,
+      top: 5,
+    });
+    expect(zs.search).toBe("mcmc");
+    expect(zs.models).toHaveLength(5);
+    expect(zs.models[0].logEvidence).toBeNull();
+    expect(zs.models[0].inputs).toEqual(["x3", "x11", "x22"]);
+    expect(() => compareLinearModels(data30, { estimator: "bridge" })).toThrow(/too many to enumerate/);
   });
 });
