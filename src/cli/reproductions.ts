@@ -1,6 +1,8 @@
 import { runEstimatorsExperiment } from "../experiments/estimators.js";
+import { runFabriciusLinearExperiment } from "../experiments/fabricius-linear.js";
 import { runSamplersExperiment } from "../experiments/samplers.js";
 import { formatEstimatorsReport } from "./reports/estimators.js";
+import { formatFabriciusLinearReport } from "./reports/fabricius-linear.js";
 import { formatSamplersReport } from "./reports/samplers.js";
 
 /** What every reproduction takes from the command line. */
@@ -28,4 +30,5 @@ function reproduction<T>(
 export const reproductions: Readonly<Record<string, Reproduction>> = {
   samplers: reproduction(runSamplersExperiment, formatSamplersReport),
   estimators: reproduction(runEstimatorsExperiment, formatEstimatorsReport),
+  "fabricius-linear": reproduction(runFabriciusLinearExperiment, formatFabriciusLinearReport),
 };
