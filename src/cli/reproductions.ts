@@ -1,7 +1,9 @@
 import { runEstimatorsExperiment } from "../experiments/estimators.js";
+import { runEversonExperiment } from "../experiments/everson.js";
 import { runFabriciusLinearExperiment } from "../experiments/fabricius-linear.js";
 import { runSamplersExperiment } from "../experiments/samplers.js";
 import { formatEstimatorsReport } from "./reports/estimators.js";
+import { formatEversonReport } from "./reports/everson.js";
 import { formatFabriciusLinearReport } from "./reports/fabricius-linear.js";
 import { formatSamplersReport } from "./reports/samplers.js";
 
@@ -31,4 +33,5 @@ export const reproductions: Readonly<Record<string, Reproduction>> = {
   samplers: reproduction(runSamplersExperiment, formatSamplersReport),
   estimators: reproduction(runEstimatorsExperiment, formatEstimatorsReport),
   "fabricius-linear": reproduction(runFabriciusLinearExperiment, formatFabriciusLinearReport),
+  everson: reproduction(runEversonExperiment, formatEversonReport),
 };
