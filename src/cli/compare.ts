@@ -4,8 +4,10 @@ import {
   compareLinearModels,
   DEFAULT_MCMC_STEPS,
   LINEAR_ESTIMATORS,
+  LINEAR_PRIORS,
   type LinearComparison,
   type LinearEstimator,
+  type LinearPrior,
   MAX_ESTIMATED_MODELS,
 } from "../selection/linear.js";
 import type { Io } from "./io.js";
@@ -42,17 +44,21 @@ interface CompareFlags {
   target: string;
   inputs?: string;
   subsets: "all" | "none" | { max: number };
-  prior: "nig" | "zellner-siow";
+  prior: LinearPrior;
   v: number;
   a: number;
   b: number;
   r?: number;
+  alpha?: number;
+  beta?: number;
+  alphaW?: number;
+  betaW?: number;
   intercept: boolean;
   standardize?: boolean;
   modelPrior: "uniform" | "uniform-size";
   top?: number;
   json?: boolean;
-  estimator: LinearEstimator;
+  estimator?: LinearEstimator;
   samples?: number;
   folds?: number;
   seed: number;
@@ -75,9 +81,7 @@ export function registerCompare(program: Command, io: Io): void {
         .argParser(parseSubsets)
         .default("all"),
     )
-    .addOption(
-      new Option("--prior <name>", "prior of each model").choices(["nig", "zellner-siow"]).default("nig"),
-    )
+    .addOption(new Option("--prior <name>", "prior of each model").choices([...LINEAR_PRIORS]).default("nig"))
     .addOption(
       new Option("--v <v>", "NIG prior scale of the weights").argParser(positiveNumber("--v")).default(1e4),
     )
@@ -85,6 +89,26 @@ export function registerCompare(program: Command, io: Io): void {
     .addOption(new Option("--b <b>", "NIG inverse-gamma scale").argParser(positiveNumber("--b")).default(1))
     .addOption(
       new Option("--r <r>", "Zellner–Siow prior scale (default √2/4)").argParser(positiveNumber("--r")),
+    )
+    .addOption(
+      new Option("--alpha <α>", "independent: Gamma shape of the noise precision (default 1/2)").argParser(
+        positiveNumber("--alpha"),
+      ),
+    )
+    .addOption(
+      new Option("--beta <β>", "independent: Gamma scale of the noise precision (default 200)").argParser(
+        positiveNumber("--beta"),
+      ),
+    )
+    .addOption(
+      new Option("--alpha-w <α>", "independent: Gamma shape of the weight precision (default 1/4)").argParser(
+        positiveNumber("--alpha-w"),
+      ),
+    )
+    .addOption(
+      new Option("--beta-w <β>", "independent: Gamma scale of the weight precision (default 1600)").argParser(
+        positiveNumber("--beta-w"),
+      ),
     )
     .option("--no-intercept", "leave the intercept out of every model")
     .option("--standardize", "standardise the inputs first (recorded in the output)")
@@ -97,10 +121,9 @@ export function registerCompare(program: Command, io: Io): void {
     .addOption(
       new Option(
         "--estimator <name>",
-        `how each log evidence is computed (not exact: NIG only, at most ${MAX_ESTIMATED_MODELS} models at the default --samples)`,
-      )
-        .choices([...LINEAR_ESTIMATORS])
-        .default("exact"),
+        `how each log evidence is computed (default exact; stepping-stone under --prior independent; ` +
+          `sampled estimators: at most ${MAX_ESTIMATED_MODELS} models at the default --samples)`,
+      ).choices([...LINEAR_ESTIMATORS]),
     )
     .addOption(
       new Option(
@@ -123,12 +146,17 @@ export function registerCompare(program: Command, io: Io): void {
     .action((path: string, flags: CompareFlags) => {
       const inputs = flags.inputs?.split(",").map((s) => s.trim());
       const data = numericTable(readCsv(path), { target: flags.target, inputs });
+      const progressLabel = flags.estimator ?? (flags.prior === "independent" ? "stepping-stone" : "exact");
       const result = compareLinearModels(data, {
         prior: flags.prior,
         v: flags.v,
         a: flags.a,
         b: flags.b,
         r: flags.r,
+        alpha: flags.alpha,
+        beta: flags.beta,
+        alphaW: flags.alphaW,
+        betaW: flags.betaW,
         intercept: flags.intercept,
         standardize: flags.standardize === true,
         subsets: flags.subsets,
@@ -141,24 +169,35 @@ export function registerCompare(program: Command, io: Io): void {
         mcmcSteps: flags.mcmcSteps,
         // Progress goes to stderr, one overwritten line, and only on a terminal.
         onProgress: io.interactive
-          ? (done, total) => io.stderr(`\r\x1b[2K${flags.estimator}: model ${done} of ${total}`)
+          ? (done, total) => io.stderr(`\r\x1b[2K${progressLabel}: model ${done} of ${total}`)
           : undefined,
       });
-      if (io.interactive && flags.estimator !== "exact") io.stderr("\r\x1b[2K");
+      if (io.interactive && result.estimator !== "exact") io.stderr("\r\x1b[2K");
       io.stdout(flags.json ? `${checkedJson(result)}\n` : `${formatComparison(result, data.targetName)}\n`);
     });
 }
 
+function describePrior(prior: LinearComparison["prior"]): string {
+  switch (prior.name) {
+    case "nig":
+      return `Normal–Inverse-Gamma (v = ${prior.v}, a = ${prior.a}, b = ${prior.b})`;
+    case "zellner-siow":
+      return `Zellner–Siow (r = ${formatNumber(prior.r, 4)})`;
+    case "independent":
+      return (
+        `independent precisions (τ ~ Gamma(${formatNumber(prior.alpha, 3)}, scale ${formatNumber(prior.beta, 4)}), ` +
+        `τ_w ~ Gamma(${formatNumber(prior.alphaW, 3)}, scale ${formatNumber(prior.betaW, 4)}))`
+      );
+  }
+}
+
 function formatComparison(result: LinearComparison, target: string): string {
-  const prior =
-    result.prior.name === "nig"
-      ? `Normal–Inverse-Gamma (v = ${result.prior.v}, a = ${result.prior.a}, b = ${result.prior.b})`
-      : `Zellner–Siow (r = ${formatNumber(result.prior.r, 4)})`;
+  const prior = describePrior(result.prior);
   const estimated = result.estimator !== "exact";
   const models = formatTable(
     [
       { header: "inputs", align: "left" },
-      { header: result.prior.name === "nig" ? "log evidence" : "log BF" },
+      { header: result.prior.name === "zellner-siow" ? "log BF" : "log evidence" },
       ...(estimated ? [{ header: "std. error" }] : []),
       { header: "log BF vs intercept only" },
       { header: "probability" },

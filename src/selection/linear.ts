@@ -9,6 +9,7 @@ import {
   estimateEvidence,
 } from "../evidence/estimate.js";
 import type { BayesModel } from "../model/model.js";
+import { independentPrecisionRegression } from "../models/linear/independent.js";
 import { nigRegression } from "../models/linear/nig.js";
 import {
   rSquared,
@@ -28,6 +29,12 @@ import {
 } from "./subsets.js";
 
 const LOG_TWO_PI = Math.log(2 * Math.PI);
+
+/** The priors over each model's weights that {@link compareLinearModels} offers. */
+export type LinearPrior = "nig" | "zellner-siow" | "independent";
+
+/** Every prior {@link compareLinearModels} accepts, the default first. */
+export const LINEAR_PRIORS: readonly LinearPrior[] = ["nig", "zellner-siow", "independent"];
 
 /**
  * How each model's log evidence is computed: `"exact"` (closed form), or one of occam's estimators run
@@ -93,11 +100,12 @@ export const DEFAULT_MCMC_STEPS = 20000;
 /** Options of {@link compareLinearModels}. */
 export interface CompareLinearOptions {
   /**
-   * The prior of each model: the conjugate Normal–Inverse-Gamma (exact log evidence) or the
-   * Zellner–Siow mixture of g-priors (Bayes factors against the intercept-only model).
+   * The prior of each model: the conjugate Normal–Inverse-Gamma (exact log evidence), the
+   * Zellner–Siow mixture of g-priors (Bayes factors against the intercept-only model), or independent
+   * Gamma priors on the noise and weight precisions (thesis 6.2.3; sampled estimators only).
    * @defaultValue "nig"
    */
-  prior?: "nig" | "zellner-siow";
+  prior?: LinearPrior;
   /** NIG: prior scale v of every weight, w | σ² ~ N(0, σ² v I). @defaultValue 10000 */
   v?: number;
   /** NIG: shape of the inverse-gamma prior of σ². @defaultValue 1 */
@@ -106,6 +114,14 @@ export interface CompareLinearOptions {
   b?: number;
   /** Zellner–Siow: prior scale r. @defaultValue √2/4 */
   r?: number;
+  /** Independent: shape of the Gamma prior of the noise precision τ. @defaultValue 1/2 */
+  alpha?: number;
+  /** Independent: scale of the Gamma prior of τ. @defaultValue 200 */
+  beta?: number;
+  /** Independent: shape of the Gamma prior of the weights' shared precision τ_w. @defaultValue 1/4 */
+  alphaW?: number;
+  /** Independent: scale of the Gamma prior of τ_w. @defaultValue 1600 */
+  betaW?: number;
   /** Put an intercept in every model. @defaultValue true */
   intercept?: boolean;
   /** Standardise the inputs first (recorded in the result). @defaultValue false */
@@ -122,8 +138,8 @@ export interface CompareLinearOptions {
   top?: number;
   /**
    * How each model's log evidence is computed (see {@link LinearEstimator}); only "exact" under
-   * Zellner–Siow and when subsets are sampled by MCMC.
-   * @defaultValue "exact"
+   * Zellner–Siow and when subsets are sampled by MCMC, only a sampled one under the independent prior.
+   * @defaultValue "exact", or "stepping-stone" under the independent prior
    */
   estimator?: LinearEstimator;
   /**
@@ -179,7 +195,10 @@ export interface SubsetSearchSummary {
 /** The result of {@link compareLinearModels}, as `occam compare --json` prints it. */
 export interface LinearComparison {
   family: "linear";
-  prior: { name: "nig"; v: number; a: number; b: number } | { name: "zellner-siow"; r: number };
+  prior:
+    | { name: "nig"; v: number; a: number; b: number }
+    | { name: "zellner-siow"; r: number }
+    | { name: "independent"; alpha: number; beta: number; alphaW: number; betaW: number };
   estimator: LinearEstimator;
   /**
    * "enumerated": every subset asked for was scored; "mcmc": too many inputs to enumerate, the
@@ -243,6 +262,8 @@ interface PriorFamily {
   readonly summary: LinearComparison["prior"];
   /** True when `score` is a log evidence; false when it is a log Bayes factor against the null (no evidence). */
   readonly givesEvidence: boolean;
+  /** False when no closed form exists: the table's scores are NaN and only sampled estimators apply. */
+  readonly exact: boolean;
   /** Scores of every subset of at most maxSize inputs (p ≤ MAX_ENUMERATED_INPUTS when maxSize = p). */
   enumerate(maxSize: number): SubsetTable;
   /** The score of one subset (candidate indices). */
@@ -260,18 +281,91 @@ interface PreparedData {
   intercept: boolean;
 }
 
-function priorFamily(prior: "nig" | "zellner-siow", d: PreparedData, o: CompareLinearOptions): PriorFamily {
+function priorFamily(prior: LinearPrior, d: PreparedData, o: CompareLinearOptions): PriorFamily {
   switch (prior) {
     case "nig":
       return nigFamily(d, o.v ?? 1e4, o.a ?? 1, o.b ?? 1);
     case "zellner-siow":
       return zellnerSiowFamily(d, o.r ?? ZELLNER_SIOW_MEDIUM_SCALE);
+    case "independent":
+      return independentFamily(d, o);
     default:
       throw new OccamError(
         "invalid-argument",
-        `compareLinearModels: unknown prior "${String(prior)}"; choose "nig" or "zellner-siow".`,
+        `compareLinearModels: unknown prior "${String(prior)}"; choose one of: ${LINEAR_PRIORS.join(", ")}.`,
       );
   }
+}
+
+/** The design [1, X_S] (or X_S without an intercept) of a subset, n × k row-major. */
+function subsetDesign(d: PreparedData, members: ArrayLike<number>): { Z: Float64Array; k: number } {
+  const { X, n, p, intercept } = d;
+  const k = members.length + (intercept ? 1 : 0);
+  const Z = new Float64Array(n * k);
+  const off = intercept ? 1 : 0;
+  for (let i = 0; i < n; i++) {
+    if (intercept) Z[i * k] = 1;
+    for (let c = 0; c < members.length; c++) Z[i * k + off + c] = X[i * p + members[c]];
+  }
+  return { Z, k };
+}
+
+function weightNames(d: PreparedData, members: ArrayLike<number>): string[] {
+  return [...(d.intercept ? ["(intercept)"] : []), ...Array.from(members, (j) => d.names[j])];
+}
+
+/**
+ * Independent Gamma priors on the noise precision τ and on one precision τ_w shared by the weights
+ * (the intercept included), as the thesis's Gibbs-sampled linear model (6.2.3): no closed-form
+ * evidence, so every model is estimated, by default with stepping-stone over its tempered Gibbs
+ * kernel. One τ_w for all weights is not invariant to the inputs' units: standardise them.
+ */
+function independentFamily(d: PreparedData, o: CompareLinearOptions): PriorFamily {
+  const hyper = {
+    alpha: o.alpha ?? 0.5,
+    beta: o.beta ?? 200,
+    alphaW: o.alphaW ?? 0.25,
+    betaW: o.betaW ?? 1600,
+  };
+  const model = (members: ArrayLike<number>) => {
+    const { Z, k } = subsetDesign(d, members);
+    if (k === 0) return null;
+    return independentPrecisionRegression({
+      X: Z,
+      y: d.y,
+      n: d.n,
+      p: k,
+      ...hyper,
+      names: weightNames(d, members),
+    });
+  };
+  const noExactEvidence = (): never => {
+    throw new OccamError(
+      "invalid-argument",
+      "the independent-precision prior has no closed-form evidence; choose a sampled estimator (stepping-stone, path, ais, smc, bridge, importance, cv or laplace).",
+    );
+  };
+  return {
+    summary: { name: "independent", ...hyper },
+    givesEvidence: true,
+    exact: false,
+    enumerate: (maxSize) => {
+      if (d.p > 31) throw new OccamError("invalid-argument", tooManyToEnumerate(d.p));
+      const subsets: number[][] = [];
+      const grow = (from: number, chosen: number[]) => {
+        subsets.push([...chosen]);
+        if (chosen.length === maxSize) return;
+        for (let j = from; j < d.p; j++) grow(j + 1, [...chosen, j]);
+      };
+      grow(0, []);
+      // Only the model without weights (no inputs, no intercept) has a closed form.
+      return singleModels(d.p, d.names, subsets, (m) =>
+        m.length === 0 && !d.intercept ? emptyIndependentLogEvidence(d, hyper) : Number.NaN,
+      );
+    },
+    score: noExactEvidence,
+    model,
+  };
 }
 
 /** The Normal–Inverse-Gamma prior w | σ² ~ N(0, σ² v I), σ² ~ IG(a, b), the intercept included in w. */
@@ -279,25 +373,15 @@ function nigFamily(d: PreparedData, v: number, a: number, b: number): PriorFamil
   const { X, y, n, p, names, intercept } = d;
   // nigSubsets keeps subsets as 32-bit masks; beyond 31 inputs a subset's evidence is computed alone.
   const nig = p <= 31 ? nigSubsets({ X, y, n, p, intercept, v, a, b, names }) : null;
-  const design = (members: ArrayLike<number>): { Z: Float64Array; k: number } => {
-    const k = members.length + (intercept ? 1 : 0);
-    const Z = new Float64Array(n * k);
-    const off = intercept ? 1 : 0;
-    for (let i = 0; i < n; i++) {
-      if (intercept) Z[i * k] = 1;
-      for (let c = 0; c < members.length; c++) Z[i * k + off + c] = X[i * p + members[c]];
-    }
-    return { Z, k };
-  };
   const model = (members: ArrayLike<number>) => {
-    const { Z, k } = design(members);
+    const { Z, k } = subsetDesign(d, members);
     if (k === 0) return null;
-    const weightNames = [...(intercept ? ["(intercept)"] : []), ...Array.from(members, (j) => names[j])];
-    return nigRegression({ X: Z, y, n, p: k, v, a, b, names: weightNames });
+    return nigRegression({ X: Z, y, n, p: k, v, a, b, names: weightNames(d, members) });
   };
   return {
     summary: { name: "nig", v, a, b },
     givesEvidence: true,
+    exact: true,
     enumerate: (maxSize) => {
       if (nig === null) throw new OccamError("invalid-argument", tooManyToEnumerate(p));
       return nig.enumerate({ maxSize });
@@ -321,6 +405,21 @@ function emptyNigLogEvidence(y: Float64Array, n: number, a: number, b: number): 
   );
 }
 
+/** log p(y) when y_i ~ N(0, 1/τ), τ ~ Gamma(α, scale β): the independent-precision model without weights. */
+function emptyIndependentLogEvidence(d: PreparedData, hyper: { alpha: number; beta: number }): number {
+  let yy = 0;
+  for (let i = 0; i < d.n; i++) yy += d.y[i] * d.y[i];
+  const { alpha, beta } = hyper;
+  const shape = alpha + 0.5 * d.n;
+  return (
+    -0.5 * d.n * LOG_TWO_PI +
+    gammaln(shape) -
+    gammaln(alpha) -
+    alpha * Math.log(beta) -
+    shape * Math.log(1 / beta + 0.5 * yy)
+  );
+}
+
 /** Zellner–Siow: Bayes factors against the intercept-only model through each subset's R². */
 function zellnerSiowFamily(d: PreparedData, r: number): PriorFamily {
   const { X, y, n, p, names, intercept } = d;
@@ -335,6 +434,7 @@ function zellnerSiowFamily(d: PreparedData, r: number): PriorFamily {
   return {
     summary: { name: "zellner-siow", r },
     givesEvidence: false,
+    exact: true,
     enumerate: (maxSize) => {
       if (p > 31) throw new OccamError("invalid-argument", tooManyToEnumerate(p));
       const { system, yy } = centredSystem(X, y, n, p);
@@ -350,7 +450,7 @@ function tooManyToEnumerate(p: number): string {
 }
 
 interface ResolvedOptions {
-  prior: "nig" | "zellner-siow";
+  prior: LinearPrior;
   intercept: boolean;
   modelPrior: ModelPrior;
   subsets: "all" | "none" | { max: number };
@@ -368,9 +468,14 @@ function resolveOptions(options: CompareLinearOptions): ResolvedOptions {
   if (subsets !== "all" && subsets !== "none" && !(Number.isInteger(subsets.max) && subsets.max >= 1)) {
     throw bad(`the largest subset size must be a whole number of at least 1, got ${subsets.max}.`);
   }
-  const estimator = options.estimator ?? "exact";
+  const estimator = options.estimator ?? (prior === "independent" ? "stepping-stone" : "exact");
   if (!LINEAR_ESTIMATORS.includes(estimator)) {
     throw bad(`unknown estimator "${String(estimator)}"; choose one of: ${LINEAR_ESTIMATORS.join(", ")}.`);
+  }
+  if (prior === "independent" && estimator === "exact") {
+    throw bad(
+      "the independent-precision prior has no closed-form evidence; choose a sampled estimator (stepping-stone, the default, path, ais, smc, bridge, importance, cv or laplace).",
+    );
   }
   if (prior === "zellner-siow" && estimator !== "exact") {
     throw bad(
@@ -456,6 +561,13 @@ export function compareLinearModels(
   };
 
   if (search === "mcmc") {
+    if (!family.exact) {
+      throw new OccamError(
+        "invalid-argument",
+        `${p} inputs are too many to enumerate, and sampling subsets needs exact evidences, which the ` +
+          `${family.summary.name} prior does not have; narrow with --subsets max=K or --inputs.`,
+      );
+    }
     if (estimator !== "exact") {
       throw new OccamError(
         "invalid-argument",
@@ -490,6 +602,8 @@ export function compareLinearModels(
     const estimated = estimateAll(family, table, estimator, o, options.onProgress);
     scores = estimated.logEvidence;
     stdErr = estimated.stdErr;
+  }
+  if (stdErr !== null && family.exact) {
     let maxAbsError = 0;
     let beyondFourStdErr = 0;
     for (let i = 0; i < table.count; i++) {
@@ -512,7 +626,7 @@ export function compareLinearModels(
       inputs: Array.from(subsetMembers(table, i), (j) => names[j]),
       logEvidence: family.givesEvidence ? scores[i] : null,
       stdErr: stdErr === null ? 0 : stdErr[i],
-      ...(stdErr === null ? {} : { exactLogEvidence: table.logEvidence[i] }),
+      ...(stdErr !== null && family.exact ? { exactLogEvidence: table.logEvidence[i] } : {}),
       logBayesFactor: comparison.logBayesFactor[i],
       posteriorProbability: subsets === "none" ? 1 : comparison.probability[i],
     }),

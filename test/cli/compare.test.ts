@@ -136,6 +136,12 @@ describe("occam compare", () => {
       /too slow \(limit 5 models at that sample size\); narrow with --subsets max=K or --inputs/,
     ],
     [
+      "exact evidence under the independent prior",
+      [good, "--target", "y", "--prior", "independent", "--estimator", "exact"],
+      /independent-precision prior has no closed-form evidence/,
+    ],
+    ["bad --beta-w", [good, "--target", "y", "--prior", "independent", "--beta-w", "0"], /--beta-w must be/],
+    [
       "--mcmc-steps with few inputs",
       [good, "--target", "y", "--mcmc-steps", "100"],
       /--mcmc-steps applies only/,
@@ -186,6 +192,32 @@ describe("occam compare", () => {
     );
     const exact = await run(args);
     expect(exact.stdout).not.toMatch(/std\. error/);
+  });
+
+  it("estimates evidences under the independent prior by stepping-stone by default", async () => {
+    const { code, stdout, stderr } = await run([
+      "compare",
+      good,
+      "--target",
+      "y",
+      "--subsets",
+      "max=1",
+      "--prior",
+      "independent",
+      "--alpha",
+      "2",
+      "--beta",
+      "1",
+      "--samples",
+      "200",
+    ]);
+    expect(code).toBe(0);
+    expect(stderr).toBe("");
+    expect(stdout).toMatch(
+      /prior independent precisions \(τ ~ Gamma\(2, scale 1\), τ_w ~ Gamma\(0\.25, scale 1600\)\)/,
+    );
+    expect(stdout).toMatch(/estimated by stepping-stone \(seed 1, 200 samples\)/);
+    expect(stdout).not.toMatch(/against the exact evidences/);
   });
 
   it("samples subsets by MCMC when there are too many inputs to enumerate, and says so", async () => {

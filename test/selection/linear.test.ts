@@ -3,6 +3,7 @@ import { describe, expect, it } from "vitest";
 import { numericTable, parseCsv } from "../../src/data/csv.js";
 import { linearRegressionData } from "../../src/data/generators/linear.js";
 import { estimateEvidence } from "../../src/evidence/estimate.js";
+import { independentPrecisionQuadrature } from "../../src/experiments/fabricius-linear.js";
 import { nigRegression } from "../../src/models/linear/nig.js";
 import { rSquared, zellnerSiowLogBayesFactor } from "../../src/models/linear/zellner-siow.js";
 import { compareLinearModels, subsetSeed } from "../../src/selection/linear.js";
@@ -206,6 +207,50 @@ describe("compareLinearModels with a sampled estimator", () => {
       /too slow \(limit 12 models at that sample size\).*--subsets max=K/,
     );
     expect(() => compareLinearModels(data, { mcmcSteps: 100 })).toThrow(/--mcmc-steps applies only/);
+  });
+});
+
+describe("compareLinearModels under the independent-precision prior", () => {
+  const small = linearRegressionData({ n: 30, p: 2, weights: [1, 0], noiseSd: 0.3, seed: 9 });
+  const table = { X: small.X, y: small.y, n: 30, p: 2, inputNames: ["u", "w"], targetName: "y" };
+  const hyper = { alpha: 2, beta: 1, alphaW: 2, betaW: 1 };
+
+  it("estimates every model by stepping-stone over its Gibbs kernel, within 4 std. errors of a quadrature", () => {
+    const result = compareLinearModels(table, { prior: "independent", ...hyper, samples: 400, seed: 4 });
+    expect(result.estimator).toBe("stepping-stone");
+    expect(result.prior).toEqual({ name: "independent", ...hyper });
+    expect(result.agreement).toBeUndefined();
+    expect(result.modelCount).toBe(4);
+    for (const model of result.models) {
+      const members = model.inputs.map((name) => table.inputNames.indexOf(name));
+      const k = members.length + 1;
+      const Z = new Float64Array(30 * k);
+      for (let i = 0; i < 30; i++) {
+        Z[i * k] = 1;
+        members.forEach((j, c) => {
+          Z[i * k + c + 1] = small.X[i * 2 + j];
+        });
+      }
+      const exact = independentPrecisionQuadrature(Z, small.y, 30, k, hyper, 0.05);
+      expect(exact.error).toBeLessThan(1e-6);
+      expect(model.stdErr).toBeGreaterThan(0);
+      expect(Math.abs((model.logEvidence ?? Number.NaN) - exact.logZ)).toBeLessThan(4 * model.stdErr);
+    }
+    expect(result.models[0].inputs).toEqual(["u"]);
+  });
+
+  it("refuses the exact estimator and MCMC over subsets, which need a closed form", () => {
+    expect(() => compareLinearModels(table, { prior: "independent", estimator: "exact" })).toThrow(
+      "no closed-form evidence",
+    );
+    const wide = linearRegressionData({ n: 40, p: 26, noiseSd: 1, seed: 2 });
+    const many = Array.from({ length: 26 }, (_, j) => `x${j}`);
+    expect(() =>
+      compareLinearModels(
+        { X: wide.X, y: wide.y, n: 40, p: 26, inputNames: many, targetName: "y" },
+        { prior: "independent" },
+      ),
+    ).toThrow("too many to enumerate");
   });
 });
 
