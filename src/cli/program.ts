@@ -1,6 +1,7 @@
 import { Command, CommanderError } from "commander";
 import { OccamError } from "../errors.js";
 import { registerCompare } from "./compare.js";
+import { registerFitMlp } from "./fit-mlp.js";
 import { type Io, processIo } from "./io.js";
 import { registerReproduce } from "./reproduce.js";
 
@@ -17,6 +18,7 @@ export function buildProgram(io: Io): Command {
       outputError: (message, write) => write(`occam: ${message.replace(/^error: /, "")}`),
     });
   registerCompare(program, io);
+  registerFitMlp(program, io);
   registerReproduce(program, io);
   return program;
 }
