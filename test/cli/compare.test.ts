@@ -2,24 +2,8 @@ import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import type { Io } from "../../src/cli/io.js";
-import { main } from "../../src/cli/program.js";
 import { linearRegressionData } from "../../src/data/generators/linear.js";
-
-async function run(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  let stdout = "";
-  let stderr = "";
-  const io: Io = {
-    stdout: (text) => {
-      stdout += text;
-    },
-    stderr: (text) => {
-      stderr += text;
-    },
-    interactive: false,
-  };
-  return { code: await main(args, io), stdout, stderr };
-}
+import { runCli as run } from "../support/cli.js";
 
 const dir = mkdtempSync(join(tmpdir(), "occam-compare-"));
 function csv(name: string, text: string): string {

@@ -1,26 +1,6 @@
 import { spawnSync } from "node:child_process";
 import { describe, expect, it } from "vitest";
-import type { Io } from "../../src/cli/io.js";
-import { main } from "../../src/cli/program.js";
-
-async function run(
-  args: string[],
-  interactive = false,
-): Promise<{ code: number; stdout: string; stderr: string }> {
-  let stdout = "";
-  let stderr = "";
-  const io: Io = {
-    stdout: (text) => {
-      stdout += text;
-    },
-    stderr: (text) => {
-      stderr += text;
-    },
-    interactive,
-  };
-  const code = await main(args, io);
-  return { code, stdout, stderr };
-}
+import { runCli as run } from "../support/cli.js";
 
 describe("occam reproduce samplers", () => {
   it("prints one JSON document of the documented shape with --json", async () => {

@@ -1,18 +1,10 @@
 import { describe, expect, it } from "vitest";
-import type { Io } from "../../src/cli/io.js";
-import { main } from "../../src/cli/program.js";
+import { runCli } from "../support/cli.js";
 
 describe("occam reproduce estimators --quick --json", () => {
   it("prints every method on every problem, within the required error on d ≤ 10", async () => {
-    let stdout = "";
-    const io: Io = {
-      stdout: (text) => {
-        stdout += text;
-      },
-      stderr: () => {},
-      interactive: false,
-    };
-    expect(await main(["reproduce", "estimators", "--quick", "--json", "--seed", "2"], io)).toBe(0);
+    const { code, stdout } = await runCli(["reproduce", "estimators", "--quick", "--json", "--seed", "2"]);
+    expect(code).toBe(0);
     const doc = JSON.parse(stdout);
     expect(doc.experiment).toBe("estimators");
     const problems = [

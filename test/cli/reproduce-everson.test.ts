@@ -1,7 +1,6 @@
 import { describe, expect, it, vi } from "vitest";
-import type { Io } from "../../src/cli/io.js";
-import { main } from "../../src/cli/program.js";
 import type { EversonExperimentOptions } from "../../src/experiments/everson.js";
+import { runCli as run } from "../support/cli.js";
 
 // The CLI wiring with a small experiment: the CLI passes only seed and quick, so n and samples are
 // shrunk here to keep the test fast (the experiment itself is tested in test/experiments/everson.test.ts).
@@ -16,21 +15,6 @@ vi.mock("../../src/experiments/everson.js", async (importOriginal) => {
     },
   };
 });
-
-async function run(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  let stdout = "";
-  let stderr = "";
-  const io: Io = {
-    stdout: (text) => {
-      stdout += text;
-    },
-    stderr: (text) => {
-      stderr += text;
-    },
-    interactive: false,
-  };
-  return { code: await main(args, io), stdout, stderr };
-}
 
 describe("occam reproduce everson", () => {
   it("prints one JSON document with the 15 rows and passes the seed and --quick", async () => {

@@ -1,7 +1,5 @@
 import gammaln from "@stdlib/math-base-special-gammaln";
 import { describe, expect, it } from "vitest";
-import type { Io } from "../../src/cli/io.js";
-import { main } from "../../src/cli/program.js";
 import { OccamError } from "../../src/errors.js";
 import {
   independentPrecisionQuadrature,
@@ -10,6 +8,7 @@ import {
   THESIS_TABLE_6_1,
 } from "../../src/experiments/fabricius-linear.js";
 import { createRng } from "../../src/random/rng.js";
+import { runCli } from "../support/cli.js";
 
 const small = {
   seed: 3,
@@ -164,18 +163,8 @@ describe("independentPrecisionQuadrature", () => {
 
 describe("occam reproduce fabricius-linear --quick --json", () => {
   it("prints one JSON document with the table, the Bayesian results and path sampling", async () => {
-    let stdout = "";
-    let stderr = "";
-    const io: Io = {
-      stdout: (text) => {
-        stdout += text;
-      },
-      stderr: (text) => {
-        stderr += text;
-      },
-      interactive: false,
-    };
-    expect(await main(["reproduce", "fabricius-linear", "--quick", "--json"], io)).toBe(0);
+    const { code, stdout, stderr } = await runCli(["reproduce", "fabricius-linear", "--quick", "--json"]);
+    expect(code).toBe(0);
     expect(stderr).toBe("");
     const doc = JSON.parse(stdout);
     expect(doc.experiment).toBe("fabricius-linear");
