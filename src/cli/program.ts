@@ -4,6 +4,7 @@ import { registerCompare } from "./compare.js";
 import { registerFitMlp } from "./fit-mlp.js";
 import { type Io, processIo } from "./io.js";
 import { registerReproduce } from "./reproduce.js";
+import { registerSelectInputs } from "./select-inputs.js";
 
 /** Builds the `occam` command with all its subcommands, writing to `io`. */
 export function buildProgram(io: Io): Command {
@@ -20,6 +21,7 @@ export function buildProgram(io: Io): Command {
   registerCompare(program, io);
   registerFitMlp(program, io);
   registerReproduce(program, io);
+  registerSelectInputs(program, io);
   return program;
 }
 

@@ -2,10 +2,12 @@ import { runEstimatorsExperiment } from "../experiments/estimators.js";
 import { runEversonExperiment } from "../experiments/everson.js";
 import { runFabriciusLinearExperiment } from "../experiments/fabricius-linear.js";
 import { runSamplersExperiment } from "../experiments/samplers.js";
+import { runSykacekExperiment } from "../experiments/sykacek.js";
 import { formatEstimatorsReport } from "./reports/estimators.js";
 import { formatEversonReport } from "./reports/everson.js";
 import { formatFabriciusLinearReport } from "./reports/fabricius-linear.js";
 import { formatSamplersReport } from "./reports/samplers.js";
+import { formatSykacekReport } from "./reports/sykacek.js";
 
 /** What every reproduction takes from the command line. */
 export interface ReproductionOptions {
@@ -32,6 +34,7 @@ function reproduction<T>(
 export const reproductions: Readonly<Record<string, Reproduction>> = {
   samplers: reproduction(runSamplersExperiment, formatSamplersReport),
   estimators: reproduction(runEstimatorsExperiment, formatEstimatorsReport),
+  sykacek: reproduction(runSykacekExperiment, formatSykacekReport),
   "fabricius-linear": reproduction(runFabriciusLinearExperiment, formatFabriciusLinearReport),
   everson: reproduction(runEversonExperiment, formatEversonReport),
 };

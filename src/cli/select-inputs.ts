@@ -1,0 +1,181 @@
+import { type Command, InvalidArgumentError, Option } from "commander";
+import { readCsv } from "../data/csv.js";
+import { OccamError } from "../errors.js";
+import {
+  type ClassificationData,
+  classificationTable,
+  fitMixtureClassifier,
+  stratifiedSplit,
+} from "../models/mixture-classifier/index.js";
+import { createRng } from "../random/rng.js";
+import type { Io } from "./io.js";
+import { checkedJson } from "./json.js";
+import { formatNumber, formatTable } from "./table.js";
+
+function positiveNumber(name: string) {
+  return (text: string): number => {
+    const value = Number(text);
+    if (!(Number.isFinite(value) && value > 0))
+      throw new InvalidArgumentError(`${name} must be a number > 0, got "${text}".`);
+    return value;
+  };
+}
+
+function wholeNumber(name: string, min: number) {
+  return (text: string): number => {
+    if (!/^\d+$/.test(text) || Number(text) < min)
+      throw new InvalidArgumentError(`${name} must be a whole number ≥ ${min}, got "${text}".`);
+    return Number(text);
+  };
+}
+
+function fraction(text: string): number {
+  const value = Number(text);
+  if (!(value > 0 && value < 1)) throw new InvalidArgumentError(`--split must lie in (0, 1), got "${text}".`);
+  return value;
+}
+
+interface SelectFlags {
+  target: string;
+  test?: string;
+  split?: number;
+  kernels?: number;
+  h?: number;
+  draws: number;
+  burnIn: number;
+  seed: number;
+  json?: boolean;
+}
+
+/** The JSON document of `occam select-inputs`. */
+export interface SelectInputsReport {
+  accuracy: number | null;
+  meanInputs: number;
+  maxInputs: number;
+  distinctSubsets: number;
+  subsets: { inputs: string[]; probability: number }[];
+  inputProbabilities: Record<string, number>;
+  draws: number;
+  kernels: number;
+  h: number;
+  testRows: number;
+  seconds: number;
+}
+
+/** Default kernels: 3, or 6 with more than 20 inputs (the paper's choices), never more than the rows allow. */
+export function defaultKernels(p: number, n: number): number {
+  return Math.max(1, Math.min(p > 20 ? 6 : 3, Math.floor(n / 10)));
+}
+
+/** `occam select-inputs TRAIN.csv --target COL`: Sykacek's reversible-jump input selection. */
+export function registerSelectInputs(program: Command, io: Io): void {
+  program
+    .command("select-inputs")
+    .description("posterior probabilities of input subsets for a mixture classifier (reversible-jump MCMC)")
+    .argument("<train>", "training CSV with a header row")
+    .requiredOption("--target <column>", "the class-label column")
+    .option("--test <file>", "test CSV with the same columns")
+    .addOption(
+      new Option("--split <fraction>", "stratified training fraction of TRAIN when no --test").argParser(
+        fraction,
+      ),
+    )
+    .addOption(
+      new Option("--kernels <D>", "number of Gaussian kernels").argParser(wholeNumber("--kernels", 1)),
+    )
+    .addOption(new Option("--h <h>", "hyperprior scale h (h_i = h / R_i²)").argParser(positiveNumber("--h")))
+    .addOption(
+      new Option("--draws <n>", "sweeps in all, burn-in included")
+        .argParser(wholeNumber("--draws", 2))
+        .default(15000),
+    )
+    .addOption(
+      new Option("--burn-in <n>", "sweeps discarded").argParser(wholeNumber("--burn-in", 0)).default(5000),
+    )
+    .addOption(new Option("--seed <s>", "random seed").argParser(wholeNumber("--seed", 0)).default(1))
+    .option("--json", "print one JSON document")
+    .action((path: string, flags: SelectFlags) => {
+      if (flags.test !== undefined && flags.split !== undefined) {
+        throw new OccamError("invalid-argument", "Give either --test or --split, not both.");
+      }
+      if (flags.burnIn >= flags.draws) {
+        throw new OccamError(
+          "invalid-argument",
+          `--burn-in (${flags.burnIn}) must be below --draws (${flags.draws}).`,
+        );
+      }
+      let train: ClassificationData = classificationTable(readCsv(path), {
+        target: flags.target,
+        source: path,
+      });
+      let test: ClassificationData | null = null;
+      if (flags.test !== undefined) {
+        test = classificationTable(readCsv(flags.test), {
+          target: flags.target,
+          inputs: train.inputNames,
+          classNames: train.classNames,
+          source: flags.test,
+        });
+      } else if (flags.split !== undefined) {
+        const parts = stratifiedSplit(train, flags.split, createRng(flags.seed).split(2)[1]);
+        train = parts.train;
+        test = parts.test;
+      }
+      const kernels = flags.kernels ?? defaultKernels(train.p, train.n);
+      const h = flags.h ?? 0.25;
+      const fit = fitMixtureClassifier(train, {
+        kernels,
+        h,
+        draws: flags.draws,
+        burnIn: flags.burnIn,
+        seed: flags.seed,
+        test: test ? { X: test.X, n: test.n } : undefined,
+      });
+      let accuracy: number | null = null;
+      if (test && fit.predictedClasses) {
+        let right = 0;
+        for (let t = 0; t < test.n; t++) if (fit.predictedClasses[t] === test.labels[t]) right++;
+        accuracy = right / test.n;
+      }
+      const report: SelectInputsReport = {
+        accuracy,
+        meanInputs: fit.meanInputs,
+        maxInputs: fit.maxInputs,
+        distinctSubsets: fit.distinctSubsets,
+        subsets: fit.subsets.slice(0, 20).map((s) => ({ inputs: [...s.names], probability: s.probability })),
+        inputProbabilities: Object.fromEntries(
+          fit.inputNames.map((name, i) => [name, fit.inputProbabilities[i]]),
+        ),
+        draws: fit.draws,
+        kernels,
+        h,
+        testRows: test?.n ?? 0,
+        seconds: fit.seconds,
+      };
+      io.stdout(flags.json ? `${checkedJson(report)}\n` : `${formatReport(report)}\n`);
+    });
+}
+
+function formatReport(r: SelectInputsReport): string {
+  const subsets = formatTable(
+    [{ header: "inputs", align: "left" }, { header: "probability" }],
+    r.subsets.slice(0, 10).map((s) => [s.inputs.join(", "), formatNumber(s.probability, 3)]),
+  );
+  const inputs = formatTable(
+    [{ header: "input", align: "left" }, { header: "probability" }],
+    Object.entries(r.inputProbabilities)
+      .sort((x, y) => y[1] - x[1])
+      .map(([name, pr]) => [name, formatNumber(pr, 3)]),
+  );
+  return [
+    `${r.draws} draws kept, ${r.kernels} kernels, h = ${r.h}, ${formatNumber(r.seconds, 3)} s`,
+    r.accuracy === null
+      ? "no test data"
+      : `test accuracy ${formatNumber(100 * r.accuracy, 3)} % on ${r.testRows} rows`,
+    `inputs used: mean ${formatNumber(r.meanInputs, 3)}, max ${r.maxInputs}; ${r.distinctSubsets} distinct subsets`,
+    "",
+    subsets,
+    "",
+    inputs,
+  ].join("\n");
+}

@@ -1,0 +1,95 @@
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import type { Io } from "../../src/cli/io.js";
+import { main } from "../../src/cli/program.js";
+
+async function run(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  let stdout = "";
+  let stderr = "";
+  const io: Io = {
+    stdout: (text) => {
+      stdout += text;
+    },
+    stderr: (text) => {
+      stderr += text;
+    },
+    interactive: false,
+  };
+  return { code: await main(args, io), stdout, stderr };
+}
+
+const dir = mkdtempSync(join(tmpdir(), "occam-select-"));
+function csv(name: string, text: string): string {
+  const path = join(dir, name);
+  writeFileSync(path, text);
+  return path;
+}
+
+// Two well-separated classes along x1; x2 is noise.
+const rows = Array.from({ length: 40 }, (_, r) => {
+  const cls = r % 2 === 0 ? "yes" : "no";
+  const x1 = (cls === "yes" ? 3 : -3) + Math.sin(r * 1.7);
+  const x2 = Math.cos(r * 2.3);
+  return `${x1.toFixed(3)},${x2.toFixed(3)},${cls}`;
+});
+const train = csv("train.csv", `x1,x2,y\n${rows.slice(0, 30).join("\n")}\n`);
+const test = csv("test.csv", `x1,x2,y\n${rows.slice(30).join("\n")}\n`);
+
+describe("occam select-inputs", () => {
+  it("prints one JSON document with accuracy, subsets and input probabilities", async () => {
+    const { code, stdout, stderr } = await run([
+      "select-inputs",
+      train,
+      "--target",
+      "y",
+      "--test",
+      test,
+      "--draws",
+      "600",
+      "--burn-in",
+      "200",
+      "--kernels",
+      "2",
+      "--json",
+    ]);
+    expect(stderr).toBe("");
+    expect(code).toBe(0);
+    const r = JSON.parse(stdout);
+    expect(r.draws).toBe(400);
+    expect(r.accuracy).toBeGreaterThanOrEqual(0.9);
+    expect(Object.keys(r.inputProbabilities)).toEqual(["x1", "x2"]);
+    expect(r.inputProbabilities.x1).toBeGreaterThan(0.5);
+    const total = r.subsets.reduce((s: number, x: { probability: number }) => s + x.probability, 0);
+    expect(total).toBeCloseTo(1, 10);
+  });
+
+  const bad: [string, string[]][] = [
+    ["a target with one class", [csv("one.csv", "x1,x2,y\n1,2,a\n2,3,a\n3,1,a\n4,5,a\n"), "--target", "y"]],
+    [
+      "a test class unseen in training",
+      [train, "--target", "y", "--test", csv("unseen.csv", "x1,x2,y\n1,2,maybe\n")],
+    ],
+    ["a non-numeric input", [csv("text.csv", "x1,x2,y\n1,red,a\n2,3,b\n3,1,a\n4,5,b\n"), "--target", "y"]],
+    [
+      "more kernels than training rows",
+      [csv("few.csv", "x1,x2,y\n1,2,a\n2,3,b\n3,1,a\n"), "--target", "y", "--kernels", "5"],
+    ],
+  ];
+  for (const [what, args] of bad) {
+    it(`exits 2 with one stderr line for ${what}`, async () => {
+      const { code, stdout, stderr } = await run([
+        "select-inputs",
+        ...args,
+        "--draws",
+        "20",
+        "--burn-in",
+        "10",
+      ]);
+      expect(code).toBe(2);
+      expect(stdout).toBe("");
+      expect(stderr.trim().split("\n")).toHaveLength(1);
+    });
+  }
+});
