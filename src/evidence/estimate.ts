@@ -95,7 +95,9 @@ export interface EstimateEvidenceOptions<M extends EvidenceMethod = EvidenceMeth
 /**
  * Estimates log Z = log p(D | M) by one method, choosing samplers and settings a user need not know:
  * posterior draws by HMC (or random-walk Metropolis for a model without gradients) for the methods
- * that need them, HMC along the temperature ladders, and each estimator's defaults.
+ * that need them, the model's exact power-posterior kernel (else HMC) along temperature ladders
+ * adapted to the model by a pilot run (stepping-stone, path sampling, AIS), and each estimator's
+ * defaults.
  *
  * The model's likelihood must keep every normalising constant: a constant dropped from log L(θ)
  * shifts log Z by that constant, and Bayes factors between models by the difference.

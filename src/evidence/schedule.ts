@@ -45,6 +45,35 @@ export function powerLadder(n: number, exponent = 5): TemperatureSchedule {
   return validateLadder(betas);
 }
 
+/**
+ * Splits every rung [β_k, β_{k+1}] of a ladder into `m` rungs: evenly from β_k = 0 (where the power
+ * posterior leaves the prior), geometrically elsewhere, β_k (β_{k+1}/β_k)^{j/m}, which follows an
+ * adaptive ladder's own spacing (roughly geometric: the spread of log L under p_β falls like 1/β once
+ * the likelihood dominates). Each new rung's ratio L^{Δβ} has about 1/m of the old one's log-variance.
+ *
+ * @example
+ * refineLadder([0, 0.01, 1], 2); // [0, 0.005, 0.01, 0.1, 1]
+ */
+export function refineLadder(ladder: ArrayLike<number>, m: number): TemperatureSchedule {
+  const base = validateLadder(ladder, "refineLadder: ladder");
+  if (!(Number.isInteger(m) && m >= 1)) {
+    throw new OccamError("invalid-argument", `refineLadder: m must be an integer ≥ 1, got ${m}.`);
+  }
+  const K = base.length - 1;
+  const out: number[] = [0];
+  for (let k = 0; k < K; k++) {
+    const a = base[k];
+    const b = base[k + 1];
+    for (let j = 1; j < m; j++) {
+      const beta = a === 0 ? (b * j) / m : a * (b / a) ** (j / m);
+      // Rounding can only matter for rungs a few ulps long: keep the ladder strictly increasing.
+      if (beta > out[out.length - 1] && beta < b) out.push(beta);
+    }
+    out.push(b);
+  }
+  return Float64Array.from(out);
+}
+
 /** The evenly spaced ladder β_i = i/n, i = 0…n. */
 export function linearLadder(n: number): TemperatureSchedule {
   checkRungs(n, "linearLadder");

@@ -9,6 +9,7 @@ import type { BayesModel } from "../model/model.js";
 import { tempered } from "../model/model.js";
 import type { Rng } from "../random/rng.js";
 import { buildHmcKernel, type HmcKernel, type HmcState } from "../samplers/hmc.js";
+import type { Kernel, PositionState, StepInfo } from "../samplers/kernel.js";
 import {
   checkCount,
   checkModel,
@@ -20,7 +21,7 @@ import {
   secondsSince,
   showPoint,
 } from "./result.js";
-import { validateLadder } from "./schedule.js";
+import { refineLadder, validateLadder } from "./schedule.js";
 
 /** A particle system: N positions (row-major N × d) with their log prior and log likelihood. */
 export interface ParticleCloud {
@@ -32,15 +33,16 @@ export interface ParticleCloud {
 }
 
 /**
- * The MCMC move of the particles: random-walk Metropolis with the cloud's covariance, or HMC with the
- * cloud's variances as its diagonal inverse mass matrix.
+ * The MCMC move of the particles: random-walk Metropolis with the cloud's covariance, HMC with the
+ * cloud's variances as its diagonal inverse mass matrix, or the model's own `powerPosteriorKernel(β)`
+ * (an exact Gibbs or independent draw where the model has one).
  */
-export type CloudMove = "random-walk" | "hmc";
+export type CloudMove = "random-walk" | "hmc" | "model";
 
 /**
  * The MCMC move of one temperature, set from the particle cloud. Random walk: y = x + scale · L z,
  * z ~ N(0, I). HMC: leapfrog step size `scale`, diagonal inverse mass matrix `inverseMass`, integration
- * time π/2 in the metric's units.
+ * time π/2 in the metric's units. Model: nothing to tune (`cholesky` and `inverseMass` empty).
  */
 export interface CloudProposal {
   /** The inverse temperature the move targets. */
@@ -353,6 +355,73 @@ export function hmcMoves(
   return acceptSum;
 }
 
+/**
+ * The model's `powerPosteriorKernel(β)`, checked (called as a method, so that a model written as a
+ * class keeps its `this`). Throws an `OccamError` when the model has none or it returns no kernel.
+ */
+export function modelKernel(model: BayesModel, beta: number, where: string): Kernel<PositionState, StepInfo> {
+  if (typeof model.powerPosteriorKernel !== "function") {
+    throw new OccamError(
+      "invalid-argument",
+      `${where}: the move "model" needs model.powerPosteriorKernel(beta); this model has none (use "auto").`,
+    );
+  }
+  const kernel = model.powerPosteriorKernel(beta) as Kernel<PositionState, StepInfo>;
+  if (kernel === null || typeof kernel !== "object" || typeof kernel.step !== "function") {
+    throw new OccamError("invalid-argument", `${where}: the kernel at β = ${beta} is not a Kernel.`);
+  }
+  return kernel;
+}
+
+/**
+ * Moves particles `from` … `to − 1` of the cloud by `steps` transitions each of a `Kernel` (the
+ * model's or a user's) targeting p(θ) L(θ)^β, and updates their log prior and log likelihood.
+ * Returns the sum of the reported acceptance probabilities.
+ */
+export function kernelMoves(
+  kernel: Kernel<PositionState, StepInfo>,
+  cloud: ParticleCloud,
+  from: number,
+  to: number,
+  steps: number,
+  rng: Rng,
+  counter: LikelihoodCounter,
+  beta: number,
+): number {
+  const d = cloud.dim;
+  const context = `β = ${beta}`;
+  let acceptSum = 0;
+  for (let i = from; i < to; i++) {
+    const x = cloud.positions.subarray(i * d, (i + 1) * d);
+    let state: PositionState;
+    try {
+      state = kernel.init(Float64Array.from(x));
+      for (let s = 0; s < steps; s++) {
+        const result = kernel.step(rng, state);
+        state = result.state;
+        counter.evaluations += result.info?.evaluations ?? 0;
+        const a = result.info?.acceptProbability;
+        acceptSum += typeof a === "number" && Number.isFinite(a) ? a : 1;
+      }
+    } catch (error) {
+      if (error instanceof OccamError)
+        throw new OccamError(error.code, `${counter.where} at ${context}: ${error.message}`);
+      throw error;
+    }
+    const position = state.position;
+    if (!(position instanceof Float64Array) || position.length !== d) {
+      throw new OccamError(
+        "dimension-mismatch",
+        `${counter.where}: the kernel at ${context} returned a position of the wrong length.`,
+      );
+    }
+    x.set(position);
+    cloud.logPrior[i] = counter.logPrior(x, context);
+    cloud.logLikelihood[i] = counter.logLikelihood(x, context);
+  }
+  return acceptSum;
+}
+
 /** Weighted variance of each coordinate of the cloud (weights e^{logW}), floored at a tiny positive value. */
 export function cloudVariance(
   cloud: ParticleCloud,
@@ -378,6 +447,27 @@ export function cloudVariance(
   // A coordinate the cloud does not resolve gets a small share of the mean variance (never 0).
   const floor = avg > 0 && Number.isFinite(avg) ? 1e-8 * avg : 1e-8;
   for (let j = 0; j < d; j++) if (!(out[j] > floor)) out[j] = floor;
+}
+
+/** Variance of `values` under the weights e^{logW} (zero-weight entries, which may be −∞, ignored). */
+function weightedVariance(values: Float64Array, logW: Float64Array): number {
+  let max = Number.NEGATIVE_INFINITY;
+  for (let i = 0; i < logW.length; i++) if (logW[i] > max) max = logW[i];
+  let total = 0;
+  let mean = 0;
+  for (let i = 0; i < logW.length; i++) {
+    const w = Math.exp(logW[i] - max);
+    if (w === 0) continue;
+    total += w;
+    mean += w * values[i];
+  }
+  mean /= total;
+  let ss = 0;
+  for (let i = 0; i < logW.length; i++) {
+    const w = Math.exp(logW[i] - max);
+    if (w > 0) ss += w * (values[i] - mean) ** 2;
+  }
+  return ss / total;
 }
 
 /** ESS of the incremental weights e^{Δ ℓ_i} (ℓ = −∞ gives weight 0). */
@@ -435,6 +525,8 @@ export interface SmcStage {
   readonly acceptanceRate: number;
   readonly mcmcSteps: number;
   readonly proposal: CloudProposal;
+  /** Var[log L] under the reweighted cloud at this stage's β (before its moves), an estimate of Var_β[log L]. */
+  readonly logLikelihoodVariance: number;
 }
 
 /** The outcome of one tempered SMC run. */
@@ -508,12 +600,13 @@ export function runTemperedSmc(model: BayesModel, rng: Rng, settings: SmcSetting
     logZ += logIncrement;
     logW.set(incW);
     const ess = kishEss(logW);
+    const logLikelihoodVariance = weightedVariance(cloud.logLikelihood, logW);
     // The proposal's covariance from the reweighted cloud (the best picture of the new target).
     const chol = new Float64Array(move === "random-walk" ? d * d : 0);
     const inverseMass = new Float64Array(move === "hmc" ? d : 0);
     try {
       if (move === "random-walk") cloudCholesky(cloud, logW, chol, mean);
-      else cloudVariance(cloud, logW, inverseMass, mean);
+      else if (move === "hmc") cloudVariance(cloud, logW, inverseMass, mean);
     } catch (error) {
       throw new OccamError("non-finite", `${where} at β = ${next}: ${(error as Error).message}`);
     }
@@ -538,6 +631,15 @@ export function runTemperedSmc(model: BayesModel, rng: Rng, settings: SmcSetting
       steps = 0;
     } else if (settings.mcmcSteps === "auto" && move === "hmc") {
       steps = Math.min(4, settings.maxMcmcSteps);
+    } else if (settings.mcmcSteps === "auto" && move === "model") {
+      // The model's kernel (exact Gibbs or independent draws, acceptance 1): one transition gives
+      // resampled duplicates distinct positions; PyMC's rule, from 1, for a kernel that rejects.
+      const a = Number.isFinite(lastAccept) ? Math.min(0.99, Math.max(1e-3, lastAccept)) : 0.99;
+      // (less a rounding margin: at ᾱ = 0.99 the ratio is 1 + 2⁻⁵²)
+      steps = Math.min(
+        settings.maxMcmcSteps,
+        Math.max(1, Math.ceil(Math.log(0.01) / Math.log(1 - a) - 1e-9)),
+      );
     } else if (settings.mcmcSteps === "auto") {
       const a = Number.isFinite(lastAccept) ? Math.min(0.99, Math.max(1e-3, lastAccept)) : alpha;
       steps = Math.min(settings.maxMcmcSteps, Math.max(2, Math.ceil(Math.log(0.01) / Math.log(1 - a))));
@@ -548,6 +650,8 @@ export function runTemperedSmc(model: BayesModel, rng: Rng, settings: SmcSetting
     let accepted = 0;
     if (steps > 0 && move === "random-walk") {
       accepted = randomWalkMoves(cloud, 0, N, proposal, steps, rng, counter, z, y);
+    } else if (steps > 0 && move === "model") {
+      accepted = kernelMoves(modelKernel(model, next, where), cloud, 0, N, steps, rng, counter, next);
     } else if (steps > 0) {
       accepted = hmcMoves(cloudHmcKernel(model, proposal), cloud, 0, N, steps, rng, counter, next);
     }
@@ -555,7 +659,7 @@ export function runTemperedSmc(model: BayesModel, rng: Rng, settings: SmcSetting
     // Scale adaptation towards the optimal acceptance rate, for the next stage.
     if (Number.isFinite(acceptanceRate)) {
       lastAccept = acceptanceRate;
-      scale *= Math.exp(acceptanceRate - alpha);
+      if (move !== "model") scale *= Math.exp(acceptanceRate - alpha);
     }
     stages.push({
       beta: next,
@@ -565,6 +669,7 @@ export function runTemperedSmc(model: BayesModel, rng: Rng, settings: SmcSetting
       acceptanceRate,
       mcmcSteps: steps,
       proposal,
+      logLikelihoodVariance,
     });
     beta = next;
   }
@@ -585,15 +690,16 @@ export interface TemperedSmcOptions extends RandomOptions {
   targetEss?: number;
   /**
    * The MCMC move: random-walk Metropolis with the cloud's covariance (any model), HMC with the
-   * cloud's variances as its mass matrix (needs `gradLogPrior` and `gradLogLikelihood`), or "auto":
-   * HMC when the model has both gradients, else the random walk.
+   * cloud's variances as its mass matrix (needs `gradLogPrior` and `gradLogLikelihood`), the model's
+   * `powerPosteriorKernel(β)` ("model"), or "auto": the model's kernel when it has one, else HMC
+   * when the model has both gradients, else the random walk.
    * @defaultValue "auto"
    */
   move?: CloudMove | "auto";
   /**
    * MCMC steps per particle and stage: a number, or "auto" (random walk: PyMC's rule, enough for a
    * particle to move at least once with probability 0.99 at the previous stage's acceptance rate;
-   * HMC: 4).
+   * HMC: 4; the model's kernel: PyMC's rule from 1, i.e. 1 for an exact kernel).
    * @defaultValue "auto"
    */
   mcmcSteps?: number | "auto";
@@ -622,6 +728,35 @@ export interface TemperedSmcOptions extends RandomOptions {
   maxStages?: number;
 }
 
+/**
+ * The move "auto" stands for (the model's kernel, else HMC with gradients, else the random walk), or
+ * the move asked for, checked against what the model provides.
+ */
+export function resolveCloudMove(model: BayesModel, choice: CloudMove | "auto", where: string): CloudMove {
+  if (choice !== "random-walk" && choice !== "hmc" && choice !== "model" && choice !== "auto") {
+    throw new OccamError(
+      "invalid-argument",
+      `${where}: move must be "auto", "model", "random-walk" or "hmc", got ${String(choice)}.`,
+    );
+  }
+  const gradients = typeof model.gradLogPrior === "function" && typeof model.gradLogLikelihood === "function";
+  const exact = typeof model.powerPosteriorKernel === "function";
+  if (choice === "hmc" && !gradients) {
+    throw new OccamError(
+      "invalid-argument",
+      `${where}: move "hmc" needs model.gradLogPrior and model.gradLogLikelihood; give them or use move "random-walk".`,
+    );
+  }
+  if (choice === "model" && !exact) {
+    throw new OccamError(
+      "invalid-argument",
+      `${where}: move "model" needs model.powerPosteriorKernel(beta); this model has none (use "auto").`,
+    );
+  }
+  if (choice !== "auto") return choice;
+  return exact ? "model" : gradients ? "hmc" : "random-walk";
+}
+
 /** Fills the defaults of {@link TemperedSmcOptions} and checks them. */
 function resolveSmcOptions(
   model: BayesModel,
@@ -634,21 +769,7 @@ function resolveSmcOptions(
   const maxMcmcSteps = options.maxMcmcSteps ?? 50;
   const repetitions = options.repetitions ?? 8;
   const maxStages = options.maxStages ?? 10_000;
-  const choice = options.move ?? "auto";
-  if (choice !== "random-walk" && choice !== "hmc" && choice !== "auto") {
-    throw new OccamError(
-      "invalid-argument",
-      `${where}: move must be "auto", "random-walk" or "hmc", got ${String(choice)}.`,
-    );
-  }
-  const gradients = typeof model.gradLogPrior === "function" && typeof model.gradLogLikelihood === "function";
-  if (choice === "hmc" && !gradients) {
-    throw new OccamError(
-      "invalid-argument",
-      `${where}: move "hmc" needs model.gradLogPrior and model.gradLogLikelihood; give them or use move "random-walk".`,
-    );
-  }
-  const move: CloudMove = choice === "auto" ? (gradients ? "hmc" : "random-walk") : choice;
+  const move = resolveCloudMove(model, options.move ?? "auto", where);
   checkCount(particles, "particles", where, 2);
   checkCount(repetitions, "repetitions", where, 1);
   checkCount(maxMcmcSteps, "maxMcmcSteps", where, 1);
@@ -684,7 +805,9 @@ function resolveSmcOptions(
  * logMeanExp of those weights, the particles are resampled systematically and each moves by a few
  * random-walk Metropolis steps targeting p(θ) L(θ)^β'.
  *
- * The move (option `move`): HMC when the model has gradients, else random-walk Metropolis.
+ * The move (option `move`): the model's `powerPosteriorKernel(β)` when it has one (for a conjugate
+ * model an exact draw from each power posterior: one per particle and stage, nothing to tune), else
+ * HMC when the model has gradients, else random-walk Metropolis.
  * - Random walk (PyMC's SMC-MH kernel): proposal covariance the covariance of the reweighted particle
  *   cloud, scaled by 2.38/√d and tuned from stage to stage by log s += ᾱ − 0.234; "auto" steps by
  *   PyMC's rule. It needs no gradients, so every `BayesModel` qualifies, and the full cloud covariance
@@ -770,4 +893,153 @@ export function temperedSmc(model: BayesModel, options: TemperedSmcOptions = {})
       warnings,
     },
   });
+}
+
+/**
+ * How estimators that take a fixed ladder (stepping-stone, path sampling, annealed importance
+ * sampling) find one when the caller gives none: see {@link adaptiveLadder}.
+ */
+export interface AdaptiveLadderOptions {
+  /**
+   * Particles of the pilot run.
+   * @defaultValue 200
+   */
+  particles?: number;
+  /**
+   * Each pilot stage's β is chosen so that the ESS of the incremental weights L^{β' − β} over the
+   * (resampled) particles is this fraction of them.
+   * @defaultValue 0.5
+   */
+  targetEss?: number;
+  /**
+   * Each pilot stage is split into this many rungs by {@link refineLadder}; each rung's weights
+   * then have about 1/refine of a stage's log-variance. The default is the estimator's own
+   * (stepping-stone and path sampling: a number; annealed importance sampling: from the pilot).
+   */
+  refine?: number;
+  /**
+   * The pilot's MCMC move (see {@link TemperedSmcOptions.move}).
+   * @defaultValue "auto"
+   */
+  move?: CloudMove | "auto";
+  /**
+   * Stop with an `OccamError` after this many pilot stages.
+   * @defaultValue 10000
+   */
+  maxStages?: number;
+}
+
+/** What {@link adaptiveLadder} returns. */
+export interface AdaptiveLadder {
+  /** The ladder for the estimator: the pilot's schedule, each stage split into `refine` rungs. */
+  readonly ladder: Float64Array;
+  /** The pilot's schedule: 0 and the β of each stage. */
+  readonly pilotLadder: Float64Array;
+  /** Each pilot stage (its tuned move, ESS, Var[log L] at its β). */
+  readonly stages: readonly SmcStage[];
+  /** The number of rungs each pilot stage was split into. */
+  readonly refine: number;
+  /** The pilot's move. */
+  readonly move: CloudMove;
+  /** The pilot's own (rough, few-particle) log Z estimate. */
+  readonly pilotLogZ: number;
+  /** Likelihood evaluations of the pilot. */
+  readonly evaluations: number;
+}
+
+/** Resolved {@link AdaptiveLadderOptions} (refine may be left to the estimator). */
+export interface ResolvedAdaptiveLadder {
+  particles: number;
+  targetEss: number;
+  refine: number | undefined;
+  move: CloudMove | "auto";
+  maxStages: number;
+}
+
+/** Fills the defaults of {@link AdaptiveLadderOptions} and checks them (for the estimators). */
+export function resolveAdaptiveLadderOptions(
+  options: AdaptiveLadderOptions | undefined,
+  where: string,
+): ResolvedAdaptiveLadder {
+  const o = options ?? {};
+  if (o === null || typeof o !== "object") {
+    throw new OccamError(
+      "invalid-argument",
+      `${where}: adaptive must be an object of AdaptiveLadderOptions.`,
+    );
+  }
+  const particles = o.particles ?? 200;
+  const targetEss = o.targetEss ?? 0.5;
+  const maxStages = o.maxStages ?? 10_000;
+  checkCount(particles, "adaptive.particles", where, 2);
+  checkCount(maxStages, "adaptive.maxStages", where, 1);
+  if (o.refine !== undefined) checkCount(o.refine, "adaptive.refine", where, 1);
+  if (!(targetEss > 0 && targetEss < 1)) {
+    throw new OccamError(
+      "invalid-argument",
+      `${where}: adaptive.targetEss must lie strictly between 0 and 1, got ${targetEss}.`,
+    );
+  }
+  return { particles, targetEss, refine: o.refine, move: o.move ?? "auto", maxStages };
+}
+
+/**
+ * A temperature ladder adapted to the model, for estimators that need a fixed one: a pilot run of
+ * adaptive tempered SMC ({@link runTemperedSmc}: from prior draws, each next β found by bisection so
+ * that the ESS of the incremental weights L^{β' − β} is `targetEss` of the particles, then resampling
+ * and moves at β', with the model's exact kernel when it has one) places temperatures where the power
+ * posteriors move, so that consecutive ones overlap. Fixed ladders cannot: with a prior much broader
+ * than the likelihood the power posterior changes at β ~ 10⁻¹⁰ … 10⁻⁴, below the first rungs of
+ * powerLadder(32, 4). Each pilot stage is then split into `refine` rungs ({@link refineLadder});
+ * `refine` given as a function is computed from the pilot's stages.
+ *
+ * The estimator then samples afresh on this ladder, so that, given the ladder, its estimate keeps the
+ * properties it has on any fixed ladder (stepping-stone and AIS unbiased for Z).
+ */
+export function adaptiveLadder(
+  model: BayesModel,
+  rng: Rng,
+  options: ResolvedAdaptiveLadder,
+  refine: number | ((stages: readonly SmcStage[]) => number),
+  where: string,
+): AdaptiveLadder {
+  const move = resolveCloudMove(model, options.move, where);
+  const run = runTemperedSmc(
+    model,
+    rng,
+    {
+      particles: options.particles,
+      targetEss: options.targetEss,
+      move,
+      mcmcSteps: "auto",
+      maxMcmcSteps: 50,
+      ladder: undefined,
+      resampleThreshold: 0.5,
+      maxStages: options.maxStages,
+    },
+    `${where} (adaptive ladder pilot)`,
+  );
+  const pilotLadder = Float64Array.from([0, ...run.stages.map((s) => s.beta)]);
+  const m = options.refine ?? (typeof refine === "function" ? refine(run.stages) : refine);
+  checkCount(m, "adaptive.refine", where, 1);
+  return Object.freeze({
+    ladder: refineLadder(pilotLadder, m),
+    pilotLadder,
+    stages: run.stages,
+    refine: m,
+    move,
+    pilotLogZ: run.logZ,
+    evaluations: run.evaluations,
+  });
+}
+
+/** A JSON-friendly summary of an adaptive ladder for an estimator's diagnostics. */
+export function adaptiveSummary(pilot: AdaptiveLadder): Record<string, unknown> {
+  return {
+    pilotLadder: Array.from(pilot.pilotLadder),
+    refine: pilot.refine,
+    move: pilot.move,
+    pilotLogZ: pilot.pilotLogZ,
+    pilotEvaluations: pilot.evaluations,
+  };
 }

@@ -1,6 +1,11 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { pathSampling, quadratureWeights } from "../../src/evidence/path-sampling.js";
+import {
+  PRIOR_TAIL_K,
+  pathSampling,
+  quadratureWeights,
+  slopeWeights,
+} from "../../src/evidence/path-sampling.js";
 import { powerLadder } from "../../src/evidence/schedule.js";
 import type { BayesModel } from "../../src/model/model.js";
 import { gaussianMeanModel } from "../../src/models/gaussian-mean/index.js";
@@ -10,21 +15,22 @@ import {
   expectedLogLikelihood,
   failingModel,
   testModel,
+  truncatedModel,
 } from "./tempered-models.js";
 
-describe("quadratureWeights", () => {
-  // Sorted nodes from a random start and random gaps (no near-duplicates, any spacing).
-  const nodes = fc
-    .tuple(
-      fc.double({ min: -1, max: 1, noNaN: true }),
-      fc.array(fc.double({ min: 0.001, max: 1, noNaN: true }), { minLength: 2, maxLength: 11 }),
-    )
-    .map(([start, gaps]) => {
-      const xs = [start];
-      for (const g of gaps) xs.push(xs[xs.length - 1] + g);
-      return xs;
-    });
+// Sorted nodes from a random start and random gaps (no near-duplicates, any spacing).
+const nodes = fc
+  .tuple(
+    fc.double({ min: -1, max: 1, noNaN: true }),
+    fc.array(fc.double({ min: 0.001, max: 1, noNaN: true }), { minLength: 2, maxLength: 11 }),
+  )
+  .map(([start, gaps]) => {
+    const xs = [start];
+    for (const g of gaps) xs.push(xs[xs.length - 1] + g);
+    return xs;
+  });
 
+describe("quadratureWeights", () => {
   it("Simpson integrates any quadratic exactly on any spacing, odd or even number of intervals", () => {
     fc.assert(
       fc.property(
@@ -75,10 +81,11 @@ describe("quadratureWeights", () => {
 
 describe("pathSampling, ladder scheme", () => {
   for (const d of [1, 10]) {
-    it(`matches the exact log evidence in d = ${d} (Simpson, HMC)`, () => {
+    it(`matches the exact log evidence in d = ${d} (corrected trapezoid on the adaptive ladder, HMC)`, () => {
       const model = testModel(d);
       const r = pathSampling(model, { seed: 1 });
-      expect(r.method).toBe("path-sampling (simpson)");
+      expect(r.method).toBe("path-sampling (hermite)");
+      expect((r.diagnostics.adaptiveLadder as { refine: number }).refine).toBe(4);
       expectAccurate(r.logZ, r.stdErr, model.exactLogEvidence());
       expect(r.stdErr).toBeLessThan(0.15);
       // The estimated discretisation error is small next to the statistical one.
@@ -107,19 +114,55 @@ describe("pathSampling, ladder scheme", () => {
     expect(inside).toBeGreaterThanOrEqual(16);
   });
 
-  it("rejects a −∞ log likelihood at a prior draw (E₀[log L] = −∞) and names the temperature of a NaN", () => {
-    const base = testModel(1);
-    const bounded: BayesModel = {
-      dim: 1,
-      logPrior: (t) => base.logPrior(t),
-      samplePrior: (rng) => base.samplePrior(rng),
-      logLikelihood: (t) => (t[0] > 1 ? Number.NEGATIVE_INFINITY : base.logLikelihood(t)),
-    };
-    expect(thrown(() => pathSampling(bounded, { seed: 1, drawsPerTemperature: 200 })).message).toMatch(
-      /−Infinity.*steppingStone/,
+  it("starts at β_1 with a warning when some prior draws have log L = −∞, and names the temperature of a NaN", () => {
+    const model = truncatedModel();
+    const r = pathSampling(model, { seed: 1 });
+    expect(r.diagnostics.priorTailK).toBe(Number.POSITIVE_INFINITY);
+    expect(typeof r.diagnostics.firstRungLogRatio).toBe("number");
+    expect((r.diagnostics.warnings as string[])[0]).toMatch(/−Infinity.*starts at β_1/);
+    expectAccurate(r.logZ, r.stdErr, model.exactLogEvidence());
+    const ladder = powerLadder(32, 4);
+    const e = thrown(() =>
+      pathSampling(failingModel(1, 3000), { ladder, drawsPerTemperature: 100, seed: 1 }),
     );
-    const e = thrown(() => pathSampling(failingModel(1, 3000), { drawsPerTemperature: 100, seed: 1 }));
     expect(e.message).toMatch(/^pathSampling at β = [0-9.e-]+ \(temperature \d+\)/);
+  });
+
+  it("detects an infinite E_prior[log L] from the prior draws' tail and starts at β_1 (θ ~ U(0, 1), log L = −1/θ)", () => {
+    // E_prior[1/θ] = ∞, while Z = ∫₀¹ e^{−1/θ} dθ is finite; computed here by the midpoint rule.
+    const model: BayesModel = {
+      dim: 1,
+      logPrior: (t) => (t[0] > 0 && t[0] < 1 ? 0 : Number.NEGATIVE_INFINITY),
+      samplePrior: (rng) => Float64Array.of(rng.uniform()),
+      logLikelihood: (t) => -1 / t[0],
+    };
+    let z = 0;
+    const m = 200_000;
+    for (let i = 0; i < m; i++) z += Math.exp(-m / (i + 0.5)) / m;
+    const r = pathSampling(model, { seed: 2 });
+    expect(r.diagnostics.priorTailK as number).toBeGreaterThan(PRIOR_TAIL_K);
+    expect((r.diagnostics.warnings as string[])[0]).toMatch(/heavy lower tail/);
+    expectAccurate(r.logZ, r.stdErr, Math.log(z));
+  });
+
+  it("the corrected trapezoid rule integrates cubics exactly from values and slopes, on any spacing", () => {
+    fc.assert(
+      fc.property(
+        nodes,
+        fc.double({ min: -5, max: 5, noNaN: true }),
+        fc.double({ min: -5, max: 5, noNaN: true }),
+        (x, a, b) => {
+          const f = (t: number) => 1 + a * t * t + b * t * t * t;
+          const df = (t: number) => 2 * a * t + 3 * b * t * t;
+          const F = (t: number) => t + (a * t ** 3) / 3 + (b * t ** 4) / 4;
+          const w = quadratureWeights(x, "hermite");
+          const c = slopeWeights(x);
+          let s = 0;
+          for (let i = 0; i < x.length; i++) s += w[i] * f(x[i]) + c[i] * df(x[i]);
+          expect(s).toBeCloseTo(F(x[x.length - 1]) - F(x[0]), 7);
+        },
+      ),
+    );
   });
 
   it("rejects bad options", () => {

@@ -4,6 +4,7 @@ import {
   linearLadder,
   powerLadder,
   randomTemperatures,
+  refineLadder,
   temperatureDensity,
   validateLadder,
 } from "../../src/evidence/schedule.js";
@@ -126,5 +127,25 @@ describe("the thesis's temperature density (1 − k) θ^−k (eq. 5.31, correcte
     );
     expect(thrown(() => temperatureDensity(0.5, 2)).code).toBe("invalid-argument");
     expect(thrown(() => randomTemperatures(0, createRng(1))).code).toBe("invalid-argument");
+  });
+});
+
+describe("refineLadder", () => {
+  it("splits each rung into m: evenly from 0, geometrically elsewhere, keeping every old rung (property)", () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 1, max: 20 }), fc.integer({ min: 1, max: 6 }), (n, m) => {
+        const base = powerLadder(n, 4);
+        const fine = refineLadder(base, m);
+        expect(fine.length).toBe(n * m + 1);
+        expect(() => validateLadder(fine)).not.toThrow();
+        for (let k = 0; k <= n; k++) expect(fine[k * m]).toBe(base[k]);
+      }),
+    );
+    expect(Array.from(refineLadder([0, 0.01, 1], 2))).toEqual([0, 0.005, 0.01, 0.1, 1]);
+  });
+
+  it("rejects a bad m or ladder", () => {
+    expect(() => refineLadder([0, 1], 0)).toThrow(/m must be an integer/);
+    expect(() => refineLadder([0, 0.5], 2)).toThrow(/end at exactly 1/);
   });
 });

@@ -19,10 +19,14 @@ describe("steppingStone", () => {
       const r = steppingStone(model, { seed: 1 });
       expect(r.method).toBe("stepping-stone");
       expect(r.diagnostics.kernel).toBe("hmc");
-      expect(r.diagnostics.temperatures).toBe(33);
+      // The adaptive ladder: the pilot's stages, each split in two.
+      const adaptive = r.diagnostics.adaptiveLadder as { pilotLadder: number[]; refine: number };
+      const K = adaptive.pilotLadder.length - 1;
+      expect(adaptive.refine).toBe(2);
+      expect(r.diagnostics.temperatures).toBe(2 * K + 1);
       expectAccurate(r.logZ, r.stdErr, model.exactLogEvidence());
       expect(r.stdErr).toBeLessThan(0.15);
-      expect(r.nLikelihoodEvals).toBeGreaterThan(32 * 1000);
+      expect(r.nLikelihoodEvals).toBeGreaterThan(2 * K * 1000);
       expect(r.diagnostics.warnings).toEqual([]);
       expect(Object.isFrozen(r)).toBe(true);
     });
@@ -95,9 +99,15 @@ describe("steppingStone", () => {
     );
   });
 
-  it("names the temperature when the log likelihood is NaN", () => {
-    const e = thrown(() => steppingStone(failingModel(1, 3000), { drawsPerTemperature: 100, seed: 1 }));
+  it("names the temperature when the log likelihood is NaN, in the sampling and in the ladder's pilot", () => {
+    const ladder = powerLadder(32, 4);
+    const e = thrown(() =>
+      steppingStone(failingModel(1, 3000), { ladder, drawsPerTemperature: 100, seed: 1 }),
+    );
     expect(e.code).toBe("non-finite");
     expect(e.message).toMatch(/^steppingStone at β = [0-9.e-]+ \(temperature \d+\)/);
+    const p = thrown(() => steppingStone(failingModel(1, 300), { drawsPerTemperature: 100, seed: 1 }));
+    expect(p.code).toBe("non-finite");
+    expect(p.message).toMatch(/^steppingStone \(adaptive ladder pilot\).*β = /);
   });
 });

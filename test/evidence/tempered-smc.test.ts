@@ -1,12 +1,24 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { powerLadder } from "../../src/evidence/schedule.js";
-import { nextTemperature, systematicResample, temperedSmc } from "../../src/evidence/tempered-smc.js";
+import {
+  adaptiveLadder,
+  nextTemperature,
+  resolveAdaptiveLadderOptions,
+  systematicResample,
+  temperedSmc,
+} from "../../src/evidence/tempered-smc.js";
 import { kishEss } from "../../src/math/logspace.js";
 import { gaussianMeanModel } from "../../src/models/gaussian-mean/index.js";
 import { createRng } from "../../src/random/rng.js";
 import { expectAccurate, thrown } from "../support/assertions.js";
-import { failingModel, gradientFreeModel, testModel, truncatedModel } from "./tempered-models.js";
+import {
+  failingModel,
+  gradientFreeModel,
+  modelWithExactKernel,
+  testModel,
+  truncatedModel,
+} from "./tempered-models.js";
 
 describe("tempered SMC building blocks", () => {
   it("nextTemperature finds the β' whose incremental weights have the target ESS", () => {
@@ -124,5 +136,35 @@ describe("temperedSmc", () => {
     const r = temperedSmc(testModel(1), { repetitions: 1, particles: 100, seed: 4 });
     expect(r.stdErr).toBe(Number.POSITIVE_INFINITY);
     expect((r.diagnostics.warnings as string[])[0]).toMatch(/one repetition/);
+  });
+});
+
+describe("temperedSmc with the model's kernel, and the adaptive ladder", () => {
+  it("moves the particles with the model's powerPosteriorKernel (one exact draw per stage)", () => {
+    const model = modelWithExactKernel(10);
+    const r = temperedSmc(model, { particles: 300, seed: 5 });
+    expect(r.diagnostics.move).toBe("model");
+    expect(model.betasAsked.length).toBeGreaterThan(0);
+    for (const steps of r.diagnostics.mcmcSteps as number[][]) {
+      expect(steps.slice(0, -1).every((s) => s === 1)).toBe(true);
+    }
+    expectAccurate(r.logZ, r.stdErr, model.exactLogEvidence());
+    expect(thrown(() => temperedSmc(testModel(1), { move: "model" })).message).toMatch(
+      /powerPosteriorKernel/,
+    );
+  });
+
+  it("adaptiveLadder places stages whose incremental weights keep the target ESS, then refines them", () => {
+    const model = modelWithExactKernel(10);
+    const options = resolveAdaptiveLadderOptions({ targetEss: 0.5 }, "test");
+    const a = adaptiveLadder(model, createRng(2), options, 3, "test");
+    const K = a.pilotLadder.length - 1;
+    expect(a.move).toBe("model");
+    expect(a.ladder.length).toBe(3 * K + 1);
+    expect(a.pilotLadder[0]).toBe(0);
+    expect(a.pilotLadder[K]).toBe(1);
+    // Every stage but the last (which reached β = 1 with ESS to spare) sits at the target.
+    for (const s of a.stages.slice(0, -1)) expect(s.essFraction).toBeCloseTo(0.5, 6);
+    expect(thrown(() => resolveAdaptiveLadderOptions({ targetEss: 1 }, "test")).message).toMatch(/targetEss/);
   });
 });
