@@ -29,6 +29,42 @@ function reference(net: Mlp, w: Float64Array, x: ArrayLike<number>): number[] {
   return out;
 }
 
+/** S(w) and its gradient written out plainly (per case, Math.tanh), from the documented layout. */
+function referenceGradient(net: Mlp, w: Float64Array, X: Float64Array, Y: Float64Array, n: number) {
+  const { inputs: I, hidden: H, outputs: O } = net;
+  const [oc, ov, ob] = [H * I, H * I + H, H * I + H + O * H];
+  const grad = new Float64Array(net.size);
+  let value = 0;
+  for (let r = 0; r < n; r++) {
+    const x = X.subarray(r * I, (r + 1) * I);
+    const t: number[] = [];
+    for (let h = 0; h < H; h++) {
+      let a = w[oc + h];
+      for (let i = 0; i < I; i++) a += w[h * I + i] * x[i];
+      t.push(Math.tanh(a));
+    }
+    const delta: number[] = [];
+    for (let o = 0; o < O; o++) {
+      let f = w[ob + o];
+      for (let h = 0; h < H; h++) f += w[ov + o * H + h] * t[h];
+      value += (f - Y[r * O + o]) ** 2;
+      delta.push(2 * (f - Y[r * O + o]));
+      grad[ob + o] += delta[o];
+    }
+    for (let h = 0; h < H; h++) {
+      let g = 0;
+      for (let o = 0; o < O; o++) {
+        grad[ov + o * H + h] += delta[o] * t[h];
+        g += delta[o] * w[ov + o * H + h];
+      }
+      g *= 1 - t[h] * t[h];
+      grad[oc + h] += g;
+      for (let i = 0; i < I; i++) grad[h * I + i] += g * x[i];
+    }
+  }
+  return { value, grad };
+}
+
 function randomProblem(seed: number, I: number, H: number, O: number, n: number) {
   const rng = createRng(seed);
   const net = createMlp({ inputs: I, hidden: H, outputs: O });
@@ -149,6 +185,36 @@ describe("sumOfSquares", () => {
         },
       ),
       { numRuns: 40 },
+    );
+  });
+
+  it("agrees with plain backpropagation to 1e-12 in both loops (≤ 2 inputs and outputs, and general)", () => {
+    // Shapes with I, O ≤ 2 take the unrolled loop (hidden units in pairs, so odd H exercises its
+    // remainder); the others take the general one. Both must match the plainly written per-case
+    // backpropagation up to rounding: the tanh's differ by < 4e-16 and the sums over n ≤ 30 cases of
+    // O(10) terms lose < 1e-13, so 1e-12 relative to the scale 1 + S of the sums has a margin.
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 1, max: 3 }),
+        fc.integer({ min: 1, max: 7 }),
+        fc.integer({ min: 1, max: 3 }),
+        fc.integer({ min: 1, max: 30 }),
+        fc.integer({ min: 0, max: 1000 }),
+        (I, H, O, n, seed) => {
+          const { net, X, Y, w } = randomProblem(seed, I, H, O, n);
+          const s = sumOfSquares(net, X, Y, n);
+          const ref = referenceGradient(net, w, X, Y, n);
+          const grad = new Float64Array(net.size).fill(Number.NaN);
+          const tol = 1e-12 * (1 + ref.value);
+          expect(Math.abs(s.gradient(w, grad) - ref.value)).toBeLessThan(tol);
+          expect(Math.abs(s.value(w) - ref.value)).toBeLessThan(tol);
+          for (let j = 0; j < net.size; j++) expect(Math.abs(grad[j] - ref.grad[j])).toBeLessThan(tol);
+          const per = new Float64Array(O);
+          s.perOutput(w, per);
+          expect(Math.abs(per.reduce((a, b) => a + b, 0) - ref.value)).toBeLessThan(tol);
+        },
+      ),
+      { numRuns: 150 },
     );
   });
 
