@@ -13,6 +13,22 @@ export function parseSeed(text: string): number {
   return seed;
 }
 
+/** Parses `--hidden 1,2,4`: a comma-separated list of distinct integers from 1 to 64. */
+export function parseHiddenList(text: string): number[] {
+  const parts = text.split(",").map((p) => p.trim());
+  const values = parts.map(Number);
+  if (
+    parts.some((p) => !/^\d+$/.test(p)) ||
+    values.some((v) => v < 1 || v > 64) ||
+    new Set(values).size !== values.length
+  ) {
+    throw new InvalidArgumentError(
+      `--hidden must be a comma-separated list of distinct integers from 1 to 64 (e.g. 1,2,4,8,16), got "${text}".`,
+    );
+  }
+  return values;
+}
+
 /** `occam reproduce NAME [--json] [--seed S] [--quick]`: re-runs a seed document's experiment. */
 export function registerReproduce(program: Command, io: Io): void {
   const names = Object.keys(reproductions);
@@ -23,7 +39,12 @@ export function registerReproduce(program: Command, io: Io): void {
     .option("--json", "print one JSON document instead of a table")
     .addOption(new Option("--seed <S>", "random seed").argParser(parseSeed).default(1))
     .option("--quick", "a smaller, faster run")
-    .action((name: string, options: { json?: boolean; seed: number; quick?: boolean }) => {
+    .addOption(
+      new Option("--hidden <list>", "numbers of hidden units, e.g. 1,2,4,8,16 (robot-arm)").argParser(
+        parseHiddenList,
+      ),
+    )
+    .action((name: string, options: { json?: boolean; seed: number; quick?: boolean; hidden?: number[] }) => {
       const reproduction = reproductions[name];
       if (reproduction === undefined) {
         throw new OccamError(
@@ -35,7 +56,15 @@ export function registerReproduce(program: Command, io: Io): void {
       const onProgress = io.interactive
         ? (step: string) => io.stderr(`\r\x1b[2K${name}: ${step}`)
         : undefined;
-      const result = reproduction.run({ seed: options.seed, quick: options.quick === true, onProgress });
+      if (options.hidden !== undefined && name !== "robot-arm") {
+        throw new OccamError("invalid-argument", `--hidden applies only to robot-arm, not to ${name}.`);
+      }
+      const result = reproduction.run({
+        seed: options.seed,
+        quick: options.quick === true,
+        onProgress,
+        ...(options.hidden === undefined ? {} : { hidden: options.hidden }),
+      });
       if (onProgress) io.stderr("\r\x1b[2K");
       io.stdout(options.json ? `${checkedJson(result)}\n` : `${reproduction.format(result)}\n`);
     });

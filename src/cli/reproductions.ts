@@ -1,11 +1,13 @@
 import { runEstimatorsExperiment } from "../experiments/estimators.js";
 import { runEversonExperiment } from "../experiments/everson.js";
 import { runFabriciusLinearExperiment } from "../experiments/fabricius-linear.js";
+import { runRobotArmExperiment } from "../experiments/robot-arm.js";
 import { runSamplersExperiment } from "../experiments/samplers.js";
 import { runSykacekExperiment } from "../experiments/sykacek.js";
 import { formatEstimatorsReport } from "./reports/estimators.js";
 import { formatEversonReport } from "./reports/everson.js";
 import { formatFabriciusLinearReport } from "./reports/fabricius-linear.js";
+import { formatRobotArmReport } from "./reports/robot-arm.js";
 import { formatSamplersReport } from "./reports/samplers.js";
 import { formatSykacekReport } from "./reports/sykacek.js";
 
@@ -15,6 +17,8 @@ export interface ReproductionOptions {
   quick: boolean;
   /** Told what the experiment is working on; the CLI shows it on a terminal. */
   onProgress?: (step: string) => void;
+  /** Numbers of hidden units (`--hidden`), for the reproductions that take them (robot-arm). */
+  hidden?: number[];
 }
 
 /** An experiment the CLI can run: its computation and its table. */
@@ -37,4 +41,5 @@ export const reproductions: Readonly<Record<string, Reproduction>> = {
   sykacek: reproduction(runSykacekExperiment, formatSykacekReport),
   "fabricius-linear": reproduction(runFabriciusLinearExperiment, formatFabriciusLinearReport),
   everson: reproduction(runEversonExperiment, formatEversonReport),
+  "robot-arm": reproduction(runRobotArmExperiment, formatRobotArmReport),
 };

@@ -401,7 +401,8 @@ function weightModel(
  * dual averaging aims for — near the stability limit the acceptance at the fixed averaged ε̄ exceeds
  * the mean acceptance of warm-up's fluctuating ε. On the robot arm, aiming at 0.8 realised 0.89
  * (H = 16) and 0.91 (H = 4, 60 cases); aiming at 0.65 realised 0.86 (H = 8), 0.88 (H = 4) and 0.93
- * (H = 16). The target is therefore 0.65; the realised acceptance stays noisy (see the report).
+ * (H = 16). The target is therefore 0.65, and a final calibration stage ({@link MLP_CALIBRATION})
+ * sets the fixed step size from the acceptance it realises.
  */
 export const MLP_HMC_DEFAULTS: Readonly<Omit<HmcOptions, "target">> = Object.freeze({
   trajectoryLength: 2,
@@ -410,6 +411,70 @@ export const MLP_HMC_DEFAULTS: Readonly<Omit<HmcOptions, "target">> = Object.fre
   targetAccept: 0.65,
   windows: Object.freeze({ initBuffer: 75, termBuffer: 150, baseWindow: 25 }),
 });
+
+/**
+ * The final calibration stage of the weights' HMC warm-up. Dual averaging leaves a step size ε̄ whose
+ * acceptance, once fixed, often exceeds 0.9 on network posteriors (near the stability limit the
+ * acceptance at a fixed ε is above the mean acceptance of warm-up's fluctuating ε; see
+ * {@link MLP_HMC_DEFAULTS}). So with a warm-up of at least `minWarmup` sweeps, its last
+ * min(`maxLength`, ⌊`fraction` · warm-up⌋) sweeps are a calibration stage: the main adaptation (dual
+ * averaging and Stan's mass-matrix windows) runs on the sweeps before it and ends; the step size is
+ * then fixed for each `block` of sweeps, after which it is set to the ε whose acceptance, predicted
+ * from every calibration sweep so far, is `centre`: a sweep with energy error ΔH at step ε_i would
+ * have accepted with probability min(1, exp(−ΔH (ε/ε_i)²)) at ε, since leapfrog's energy error
+ * scales like ε². Pooling the sweeps matters: the Gibbs updates change the weights' target every
+ * sweep, so the acceptance at a fixed ε fluctuates (one block of 10 sweeps realised 0.46 at an ε where
+ * the previous one realised 0.91). The kept sweeps use the final ε. Turned off with `adaptStepSize: false`.
+ */
+export const MLP_CALIBRATION = Object.freeze({
+  minWarmup: 100,
+  fraction: 0.2,
+  maxLength: 150,
+  block: 10,
+  centre: 0.75,
+});
+
+/**
+ * The step size whose predicted mean acceptance is `MLP_CALIBRATION.centre`, from the energy errors
+ * ΔH_i of `n` sweeps run at step sizes ε_i: at ε the acceptance is predicted as
+ * (1/n) Σ min(1, exp(−ΔH_i (ε/ε_i)²)) (leapfrog's energy error scales like ε²); a divergent sweep
+ * counts as a rejection at ε ≥ 0.6 ε_i and an acceptance below (which keeps the prediction monotone). The prediction
+ * decreases in ε; its root is found by bisection on log ε within a factor 2 of `current`, so that one
+ * block's extrapolation cannot move the step far.
+ */
+const DIVERGENCE_RATIO = 0.6;
+
+function calibratedStep(errors: Float64Array, steps: Float64Array, n: number, current: number): number {
+  const predicted = (eps: number): number => {
+    let sum = 0;
+    for (let i = 0; i < n; i++) {
+      const dh = errors[i];
+      const r = eps / steps[i];
+      if (dh === Number.POSITIVE_INFINITY) {
+        // A divergence is an instability, not an ε² energy error: a rejection down to 0.6 ε_i (the
+        // trajectory may still be unstable a little below ε_i), an acceptance below.
+        sum += r < DIVERGENCE_RATIO ? 1 : 0;
+      } else {
+        sum += dh <= 0 ? 1 : Math.exp(-dh * r * r);
+      }
+    }
+    return sum / n;
+  };
+  let lo = Math.log(current) - Math.LN2;
+  let hi = Math.log(current) + Math.LN2;
+  for (let it = 0; it < 60; it++) {
+    const mid = 0.5 * (lo + hi);
+    if (predicted(Math.exp(mid)) > MLP_CALIBRATION.centre) lo = mid;
+    else hi = mid;
+  }
+  return Math.exp(0.5 * (lo + hi));
+}
+
+/** Number of calibration sweeps at the end of a warm-up of `warmup` sweeps (0 below `minWarmup`). */
+export function calibrationLength(warmup: number): number {
+  if (warmup < MLP_CALIBRATION.minWarmup) return 0;
+  return Math.min(MLP_CALIBRATION.maxLength, Math.floor(MLP_CALIBRATION.fraction * warmup));
+}
 
 /** State of the {@link MlpKernel}: the position, the tempered log density there, and S(w). */
 export interface MlpKernelState extends PositionState {
@@ -495,14 +560,31 @@ function buildMlpKernel(model: BayesianMlp, beta: number, hmcOptions: Omit<HmcOp
       return lp;
     },
   };
-  const hmc: HmcKernel = buildHmcKernel({
+  const hmcSettings: HmcOptions = {
     ...MLP_HMC_DEFAULTS,
     ...(hmcOptions.steps === undefined ? {} : { trajectoryLength: undefined }),
     ...hmcOptions,
     target: weightTarget,
-  });
+  };
+  let hmc: HmcKernel = buildHmcKernel(hmcSettings);
   let lastHmcState: HmcState | undefined;
   let lastHmcInfo: HmcInfo | undefined;
+  // The final calibration stage of warm-up (see MLP_CALIBRATION): after the main adaptation ends, the
+  // step size is fixed and moved block by block by the acceptance it realises.
+  const calibrate = hmcSettings.adaptStepSize !== false;
+  let calibrationStart = -1;
+  let blockCount = 0;
+  let calibratedStepSize = Number.NaN;
+  const calibrationErrors = new Float64Array(MLP_CALIBRATION.maxLength);
+  const calibrationSteps = new Float64Array(MLP_CALIBRATION.maxLength);
+  const fixedKernel = (stepSize: number, inverseMassMatrix: Float64Array): HmcKernel =>
+    buildHmcKernel({
+      ...hmcSettings,
+      stepSize,
+      inverseMassMatrix,
+      adaptStepSize: false,
+      adaptMassMatrix: false,
+    });
 
   const stateAt = (position: Float64Array, s: number): MlpKernelState => {
     const logLikelihood = 0.5 * nValues * (position[W] - LOG_2PI) - 0.5 * Math.exp(position[W]) * s;
@@ -581,13 +663,38 @@ function buildMlpKernel(model: BayesianMlp, beta: number, hmcOptions: Omit<HmcOp
       };
       return { state: stateAt(next, s), info };
     },
-    adapt(_state: MlpKernelState, _info: MlpKernelInfo, iteration: number, warmup: number) {
-      if (lastHmcState !== undefined && lastHmcInfo !== undefined) {
-        hmc.adapt(lastHmcState, lastHmcInfo, iteration, warmup);
+    adapt(_state: MlpKernelState, info: MlpKernelInfo, iteration: number, warmup: number) {
+      const length = calibrate ? calibrationLength(warmup) : 0;
+      const main = warmup - length;
+      if (iteration < main) {
+        if (lastHmcState !== undefined && lastHmcInfo !== undefined) {
+          hmc.adapt(lastHmcState, lastHmcInfo, iteration, main);
+        }
+        if (iteration === main - 1 && length > 0) {
+          // The main adaptation is over: keep its ε̄ and mass matrix in a kernel with a fixed step.
+          hmc.endWarmup();
+          calibrationStart = iteration + 1;
+          calibratedStepSize = hmc.stepSize;
+          hmc = fixedKernel(calibratedStepSize, hmc.inverseMassMatrix);
+        }
+        return;
+      }
+      if (calibrationStart < 0) return;
+      // Energy errors scale like ε² for leapfrog (at the trajectory's fixed integration time or
+      // step cap), so every calibration sweep so far predicts its acceptance at another step size.
+      const i = iteration - calibrationStart;
+      calibrationErrors[i] = info.divergent ? Number.POSITIVE_INFINITY : info.energyError;
+      calibrationSteps[i] = info.stepSize;
+      blockCount++;
+      if (blockCount === MLP_CALIBRATION.block || iteration === warmup - 1) {
+        calibratedStepSize = calibratedStep(calibrationErrors, calibrationSteps, i + 1, calibratedStepSize);
+        hmc = fixedKernel(calibratedStepSize, hmc.inverseMassMatrix);
+        blockCount = 0;
       }
     },
     endWarmup() {
-      hmc.endWarmup();
+      // With a calibration stage the kernel already runs at the calibrated fixed step size.
+      if (calibrationStart < 0) hmc.endWarmup();
     },
   };
 }
@@ -607,8 +714,8 @@ export interface SampleBayesianMlpOptions {
    */
   draws?: number;
   /**
-   * Warm-up sweeps, during which the HMC step size (target acceptance 0.8) and the diagonal mass
-   * matrix adapt; discarded.
+   * Warm-up sweeps, during which the HMC step size and the diagonal mass matrix adapt (the last 20 %,
+   * up to 150, calibrate the fixed step size: {@link MLP_CALIBRATION}); discarded.
    * @defaultValue 500
    */
   warmup?: number;
@@ -712,8 +819,9 @@ export function optimizedStart(model: BayesianMlp, rng: Rng, maxIterations = 300
 /**
  * Samples a {@link BayesianMlp} at inverse temperature β by Gibbs updates of τ and the group
  * precisions alternating with hybrid Monte Carlo on the weights (thesis §6.3.5). The HMC step size is
- * adapted in warm-up by dual averaging (aiming at 0.65, which realises 0.85–0.93) together with a diagonal mass matrix, so
- * each temperature gets its own. Divergent trajectories are rejected and counted, never returned.
+ * adapted in warm-up by dual averaging (aiming at 0.65) together with a diagonal mass matrix, then
+ * fixed by a final calibration stage aiming at a realised acceptance of 0.75 ({@link MLP_CALIBRATION}),
+ * so each temperature gets its own. Divergent trajectories are rejected and counted, never returned.
  * Returns the draws of weights, τ and precisions, the log likelihood of each draw, and diagnostics.
  *
  * @example

@@ -134,12 +134,18 @@ describe("sampleBayesianMlp", () => {
     expect(d.logLikelihood.every(Number.isFinite)).toBe(true);
   });
 
-  it("adapts the step size to an acceptance in [0.6, 0.9] on robot-arm data, and predicts well", () => {
+  it("calibrates the step size to an acceptance in [0.6, 0.9] on robot-arm data, and predicts well", () => {
     const train = robotArmData({ n: 60, noiseSd: 0.05, seed: 1 });
     const model = bayesianMlp(train, { hidden: 4 });
-    const d = sampleBayesianMlp(model, { draws: 100, warmup: 300, seed: 5 });
-    expect(d.acceptanceRate).toBeGreaterThan(0.6);
-    expect(d.acceptanceRate).toBeLessThan(0.9);
+    // The acceptance of 100 kept sweeps at a fixed step size fluctuates from chain to chain (the Gibbs
+    // updates change the weights' target every sweep: 0.54–0.91 over eight seeds), so the band is
+    // checked on the mean of four chains. Without the calibration stage dual averaging's ε̄ realised
+    // about 0.9 and above on this posterior.
+    const runs = [5, 6, 7, 8].map((seed) => sampleBayesianMlp(model, { draws: 100, warmup: 300, seed }));
+    const meanAccept = runs.reduce((a, r) => a + r.acceptanceRate, 0) / runs.length;
+    expect(meanAccept).toBeGreaterThan(0.6);
+    expect(meanAccept).toBeLessThan(0.9);
+    const d = runs[0];
     expect(d.weights.length).toBe(100 * model.weightCount);
     expect(d.weights.every(Number.isFinite)).toBe(true);
     expect(d.logLikelihood.every(Number.isFinite)).toBe(true);

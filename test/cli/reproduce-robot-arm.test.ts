@@ -1,0 +1,29 @@
+import { describe, expect, it } from "vitest";
+import { parseHiddenList } from "../../src/cli/reproduce.js";
+import { runCli as run } from "../support/cli.js";
+
+describe("occam reproduce robot-arm --hidden", () => {
+  it("parses a comma-separated list", () => {
+    expect(parseHiddenList("1,2,4,8,16")).toEqual([1, 2, 4, 8, 16]);
+    expect(parseHiddenList(" 3 , 5")).toEqual([3, 5]);
+  });
+
+  for (const bad of ["", "0", "a,b", "2,2", "1.5", "1,,2", "65", "-1"]) {
+    it(`rejects --hidden "${bad}" with exit 2, one stderr line and nothing on stdout`, async () => {
+      const { code, stdout, stderr } = await run(["reproduce", "robot-arm", "--quick", "--hidden", bad]);
+      expect(code).toBe(2);
+      expect(stdout).toBe("");
+      // One line of message (commander's usage errors add program.ts's "(run with --help for usage)" hint).
+      const lines = stderr.trimEnd().split("\n");
+      expect(lines.filter((line) => line !== "(run with --help for usage)")).toHaveLength(1);
+      expect(stderr).toMatch(/hidden/);
+    });
+  }
+
+  it("refuses --hidden for another reproduction", async () => {
+    const { code, stdout, stderr } = await run(["reproduce", "samplers", "--quick", "--hidden", "2"]);
+    expect(code).toBe(2);
+    expect(stdout).toBe("");
+    expect(stderr).toBe("occam: --hidden applies only to robot-arm, not to samplers.\n");
+  });
+});
