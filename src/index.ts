@@ -5,7 +5,9 @@
 
 export * from "./data/csv.js";
 export { holdOut, kFolds } from "./data/folds.js";
+export { eversonData } from "./data/generators/everson.js";
 export { linearRegressionData } from "./data/generators/linear.js";
+export { robotArm, robotArmData } from "./data/generators/robot-arm.js";
 export { autocorrelation, autocovariance } from "./diagnostics/autocorrelation.js";
 export { effectiveSampleSize, essPerParameter, monteCarloStandardError } from "./diagnostics/ess.js";
 export { rhatPerParameter, splitRhat } from "./diagnostics/rhat.js";
@@ -85,20 +87,28 @@ export {
 } from "./model/model.js";
 export { type GaussianMeanModel, gaussianMeanModel } from "./models/gaussian-mean/index.js";
 export {
+  fitLinearMl,
   gPriorLogBayesFactor,
   type IndependentPrecisionModel,
   type IndependentPrecisionOptions,
   independentPrecisionRegression,
+  type LinearMlFit,
+  ML_CRITERIA,
+  type MlCriterion,
   type NigRegressionModel,
   type NigRegressionOptions,
   nigRegression,
   rSquared,
+  scoreMlSubsets,
+  selectMl,
   ZELLNER_SIOW_MEDIUM_SCALE,
   zellnerSiowAllSubsets,
   zellnerSiowBayesFactor,
   zellnerSiowLogBayesFactor,
 } from "./models/linear/index.js";
 export { type Mixture2dModel, mixture2dModel } from "./models/mixture-2d/index.js";
+export * from "./models/mixture-classifier/index.js";
+export * from "./models/mlp/index.js";
 export { createRng, type Rng } from "./random/rng.js";
 export * as variates from "./random/variates.js";
 export { type AcceptDecision, metropolisHastings } from "./samplers/accept.js";
@@ -115,6 +125,7 @@ export {
 export * from "./samplers/integrators.js";
 export * from "./samplers/kernel.js";
 export * from "./samplers/mala.js";
+export * from "./samplers/mixture.js";
 export * from "./samplers/random-walk.js";
 export * from "./samplers/rejection.js";
 export * from "./samplers/run.js";
@@ -123,7 +134,11 @@ export * from "./selection/compare.js";
 export {
   type CompareLinearOptions,
   compareLinearModels,
+  LINEAR_ESTIMATORS,
+  LINEAR_PRIORS,
   type LinearComparison,
+  type LinearEstimator,
   type LinearModelRow,
+  type LinearPrior,
 } from "./selection/linear.js";
 export * from "./selection/subsets.js";

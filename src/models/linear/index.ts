@@ -2,5 +2,6 @@
 
 export * from "./g-prior.js";
 export * from "./independent.js";
+export * from "./maximum-likelihood.js";
 export * from "./nig.js";
 export * from "./zellner-siow.js";

@@ -1,0 +1,7 @@
+/** One-hidden-layer tanh networks: the network, the Bayesian model and sampler, ML fits and evidence. */
+export * from "./bayesian.js";
+export * from "./ensemble.js";
+export * from "./evidence-framework.js";
+export * from "./maximum-likelihood.js";
+export * from "./network.js";
+export * from "./temperature-sweep.js";
