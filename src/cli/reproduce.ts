@@ -44,28 +44,31 @@ export function registerReproduce(program: Command, io: Io): void {
         parseHiddenList,
       ),
     )
-    .action((name: string, options: { json?: boolean; seed: number; quick?: boolean; hidden?: number[] }) => {
-      const reproduction = reproductions[name];
-      if (reproduction === undefined) {
-        throw new OccamError(
-          "invalid-argument",
-          `unknown experiment "${name}"; choose one of: ${names.join(", ")}.`,
-        );
-      }
-      // Progress goes to stderr, one overwritten line, and only on a terminal.
-      const onProgress = io.interactive
-        ? (step: string) => io.stderr(`\r\x1b[2K${name}: ${step}`)
-        : undefined;
-      if (options.hidden !== undefined && name !== "robot-arm") {
-        throw new OccamError("invalid-argument", `--hidden applies only to robot-arm, not to ${name}.`);
-      }
-      const result = reproduction.run({
-        seed: options.seed,
-        quick: options.quick === true,
-        onProgress,
-        ...(options.hidden === undefined ? {} : { hidden: options.hidden }),
-      });
-      if (onProgress) io.stderr("\r\x1b[2K");
-      io.stdout(options.json ? `${checkedJson(result)}\n` : `${reproduction.format(result)}\n`);
-    });
+    .action(
+      async (name: string, options: { json?: boolean; seed: number; quick?: boolean; hidden?: number[] }) => {
+        const load = reproductions[name];
+        if (load === undefined) {
+          throw new OccamError(
+            "invalid-argument",
+            `unknown experiment "${name}"; choose one of: ${names.join(", ")}.`,
+          );
+        }
+        // Progress goes to stderr, one overwritten line, and only on a terminal.
+        const onProgress = io.interactive
+          ? (step: string) => io.stderr(`\r\x1b[2K${name}: ${step}`)
+          : undefined;
+        if (options.hidden !== undefined && name !== "robot-arm") {
+          throw new OccamError("invalid-argument", `--hidden applies only to robot-arm, not to ${name}.`);
+        }
+        const reproduction = await load();
+        const result = reproduction.run({
+          seed: options.seed,
+          quick: options.quick === true,
+          onProgress,
+          ...(options.hidden === undefined ? {} : { hidden: options.hidden }),
+        });
+        if (onProgress) io.stderr("\r\x1b[2K");
+        io.stdout(options.json ? `${checkedJson(result)}\n` : `${reproduction.format(result)}\n`);
+      },
+    );
 }

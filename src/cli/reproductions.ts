@@ -1,16 +1,3 @@
-import { runEstimatorsExperiment } from "../experiments/estimators.js";
-import { runEversonExperiment } from "../experiments/everson.js";
-import { runFabriciusLinearExperiment } from "../experiments/fabricius-linear.js";
-import { runRobotArmExperiment } from "../experiments/robot-arm.js";
-import { runSamplersExperiment } from "../experiments/samplers.js";
-import { runSykacekExperiment } from "../experiments/sykacek.js";
-import { formatEstimatorsReport } from "./reports/estimators.js";
-import { formatEversonReport } from "./reports/everson.js";
-import { formatFabriciusLinearReport } from "./reports/fabricius-linear.js";
-import { formatRobotArmReport } from "./reports/robot-arm.js";
-import { formatSamplersReport } from "./reports/samplers.js";
-import { formatSykacekReport } from "./reports/sykacek.js";
-
 /** What every reproduction takes from the command line. */
 export interface ReproductionOptions {
   seed: number;
@@ -34,12 +21,39 @@ function reproduction<T>(
   return { run, format: format as (result: unknown) => string };
 }
 
-/** The reproductions by name, as `occam reproduce NAME` takes them. */
-export const reproductions: Readonly<Record<string, Reproduction>> = {
-  samplers: reproduction(runSamplersExperiment, formatSamplersReport),
-  estimators: reproduction(runEstimatorsExperiment, formatEstimatorsReport),
-  sykacek: reproduction(runSykacekExperiment, formatSykacekReport),
-  "fabricius-linear": reproduction(runFabriciusLinearExperiment, formatFabriciusLinearReport),
-  everson: reproduction(runEversonExperiment, formatEversonReport),
-  "robot-arm": reproduction(runRobotArmExperiment, formatRobotArmReport),
+/**
+ * The reproductions by name, as `occam reproduce NAME` takes them. Each loads its experiment only
+ * when asked for: importing them all made every occam command take half a second to start.
+ */
+export const reproductions: Readonly<Record<string, () => Promise<Reproduction>>> = {
+  samplers: async () =>
+    reproduction(
+      (await import("../experiments/samplers.js")).runSamplersExperiment,
+      (await import("./reports/samplers.js")).formatSamplersReport,
+    ),
+  estimators: async () =>
+    reproduction(
+      (await import("../experiments/estimators.js")).runEstimatorsExperiment,
+      (await import("./reports/estimators.js")).formatEstimatorsReport,
+    ),
+  everson: async () =>
+    reproduction(
+      (await import("../experiments/everson.js")).runEversonExperiment,
+      (await import("./reports/everson.js")).formatEversonReport,
+    ),
+  "fabricius-linear": async () =>
+    reproduction(
+      (await import("../experiments/fabricius-linear.js")).runFabriciusLinearExperiment,
+      (await import("./reports/fabricius-linear.js")).formatFabriciusLinearReport,
+    ),
+  sykacek: async () =>
+    reproduction(
+      (await import("../experiments/sykacek.js")).runSykacekExperiment,
+      (await import("./reports/sykacek.js")).formatSykacekReport,
+    ),
+  "robot-arm": async () =>
+    reproduction(
+      (await import("../experiments/robot-arm.js")).runRobotArmExperiment,
+      (await import("./reports/robot-arm.js")).formatRobotArmReport,
+    ),
 };
