@@ -10,27 +10,10 @@ import {
   type LinearPrior,
   MAX_ESTIMATED_MODELS,
 } from "../selection/linear.js";
+import { parseSeed, positiveNumber, wholeNumber } from "./arguments.js";
 import type { Io } from "./io.js";
 import { checkedJson } from "./json.js";
-import { parseSeed } from "./reproduce.js";
 import { formatNumber, formatTable } from "./table.js";
-
-function positiveNumber(name: string) {
-  return (text: string): number => {
-    const value = Number(text);
-    if (!(Number.isFinite(value) && value > 0))
-      throw new InvalidArgumentError(`${name} must be a number > 0, got "${text}".`);
-    return value;
-  };
-}
-
-function wholeNumber(name: string) {
-  return (text: string): number => {
-    if (!/^\d+$/.test(text) || Number(text) < 1)
-      throw new InvalidArgumentError(`${name} must be a whole number ≥ 1, got "${text}".`);
-    return Number(text);
-  };
-}
 
 /** Parses --subsets: all, none, or max=K. */
 export function parseSubsets(text: string): "all" | "none" | { max: number } {

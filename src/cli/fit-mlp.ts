@@ -1,8 +1,9 @@
-import { type Command, InvalidArgumentError, Option } from "commander";
+import { type Command, Option } from "commander";
 import { type CsvTable, numericTable, readCsv } from "../data/csv.js";
 import { OccamError } from "../errors.js";
 import { type BayesianMlpFit, fitBayesianMlp, type MlpPredictive } from "../models/mlp/bayesian.js";
 import type { MlpData } from "../models/mlp/network.js";
+import { openUnitInterval, parseSeed, wholeNumber } from "./arguments.js";
 import type { Io } from "./io.js";
 import { checkedJson } from "./json.js";
 import { formatNumber, formatTable } from "./table.js";
@@ -18,24 +19,6 @@ interface FitMlpFlags {
   level: number;
   rows: number;
   json?: boolean;
-}
-
-function wholeNumber(name: string, min: number) {
-  return (text: string): number => {
-    if (!/^\d+$/.test(text) || Number(text) < min) {
-      throw new InvalidArgumentError(`${name} must be a whole number ≥ ${min}, got "${text}".`);
-    }
-    return Number(text);
-  };
-}
-
-function probability(name: string) {
-  return (text: string): number => {
-    const value = Number(text);
-    if (!(value > 0 && value < 1))
-      throw new InvalidArgumentError(`${name} must lie in (0, 1), got "${text}".`);
-    return value;
-  };
 }
 
 function columnList(text: string, flag: string): string[] {
@@ -92,10 +75,10 @@ export function registerFitMlp(program: Command, io: Io): void {
         .argParser(wholeNumber("--warmup", 0))
         .default(500),
     )
-    .addOption(new Option("--seed <S>", "random seed").argParser(wholeNumber("--seed", 0)).default(0))
+    .addOption(new Option("--seed <S>", "random seed").argParser(parseSeed).default(1))
     .addOption(
       new Option("--level <p>", "probability of the predictive intervals")
-        .argParser(probability("--level"))
+        .argParser(openUnitInterval("--level"))
         .default(0.9),
     )
     .addOption(

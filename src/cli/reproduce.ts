@@ -1,17 +1,9 @@
 import { type Command, InvalidArgumentError, Option } from "commander";
 import { OccamError } from "../errors.js";
+import { parseSeed } from "./arguments.js";
 import type { Io } from "./io.js";
 import { checkedJson } from "./json.js";
 import { reproductions } from "./reproductions.js";
-
-/** Parses a seed given on the command line: an integer in [0, 2^32 − 1]. */
-export function parseSeed(text: string): number {
-  const seed = Number(text);
-  if (!(/^\d+$/.test(text) && seed <= 0xffffffff)) {
-    throw new InvalidArgumentError(`the seed must be an integer from 0 to 4294967295, got "${text}".`);
-  }
-  return seed;
-}
 
 /** Parses `--hidden 1,2,4`: a comma-separated list of distinct integers from 1 to 64. */
 export function parseHiddenList(text: string): number[] {
