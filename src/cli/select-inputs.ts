@@ -1,4 +1,4 @@
-import { type Command, InvalidArgumentError, Option } from "commander";
+import { type Command, Option } from "commander";
 import { readCsv } from "../data/csv.js";
 import { OccamError } from "../errors.js";
 import {
@@ -8,32 +8,10 @@ import {
   stratifiedSplit,
 } from "../models/mixture-classifier/index.js";
 import { createRng } from "../random/rng.js";
+import { openUnitInterval, parseSeed, positiveNumber, wholeNumber } from "./arguments.js";
 import type { Io } from "./io.js";
 import { checkedJson } from "./json.js";
 import { formatNumber, formatTable } from "./table.js";
-
-function positiveNumber(name: string) {
-  return (text: string): number => {
-    const value = Number(text);
-    if (!(Number.isFinite(value) && value > 0))
-      throw new InvalidArgumentError(`${name} must be a number > 0, got "${text}".`);
-    return value;
-  };
-}
-
-function wholeNumber(name: string, min: number) {
-  return (text: string): number => {
-    if (!/^\d+$/.test(text) || Number(text) < min)
-      throw new InvalidArgumentError(`${name} must be a whole number ≥ ${min}, got "${text}".`);
-    return Number(text);
-  };
-}
-
-function fraction(text: string): number {
-  const value = Number(text);
-  if (!(value > 0 && value < 1)) throw new InvalidArgumentError(`--split must lie in (0, 1), got "${text}".`);
-  return value;
-}
 
 interface SelectFlags {
   target: string;
@@ -43,6 +21,8 @@ interface SelectFlags {
   h?: number;
   draws: number;
   burnIn: number;
+  chains: number;
+  structure: "per-input" | "shared";
   seed: number;
   json?: boolean;
 }
@@ -56,8 +36,13 @@ export interface SelectInputsReport {
   subsets: { inputs: string[]; probability: number }[];
   inputProbabilities: Record<string, number>;
   draws: number;
+  chains: number;
+  /** Largest between-chain standard deviation of an input probability (0 with one chain). */
+  inputProbabilitySpread: number;
   kernels: number;
   h: number;
+  /** "per-input" or "shared" (see docs/select-inputs.md). */
+  structure: string;
   testRows: number;
   seconds: number;
 }
@@ -77,7 +62,7 @@ export function registerSelectInputs(program: Command, io: Io): void {
     .option("--test <file>", "test CSV with the same columns")
     .addOption(
       new Option("--split <fraction>", "stratified training fraction of TRAIN when no --test").argParser(
-        fraction,
+        openUnitInterval("--split"),
       ),
     )
     .addOption(
@@ -92,7 +77,17 @@ export function registerSelectInputs(program: Command, io: Io): void {
     .addOption(
       new Option("--burn-in <n>", "sweeps discarded").argParser(wholeNumber("--burn-in", 0)).default(5000),
     )
-    .addOption(new Option("--seed <s>", "random seed").argParser(wholeNumber("--seed", 0)).default(1))
+    .addOption(
+      new Option("--chains <n>", "independent chains, pooled")
+        .argParser(wholeNumber("--chains", 1))
+        .default(1),
+    )
+    .addOption(
+      new Option("--structure <kind>", "per-input mixtures, or Sykacek's shared kernels with a background")
+        .choices(["per-input", "shared"])
+        .default("per-input"),
+    )
+    .addOption(new Option("--seed <s>", "random seed").argParser(parseSeed).default(1))
     .option("--json", "print one JSON document")
     .action((path: string, flags: SelectFlags) => {
       if (flags.test !== undefined && flags.split !== undefined) {
@@ -129,6 +124,8 @@ export function registerSelectInputs(program: Command, io: Io): void {
         draws: flags.draws,
         burnIn: flags.burnIn,
         seed: flags.seed,
+        chains: flags.chains,
+        structure: flags.structure,
         test: test ? { X: test.X, n: test.n } : undefined,
       });
       let accuracy: number | null = null;
@@ -147,8 +144,11 @@ export function registerSelectInputs(program: Command, io: Io): void {
           fit.inputNames.map((name, i) => [name, fit.inputProbabilities[i]]),
         ),
         draws: fit.draws,
+        chains: fit.chains,
+        inputProbabilitySpread: fit.inputProbabilitySpread,
         kernels,
         h,
+        structure: flags.structure,
         testRows: test?.n ?? 0,
         seconds: fit.seconds,
       };
@@ -173,6 +173,9 @@ function formatReport(r: SelectInputsReport): string {
       ? "no test data"
       : `test accuracy ${formatNumber(100 * r.accuracy, 3)} % on ${r.testRows} rows`,
     `inputs used: mean ${formatNumber(r.meanInputs, 3)}, max ${r.maxInputs}; ${r.distinctSubsets} distinct subsets`,
+    r.chains > 1
+      ? `between-chain spread of input probabilities: ${formatNumber(r.inputProbabilitySpread, 2)} (max sd over inputs${r.inputProbabilitySpread > 0.1 ? "; chains disagree: run longer" : ""})`
+      : "one chain: use --chains 4 to check convergence",
     "",
     subsets,
     "",

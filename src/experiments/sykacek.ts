@@ -11,6 +11,7 @@ import {
   type ClassificationData,
   classificationTable,
   fitMixtureClassifier,
+  type MixtureClassifierOptions,
   selectRows,
   stratifiedSplit,
 } from "../models/mixture-classifier/index.js";
@@ -30,6 +31,10 @@ export interface SykacekOptions {
   burnIn?: number;
   /** Number of stratified Wine splits (overrides `quick`). @defaultValue 5 (2 with `quick`) */
   wineSplits?: number;
+  /** The classifier's structure (see {@link MixtureClassifierOptions}). @defaultValue "per-input" */
+  structure?: "per-input" | "shared";
+  /** Independent chains per data set, pooled. @defaultValue 1 */
+  chains?: number;
   /** Told what is being run. @defaultValue none */
   onProgress?: (step: string) => void;
 }
@@ -56,6 +61,8 @@ export interface SykacekRow {
 
 /** What {@link runSykacekExperiment} returns. */
 export interface SykacekResult {
+  /** The classifier's structure, "per-input" or "shared". */
+  readonly structure: string;
   readonly draws: number;
   readonly burnIn: number;
   readonly rows: readonly SykacekRow[];
@@ -170,6 +177,8 @@ export function runSykacekExperiment(options: SykacekOptions = {}): SykacekResul
       draws,
       burnIn,
       seed: seed + split,
+      structure: options.structure,
+      chains: options.chains,
       test: { X: test.X, n: test.n },
     });
     rows.push(
@@ -208,5 +217,10 @@ export function runSykacekExperiment(options: SykacekOptions = {}): SykacekResul
     const { train, test } = stratifiedSplit(wine, 0.5, streams[s]);
     one("wine", s, train, test, 3, 0.28);
   }
-  return Object.freeze({ draws, burnIn, rows: Object.freeze(rows) });
+  return Object.freeze({
+    structure: options.structure ?? "per-input",
+    draws,
+    burnIn,
+    rows: Object.freeze(rows),
+  });
 }

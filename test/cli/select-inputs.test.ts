@@ -2,23 +2,7 @@ import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import type { Io } from "../../src/cli/io.js";
-import { main } from "../../src/cli/program.js";
-
-async function run(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  let stdout = "";
-  let stderr = "";
-  const io: Io = {
-    stdout: (text) => {
-      stdout += text;
-    },
-    stderr: (text) => {
-      stderr += text;
-    },
-    interactive: false,
-  };
-  return { code: await main(args, io), stdout, stderr };
-}
+import { runCli as run } from "../support/cli.js";
 
 const dir = mkdtempSync(join(tmpdir(), "occam-select-"));
 function csv(name: string, text: string): string {
@@ -63,6 +47,32 @@ describe("occam select-inputs", () => {
     expect(r.inputProbabilities.x1).toBeGreaterThan(0.5);
     const total = r.subsets.reduce((s: number, x: { probability: number }) => s + x.probability, 0);
     expect(total).toBeCloseTo(1, 10);
+  });
+
+  it("runs the shared-allocation structure with --structure shared", async () => {
+    const { code, stdout, stderr } = await run([
+      "select-inputs",
+      train,
+      "--target",
+      "y",
+      "--test",
+      test,
+      "--draws",
+      "300",
+      "--burn-in",
+      "100",
+      "--kernels",
+      "2",
+      "--structure",
+      "shared",
+      "--json",
+    ]);
+    expect(stderr).toBe("");
+    expect(code).toBe(0);
+    const r = JSON.parse(stdout);
+    expect(r.structure).toBe("shared");
+    expect(r.draws).toBe(200);
+    expect(r.accuracy).toBeGreaterThanOrEqual(0);
   });
 
   const bad: [string, string[]][] = [

@@ -37,7 +37,7 @@ export function formatSykacekReport(result: SykacekResult): string {
         .join("; "),
   );
   return [
-    `Sykacek (1999) Table 1: ${result.draws} sweeps, first ${result.burnIn} dropped`,
+    `Sykacek (1999) Table 1: ${result.structure} mixtures, ${result.draws} sweeps, first ${result.burnIn} dropped`,
     "",
     table,
     "",

@@ -19,10 +19,10 @@ function table(columns: number[][], labels: number[], classes = ["a", "b"]): Cla
   };
 }
 
-/** log p(S) = log TruncatedPoisson(|S|; c, 1..p) − log C(p, |S|). */
-function logSubsetPrior(size: number, p: number, c: number): number {
+/** log p(S) = log TruncatedPoisson(|S|; c, minInputs..p) − log C(p, |S|). */
+function logSubsetPrior(size: number, p: number, c: number, minInputs = 1): number {
   let norm = 0;
-  for (let j = 1; j <= p; j++) norm += Math.exp(j * Math.log(c) - gammaln(j + 1));
+  for (let j = minInputs; j <= p; j++) norm += Math.exp(j * Math.log(c) - gammaln(j + 1));
   const logChoose = gammaln(p + 1) - gammaln(size + 1) - gammaln(p - size + 1);
   return size * Math.log(c) - gammaln(size + 1) - Math.log(norm) - logChoose;
 }
@@ -46,9 +46,9 @@ function frequencies(trace: Int32Array, visited: readonly (readonly number[])[],
   return out;
 }
 
-function allSubsets(p: number): number[][] {
+function allSubsets(p: number, minInputs = 1): number[][] {
   const out: number[][] = [];
-  for (let mask = 1; mask < 1 << p; mask++) {
+  for (let mask = minInputs === 0 ? 0 : 1; mask < 1 << p; mask++) {
     const s: number[] = [];
     for (let i = 0; i < p; i++) if (mask & (1 << i)) s.push(i);
     out.push(s);
@@ -56,21 +56,287 @@ function allSubsets(p: number): number[][] {
   return out;
 }
 
+function logSumExp(values: number[]): number {
+  const max = Math.max(...values);
+  return max + Math.log(values.reduce((acc, x) => acc + Math.exp(x - max), 0));
+}
+
+/**
+ * The exact posterior over subsets of the collapsed model, by enumeration: given the labels, inputs
+ * are independent, so p(S | t, x) ∝ p(S) Π_{i∈S} Z_class(i) Π_{i∉S} Z_back(i), where Z sums over all D^n
+ * allocations of input i the Dirichlet–multinomial prior (class-specific or pooled weights) times the
+ * Normal–Gamma evidence, integrated over β ~ Gamma(g, h) by quadrature on log β. Written from the
+ * model's definition, independently of the sampler.
+ */
+function exactPosteriorPerInput(
+  columns: number[][],
+  labels: number[],
+  o: { D: number; a: number; g: number; h: number; kappa0: number; deltaW: number; c: number },
+): Map<string, number> {
+  const n = labels.length;
+  const p = columns.length;
+  const K = Math.max(...labels) + 1;
+  const { D, a, g, h, kappa0, deltaW } = o;
+  const grid: number[] = [];
+  for (let t = -25; t <= 8; t += 0.05) grid.push(t);
+  const logZ = (col: number[], classes: boolean): number => {
+    const lo = Math.min(...col);
+    const hi = Math.max(...col);
+    const u = col.map((x) => (x - 0.5 * (lo + hi)) / (hi - lo));
+    const terms: number[] = [];
+    const z = new Array(n).fill(0);
+    for (let code = 0; code < D ** n; code++) {
+      let v = code;
+      for (let r = 0; r < n; r++) {
+        z[r] = v % D;
+        v = Math.floor(v / D);
+      }
+      // allocation prior
+      let lp = 0;
+      const groups = classes ? K : 1;
+      for (let k = 0; k < groups; k++) {
+        const counts = new Array(D).fill(0);
+        let total = 0;
+        for (let r = 0; r < n; r++) {
+          if (classes && labels[r] !== k) continue;
+          counts[z[r]]++;
+          total++;
+        }
+        lp += gammaln(D * deltaW) - gammaln(total + D * deltaW);
+        for (const m of counts) lp += gammaln(m + deltaW) - gammaln(deltaW);
+      }
+      // kernel statistics
+      const cnt = new Array(D).fill(0);
+      const s1 = new Array(D).fill(0);
+      const s2 = new Array(D).fill(0);
+      for (let r = 0; r < n; r++) {
+        cnt[z[r]]++;
+        s1[z[r]] += u[r];
+        s2[z[r]] += u[r] * u[r];
+      }
+      // ∫ evidence(β) Gamma(β; g, h) dβ on a grid in log β
+      const vals: number[] = [];
+      for (const t of grid) {
+        const b = Math.exp(t);
+        let le = g * Math.log(h) - gammaln(g) + g * t - h * b;
+        for (let d = 0; d < D; d++) {
+          if (cnt[d] === 0) continue;
+          const kn = kappa0 + cnt[d];
+          const bn = b + 0.5 * (s2[d] - (s1[d] * s1[d]) / kn);
+          const an = a + 0.5 * cnt[d];
+          le +=
+            gammaln(an) -
+            gammaln(a) +
+            a * Math.log(b) -
+            an * Math.log(bn) +
+            0.5 * Math.log(kappa0 / kn) -
+            0.5 * cnt[d] * Math.log(2 * Math.PI);
+        }
+        vals.push(le);
+      }
+      const max = Math.max(...vals);
+      terms.push(lp + max + Math.log(vals.reduce((acc, x) => acc + Math.exp(x - max), 0) * 0.05));
+    }
+    const max = Math.max(...terms);
+    return max + Math.log(terms.reduce((acc, x) => acc + Math.exp(x - max), 0));
+  };
+  const zc = columns.map((col) => logZ(col, true));
+  const zb = columns.map((col) => logZ(col, false));
+  const logPost = allSubsets(p).map((S) => {
+    let lp = logSubsetPrior(S.length, p, o.c);
+    for (let i = 0; i < p; i++) lp += S.includes(i) ? zc[i] : zb[i];
+    return lp;
+  });
+  const max = Math.max(...logPost);
+  const norm = logPost.reduce((acc, x) => acc + Math.exp(x - max), 0);
+  return new Map(allSubsets(p).map((S, q) => [S.join(","), Math.exp(logPost[q] - max) / norm]));
+}
+
+/**
+ * The exact posterior over subsets of the shared-allocation model, by enumeration. Given the labels,
+ * the class mixture's allocations z and the background's z′ are independent a priori, so
+ * p(S | t, x) ∝ p(S) [Σ_z DM(z | t) Π_{i∈S} E_i(z)] [Σ_z′ DM(z′) Π_{i∉S} E_i(z′)], where DM is the
+ * Dirichlet–multinomial of the allocations (class-specific or one weight vector) and E_i(z) the
+ * Normal–Gamma evidence of input i grouped by z, integrated over β_i ~ Gamma(g, h) by quadrature on
+ * log β. Each sum runs over all D^n allocations. Written from the model's definition, independently
+ * of the sampler.
+ */
+function exactPosteriorShared(
+  columns: number[][],
+  labels: number[],
+  o: { D: number; a: number; g: number; h: number; kappa0: number; deltaW: number; c: number },
+  minInputs = 1,
+): Map<string, number> {
+  const n = labels.length;
+  const p = columns.length;
+  const { D, a, g, h, kappa0, deltaW } = o;
+  const grid: number[] = [];
+  for (let t = -25; t <= 8; t += 0.05) grid.push(t);
+  const us = columns.map((col) => {
+    const lo = Math.min(...col);
+    const hi = Math.max(...col);
+    return col.map((x) => (x - 0.5 * (lo + hi)) / (hi - lo));
+  });
+  const logDM = (z: number[], groups: number[]): number => {
+    let lp = 0;
+    for (const k of new Set(groups)) {
+      const counts = new Array(D).fill(0);
+      let total = 0;
+      for (let r = 0; r < n; r++) {
+        if (groups[r] !== k) continue;
+        counts[z[r]]++;
+        total++;
+      }
+      lp += gammaln(D * deltaW) - gammaln(total + D * deltaW);
+      for (const m of counts) lp += gammaln(m + deltaW) - gammaln(deltaW);
+    }
+    return lp;
+  };
+  const logEvidence = (u: number[], z: number[]): number => {
+    const cnt = new Array(D).fill(0);
+    const s1 = new Array(D).fill(0);
+    const s2 = new Array(D).fill(0);
+    for (let r = 0; r < n; r++) {
+      cnt[z[r]]++;
+      s1[z[r]] += u[r];
+      s2[z[r]] += u[r] * u[r];
+    }
+    const vals = grid.map((t) => {
+      const b = Math.exp(t);
+      let le = g * Math.log(h) - gammaln(g) + g * t - h * b + Math.log(0.05);
+      for (let d = 0; d < D; d++) {
+        if (cnt[d] === 0) continue;
+        const kn = kappa0 + cnt[d];
+        const an = a + 0.5 * cnt[d];
+        le +=
+          gammaln(an) -
+          gammaln(a) +
+          a * Math.log(b) -
+          an * Math.log(b + 0.5 * (s2[d] - (s1[d] * s1[d]) / kn)) +
+          0.5 * Math.log(kappa0 / kn) -
+          0.5 * cnt[d] * Math.log(2 * Math.PI);
+      }
+      return le;
+    });
+    return logSumExp(vals);
+  };
+  const classDM: number[] = [];
+  const backDM: number[] = [];
+  const evidence: number[][] = columns.map(() => []);
+  const pooled = new Array(n).fill(0);
+  for (let code = 0; code < D ** n; code++) {
+    const z: number[] = [];
+    let v = code;
+    for (let r = 0; r < n; r++) {
+      z.push(v % D);
+      v = Math.floor(v / D);
+    }
+    classDM.push(logDM(z, labels));
+    backDM.push(logDM(z, pooled));
+    for (let i = 0; i < p; i++) evidence[i].push(logEvidence(us[i], z));
+  }
+  const subsets = allSubsets(p, minInputs);
+  const logPost = subsets.map((S) => {
+    const inClass = (code: number, members: number[]) =>
+      members.reduce((acc, i) => acc + evidence[i][code], 0);
+    const out = Array.from({ length: p }, (_, i) => i).filter((i) => !S.includes(i));
+    return (
+      logSubsetPrior(S.length, p, o.c, minInputs) +
+      logSumExp(classDM.map((lp, code) => lp + inClass(code, S))) +
+      logSumExp(backDM.map((lp, code) => lp + inClass(code, out)))
+    );
+  });
+  const norm = logSumExp(logPost);
+  return new Map(subsets.map((S, q) => [S.join(","), Math.exp(logPost[q] - norm)]));
+}
+
 describe("fitMixtureClassifier: detailed balance of the reversible-jump moves", () => {
-  it("visits subsets with the exact posterior probabilities (one kernel, enumerable)", () => {
-    // With one kernel the class mixture and the background are the same Gaussian model with the same
-    // prior, so every input has the same marginal likelihood in S as outside it and p(S | D) = p(S)
-    // exactly. The moves still see the data: their proposals are the data-driven conditionals, whose
-    // densities must cancel correctly in the acceptance ratios (drop one and the sizes drift).
+  // x1 separates the classes, x2 is mildly bimodal and class-independent, x3 is noise: the posterior over
+  // the subsets is far from the prior, so a wrong move-choice, prior or evidence term shows.
+  // minInputs 0 also visits S = ∅ (class mixture over no inputs) besides ¬S = ∅ (S = every input).
+  it.each([1, 0] as const)(
+    "visits subsets with the exact posterior probabilities (shared structure, minInputs %i)",
+    (minInputs) => {
+      const x1 = [-2.1, -1.9, -2.0, -1.7, 1.8, 2.2, 1.9, 2.05];
+      const x2 = [0.1, 1.3, -0.2, 1.0, 0.5, 1.6, -0.4, 1.2];
+      const x3 = [1.2, -0.7, 0.3, 0.9, -1.1, 0.4, -0.2, 0.6];
+      const labels = [0, 0, 0, 0, 1, 1, 1, 1];
+      const o = { D: 2, a: 2, g: 0.2, h: 0.25, kappa0: 0.05, deltaW: 1, c: 1.5 };
+      const exact = exactPosteriorShared([x1, x2, x3], labels, o, minInputs);
+      const fit = fitMixtureClassifier(table([x1, x2, x3], labels), {
+        kernels: o.D,
+        kappa0: o.kappa0,
+        h: o.h,
+        poissonMean: o.c,
+        minInputs,
+        structure: "shared",
+        resolution: 0,
+        jumpsPerSweep: 1,
+        draws: 41000,
+        burnIn: 1000,
+        seed: 7,
+      });
+      const freq = frequencies(fit.subsetTrace, fit.visited, 40);
+      let far = 0;
+      for (const s of allSubsets(3, minInputs)) {
+        const prob = exact.get(s.join(",")) as number;
+        const f = freq.get(s.join(",")) ?? { mean: 0, se: 0 };
+        expect(f.se).toBeLessThan(0.03);
+        far = Math.max(far, Math.abs(prob - Math.exp(logSubsetPrior(s.length, 3, o.c, minInputs))));
+        expect(Math.abs(f.mean - prob)).toBeLessThan(4 * Math.max(f.se, 2e-3));
+      }
+      // the check has power: the posterior differs from the prior by far more than the tolerance
+      expect(far).toBeGreaterThan(0.1);
+    },
+  );
+
+  it("swaps S and ¬S with the exact posterior odds (shared structure, no other jumps)", () => {
+    // Without birth, death and exchange only the swap moves S: from {x1} the chain reaches {x2, x3}
+    // and back, and must split its time between the two by their exact posterior odds.
     const x1 = [-2.1, -1.9, -2.0, -1.7, 1.8, 2.2, 1.9, 2.05];
-    const x2 = [0.1, 0.3, -0.2, 0.0, 0.5, 1.6, -0.4, 0.2];
+    const x2 = [0.1, 1.3, -0.2, 1.0, 0.5, 1.6, -0.4, 1.2];
     const x3 = [1.2, -0.7, 0.3, 0.9, -1.1, 0.4, -0.2, 0.6];
-    const labels = [0, 1, 0, 1, 0, 1, 0, 1];
-    const c = 1.5;
-    const p = 3;
+    const labels = [0, 0, 0, 0, 1, 1, 1, 1];
+    const o = { D: 2, a: 2, g: 0.2, h: 0.25, kappa0: 0.05, deltaW: 1, c: 0.5 };
+    const exact = exactPosteriorShared([x1, x2, x3], labels, o);
+    const a = exact.get("0") as number;
+    const b = exact.get("1,2") as number;
     const fit = fitMixtureClassifier(table([x1, x2, x3], labels), {
-      kernels: 1,
-      poissonMean: c,
+      kernels: o.D,
+      kappa0: o.kappa0,
+      h: o.h,
+      poissonMean: o.c,
+      structure: "shared",
+      initialInputs: [0],
+      resolution: 0,
+      jumpsPerSweep: 0,
+      draws: 21000,
+      burnIn: 1000,
+      seed: 5,
+    });
+    const freq = frequencies(fit.subsetTrace, fit.visited, 40);
+    const f = freq.get("0") ?? { mean: 0, se: 0 };
+    expect(fit.acceptance.swap).toBeGreaterThan(0.01);
+    expect(f.se).toBeLessThan(0.03);
+    expect(Math.abs(f.mean - a / (a + b))).toBeLessThan(4 * Math.max(f.se, 2e-3));
+    // power: the odds differ from even by far more than the tolerance
+    expect(Math.abs(a / (a + b) - 0.5)).toBeGreaterThan(0.1);
+  });
+
+  it("visits subsets with the exact posterior probabilities (per-input structure, two kernels)", () => {
+    // x1 separates the classes, x2 is bimodal but class-independent, x3 is noise: the posterior
+    // over the 7 subsets is far from the prior, so a wrong move-choice or prior term shows.
+    const x1 = [-2.1, -1.9, -2.0, -1.7, 1.8, 2.2, 1.9, 2.05];
+    const x2 = [0.1, 3.3, -0.2, 3.0, 0.5, 3.6, -0.4, 3.2];
+    const x3 = [1.2, -0.7, 0.3, 0.9, -1.1, 0.4, -0.2, 0.6];
+    const labels = [0, 0, 0, 0, 1, 1, 1, 1];
+    const o = { D: 2, a: 2, g: 0.2, h: 0.25, kappa0: 0.05, deltaW: 1, c: 1.5 };
+    const exact = exactPosteriorPerInput([x1, x2, x3], labels, o);
+    const fit = fitMixtureClassifier(table([x1, x2, x3], labels), {
+      kernels: o.D,
+      kappa0: o.kappa0,
+      h: o.h,
+      poissonMean: o.c,
       resolution: 0,
       jumpsPerSweep: 1,
       draws: 41000,
@@ -78,41 +344,60 @@ describe("fitMixtureClassifier: detailed balance of the reversible-jump moves", 
       seed: 7,
     });
     const freq = frequencies(fit.subsetTrace, fit.visited, 40);
-    for (const s of allSubsets(p)) {
-      const prob = Math.exp(logSubsetPrior(s.length, p, c));
+    let far = 0;
+    for (const s of allSubsets(3)) {
+      const prob = exact.get(s.join(",")) as number;
       const f = freq.get(s.join(",")) ?? { mean: 0, se: 0 };
-      expect(f.se).toBeLessThan(0.02);
-      expect(Math.abs(f.mean - prob)).toBeLessThan(4 * Math.max(f.se, 1e-4));
+      expect(f.se).toBeLessThan(0.03);
+      far = Math.max(far, Math.abs(prob - Math.exp(logSubsetPrior(s.length, 3, o.c))));
+      expect(Math.abs(f.mean - prob)).toBeLessThan(4 * Math.max(f.se, 2e-3));
     }
+    // the check has power: the posterior differs from the prior by far more than the tolerance
+    expect(far).toBeGreaterThan(0.1);
   });
 
-  it("leaves the subset prior invariant with three kernels", () => {
-    // Without the likelihood the subset marginal is the prior p(S); the acceptance carries the
-    // kernel priors of the moved input in both mixtures and the proposal densities (here the priors),
-    // and any error in them shifts the distribution of |S|.
-    const n = 30;
-    const cols = [0, 1, 2, 3].map((i) =>
-      Array.from({ length: n }, (_, r) => Math.sin(r * (i + 1.3)) + 0.1 * r),
-    );
-    const labels = Array.from({ length: n }, (_, r) => r % 2);
-    const p = 4;
-    const c = 2;
-    const fit = fitMixtureClassifier(table(cols, labels), {
-      kernels: 3,
-      deltaW: 2,
-      poissonMean: c,
-      draws: 21000,
-      burnIn: 1000,
-      seed: 11,
-      sampleFromPrior: true,
+  it.each(["per-input", "shared"] as const)(
+    "visits subsets with the prior probabilities when one kernel makes every input uninformative (%s)",
+    (structure) => {
+      // With one kernel both mixtures put every row in the same kernel, so every input has the same
+      // evidence in S as outside it and p(S | D) = p(S) exactly.
+      const x1 = [-2.1, -1.9, -2.0, -1.7, 1.8, 2.2, 1.9, 2.05];
+      const x2 = [0.1, 0.3, -0.2, 0.0, 0.5, 1.6, -0.4, 0.2];
+      const x3 = [1.2, -0.7, 0.3, 0.9, -1.1, 0.4, -0.2, 0.6];
+      const labels = [0, 1, 0, 1, 0, 1, 0, 1];
+      const c = 1.5;
+      const fit = fitMixtureClassifier(table([x1, x2, x3], labels), {
+        kernels: 1,
+        structure,
+        poissonMean: c,
+        jumpsPerSweep: 1,
+        draws: 21000,
+        burnIn: 1000,
+        seed: 11,
+      });
+      const freq = frequencies(fit.subsetTrace, fit.visited, 40);
+      for (const s of allSubsets(3)) {
+        const prob = Math.exp(logSubsetPrior(s.length, 3, c));
+        const f = freq.get(s.join(",")) ?? { mean: 0, se: 0 };
+        expect(f.se).toBeLessThan(0.03);
+        expect(Math.abs(f.mean - prob)).toBeLessThan(4 * Math.max(f.se, 2e-3));
+      }
+    },
+  );
+
+  it("pools chains and reports their spread", () => {
+    const x1 = [-2.1, -1.9, -2.0, -1.7, 1.8, 2.2, 1.9, 2.05];
+    const x2 = [0.1, 0.3, -0.2, 0.0, 0.5, 1.6, -0.4, 0.2];
+    const fit = fitMixtureClassifier(table([x1, x2], [0, 0, 0, 0, 1, 1, 1, 1]), {
+      kernels: 2,
+      chains: 3,
+      draws: 300,
+      burnIn: 100,
     });
-    const freq = frequencies(fit.subsetTrace, fit.visited, 40);
-    for (const s of allSubsets(p)) {
-      const prob = Math.exp(logSubsetPrior(s.length, p, c));
-      const f = freq.get(s.join(",")) ?? { mean: 0, se: 0 };
-      expect(f.se).toBeLessThan(0.02);
-      expect(Math.abs(f.mean - prob)).toBeLessThan(4 * Math.max(f.se, 1e-4));
-    }
+    expect(fit.draws).toBe(600);
+    expect(fit.chainInputProbabilities).toHaveLength(6);
+    expect(fit.inputProbabilitySpread).toBeGreaterThanOrEqual(0);
+    expect(fit.inputProbabilities[0]).toBeGreaterThan(0.9);
   });
 });
 
