@@ -83,9 +83,12 @@ export function registerSelectInputs(program: Command, io: Io): void {
         .default(1),
     )
     .addOption(
-      new Option("--structure <kind>", "per-input mixtures, or Sykacek's shared kernels with a background")
-        .choices(["per-input", "shared"])
-        .default("per-input"),
+      new Option(
+        "--structure <kind>",
+        "shared: Sykacek's kernels shared by the selected inputs, the others regressed on them; per-input: one mixture per input",
+      )
+        .choices(["shared", "per-input"])
+        .default("shared"),
     )
     .addOption(new Option("--seed <s>", "random seed").argParser(parseSeed).default(1))
     .option("--json", "print one JSON document")
@@ -168,7 +171,7 @@ function formatReport(r: SelectInputsReport): string {
       .map(([name, pr]) => [name, formatNumber(pr, 3)]),
   );
   return [
-    `${r.draws} draws kept, ${r.kernels} kernels, h = ${r.h}, ${formatNumber(r.seconds, 3)} s`,
+    `${r.draws} draws kept, --structure ${r.structure}, ${r.kernels} kernels, h = ${r.h}, ${formatNumber(r.seconds, 3)} s`,
     r.accuracy === null
       ? "no test data"
       : `test accuracy ${formatNumber(100 * r.accuracy, 3)} % on ${r.testRows} rows`,

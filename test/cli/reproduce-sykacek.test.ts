@@ -24,7 +24,15 @@ describe("occam reproduce sykacek", () => {
     expect(calls.at(-1)).toMatchObject({ seed: 2, quick: true });
     const doc = JSON.parse(stdout);
     expect(doc.draws).toBe(120);
-    expect(doc.rows.map((r: { data: string }) => r.data)).toEqual(["pima", "ionosphere", "wine"]);
+    // both structures, each on every data set
+    expect(doc.rows.map((r: { structure: string; data: string }) => `${r.structure} ${r.data}`)).toEqual([
+      "shared pima",
+      "shared ionosphere",
+      "shared wine",
+      "per-input pima",
+      "per-input ionosphere",
+      "per-input wine",
+    ]);
     for (const row of doc.rows) {
       expect(row.accuracy).toBeGreaterThanOrEqual(0);
       expect(row.accuracy).toBeLessThanOrEqual(1);
@@ -39,6 +47,8 @@ describe("occam reproduce sykacek", () => {
     const { code, stdout } = await run(["reproduce", "sykacek", "--quick"]);
     expect(code).toBe(0);
     expect(stdout).toMatch(/Sykacek \(1999\) Table 1/);
+    expect(stdout).toMatch(/--structure shared/);
+    expect(stdout).toMatch(/--structure per-input/);
     expect(stdout).toMatch(/ionosphere/);
     expect(stdout).toMatch(/paper %/);
   });

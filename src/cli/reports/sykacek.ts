@@ -1,8 +1,28 @@
-import type { SykacekResult } from "../../experiments/sykacek.js";
+import type { SykacekResult, SykacekRow } from "../../experiments/sykacek.js";
 import { formatNumber, formatTable } from "../table.js";
 
-/** Sykacek's Table 1 beside occam's results and a logistic-regression baseline, then the top subsets. */
+const STRUCTURES: Readonly<Record<string, string>> = {
+  shared:
+    "shared kernels over the selected inputs, the others regressed on them (selects inputs needed given the others)",
+  "per-input":
+    "one mixture per input (naive Bayes: selects every input whose distribution depends on the class)",
+};
+
+/** Sykacek's Table 1 beside occam's results and a logistic-regression baseline, then the top subsets, for each structure. */
 export function formatSykacekReport(result: SykacekResult): string {
+  const structures = [...new Set(result.rows.map((r) => r.structure))];
+  return [
+    `Sykacek (1999) Table 1: ${result.draws} sweeps, first ${result.burnIn} dropped`,
+    ...structures.map((structure) =>
+      formatStructure(
+        structure,
+        result.rows.filter((r) => r.structure === structure),
+      ),
+    ),
+  ].join("\n\n");
+}
+
+function formatStructure(structure: string, rows: readonly SykacekRow[]): string {
   const table = formatTable(
     [
       { header: "data", align: "left" },
@@ -16,7 +36,7 @@ export function formatSykacekReport(result: SykacekResult): string {
       { header: "subsets" },
       { header: "seconds" },
     ],
-    result.rows.map((r) => [
+    rows.map((r) => [
       r.data === "wine" ? `wine (split ${r.split + 1})` : r.data,
       formatNumber(100 * r.accuracy, 3),
       formatNumber(100 * r.paperAccuracy, 3),
@@ -29,7 +49,7 @@ export function formatSykacekReport(result: SykacekResult): string {
       formatNumber(r.seconds, 3),
     ]),
   );
-  const subsets = result.rows.map(
+  const subsets = rows.map(
     (r) =>
       `${r.data}${r.data === "wine" ? ` ${r.split + 1}` : ""}: ` +
       r.topSubsets
@@ -37,7 +57,7 @@ export function formatSykacekReport(result: SykacekResult): string {
         .join("; "),
   );
   return [
-    `Sykacek (1999) Table 1: ${result.structure} mixtures, ${result.draws} sweeps, first ${result.burnIn} dropped`,
+    `--structure ${structure}: ${STRUCTURES[structure] ?? structure}`,
     "",
     table,
     "",

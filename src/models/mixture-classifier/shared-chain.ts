@@ -1,206 +1,212 @@
 /**
- * The shared-allocation variant of the input-selecting mixture classifier (`structure: "shared"`),
- * closest to Sykacek's model: one class mixture over the selected inputs S (D diagonal Gaussian
- * kernels shared by the classes, class-specific weights w_kd ~ Dirichlet(δ_w), allocations z_n shared
- * by every input in S: the paper's eq. 1) and one class-independent background mixture over ¬S (D
- * kernels, one weight vector, allocations z′_n shared by every input in ¬S), so
- * p(t, x) = p(t, x_S | class mixture) p(x_¬S | background) and the background cancels from p(t | x).
- * Kernel parameters (Normal–Gamma) and weights (Dirichlet–multinomial) are integrated out.
+ * The shared-kernel structure of the input-selecting mixture classifier (`structure: "shared"`):
+ * Sykacek's class mixture over the selected inputs S, with the unselected inputs modelled by
+ * regression on the selected ones (Raftery & Dean 2006), so that every input is in the model:
  *
- * Jumps: a birth moves input i from the background to S keeping z and z′, so the acceptance ratio is
- * p(u_i | z) / p(u_i | z′) (closed-form collapsed evidences) times the subset-prior and move-choice
- * ratios; nothing is proposed. Sykacek's eq. 4 reallocates explicit kernel weights to match
- * dimensions at a birth; with the weights integrated out there is nothing to match, so it is not
- * needed. Death and exchange are the reverse and the swap.
+ *   p(t, x) = p(t, x_S | class mixture) · Π_{j∉S} p(x_j | x_S).
  *
- * Measured (see docs/select-inputs.md): correct (exact enumeration tests) but the chain hardly moves on
- * real data: each mixture's allocations are fitted to its own inputs, |log p(u_i | z) − log p(u_i | z′)|
- * is 10–200 nats on Pima, and fewer than one birth, death or exchange in 5000 is accepted on Pima and
- * Ionosphere. A swap of S and ¬S (z ↔ z′) joins modes that split the inputs the other way round.
- * β_i keeps its Gamma(g, h_i) hyperprior and is updated by Metropolis on log β_i, as in sampler.ts.
+ * - Class mixture (Sykacek's eq. 1): D kernels with diagonal covariances shared by the classes,
+ *   class-specific weights w_kd ~ Dirichlet(δ_w), class priors ~ Dirichlet(δ_P), one allocation z_n
+ *   per row shared by every input in S. Each kernel of input i has a Normal–Gamma prior
+ *   μ | λ ~ N(0, 1/(κ₀ λ)), λ ~ Gamma(a, β_i) on u_i = (x_i − ξ_i)/R_i, and β_i ~ Gamma(g, h) truncated
+ *   to β_i ≥ a ρ² (Sykacek's h_i = h/R_i² in the original units). Kernel parameters and weights are
+ *   integrated out.
+ * - Background: each j ∉ S is a linear regression u_j = b₀ + bᵀ(u_S − ū_S) + ε, ε ~ N(0, 1/λ_j), with
+ *   λ_j ~ Gamma(a, β_j) (the same prior as a kernel's precision), b₀ | λ ~ N(0, 1/(κ₀ λ)) (a kernel
+ *   mean's prior) and Zellner's unit-information g-prior b | λ ~ N(0, (n/λ)(X_cᵀX_c)⁻¹) on the centred
+ *   design X_c. Its evidence is closed-form (see {@link regressionEvidence}). With S empty it is one
+ *   Gaussian per input. The background does not depend on the class, so it cancels from p(t | x),
+ *   and predictions use x_S only, as in the paper.
+ *
+ * Why this background: Sykacek's likelihood covers x_S only, so subsets of different size are
+ * compared by densities of different dimension and the answer depends on the inputs' units. Modelling
+ * x_¬S makes every subset a model of the same data. Given x_S the background is independent of the
+ * class, so t ⊥ x_¬S | x_S, the statement input selection makes; an input that the selected ones
+ * predict linearly stays out even when it is related to the class. (A class-independent mixture for
+ * x_¬S, tried before, also models all the data, but it competes with the class mixture as a second
+ * clustering and the chain did not move between them.)
+ *
+ * Jumps keep z: a birth of input i changes the target by log p(u_i | z) (its collapsed kernel
+ * evidence) plus the change of the background, Σ_{j∉S+i} log p(u_j | u_{S+i}) − Σ_{j∉S} log p(u_j | u_S),
+ * both closed-form; nothing is proposed. Sykacek's eq. 4 reallocates explicit kernel weights so that
+ * dimensions match at a birth; with the weights integrated out there is nothing to match. Death and
+ * exchange are the reverse and the combination. Each sweep: a collapsed Gibbs scan of z (over S, with
+ * class-specific counts), the classes of unlabelled rows, Metropolis on each log β_i (under the kernel
+ * evidence for i ∈ S, the regression evidence for i ∉ S) and `jumps` reversible jumps.
  */
 
 import gammaln from "@stdlib/math-base-special-gammaln";
-import { OccamError } from "../../errors.js";
 import type { Rng } from "../../random/rng.js";
 import { metropolisHastings } from "../../samplers/accept.js";
-import { type Move, mixture } from "../../samplers/mixture.js";
+import {
+  countTables,
+  drawFromLogits,
+  logSubsetPrior,
+  PREDICT_EVERY,
+  standardiseInputs,
+} from "./conjugate.js";
 import type { ClassificationData } from "./data.js";
 import type { ChainResult, Settings } from "./sampler.js";
+import { buildJumpStep, Subset } from "./subset-moves.js";
 
 const LOG_PI = Math.log(Math.PI);
 const LOG_2PI = Math.log(2 * Math.PI);
-/** Test predictions are averaged over every PREDICT_EVERY-th kept sweep (as in sampler.ts). */
-const PREDICT_EVERY = 5;
-/** The kinds of reversible-jump move (the indices of the acceptance counters). */
-const BIRTH = 0;
-const DEATH = 1;
-const EXCHANGE = 2;
-const SWAP = 3;
 
-/** A proposed change of subset, written in place by the moves. */
-interface Proposal {
-  kind: number;
-  /** Input moved into S (birth, exchange) or −1. */
-  add: number;
-  /** Input moved out of S (death, exchange) or −1. */
-  remove: number;
-  /** log π(proposal) − log π(current) without the subset prior. */
-  logLikRatio: number;
+/**
+ * The background's regressions of every input on the others' centred values, from the centred Gram
+ * matrix G = X_cᵀX_c of the standardised inputs (computed once: a subset's regressions are its
+ * sub-blocks).
+ *
+ * log p(u_j | u_S, β_j) = −(n/2) log 2π + ½ log(κ₀/(κ₀ + n)) − (|S|/2) log(1 + n) + log Γ(a + n/2) − log Γ(a)
+ *                         + a log β_j − (a + n/2) log(β_j + Q_j/2),
+ * Q_j = (n κ₀/(κ₀ + n)) ū_j² + G_jj − (n/(1 + n)) G_Sjᵀ G_SS⁻¹ G_Sj:
+ * marginally u_j ~ N(0, λ⁻¹(I + (n/κ₀) P₁ + n P_S)) with P₁, P_S the orthogonal projections on the
+ * constant and on the centred columns of S, then λ ~ Gamma(a, β_j) integrated out.
+ */
+class RegressionBackground {
+  private readonly gram: Float64Array;
+  /** Q_j with no regressors. */
+  private readonly base: Float64Array;
+  private readonly constant: number;
+  private readonly a: number;
+  private readonly logOnePlusG: number;
+  private readonly shape: number;
+  private readonly shrink: number;
+  // scratch
+  private readonly chol: Float64Array;
+  private readonly solved: Float64Array;
+  private readonly members: Int32Array;
+
+  constructor(
+    u: Float64Array,
+    n: number,
+    private readonly p: number,
+    a: number,
+    kappa0: number,
+  ) {
+    const mean = new Float64Array(p);
+    for (let r = 0; r < n; r++) for (let i = 0; i < p; i++) mean[i] += u[r * p + i] / n;
+    const G = new Float64Array(p * p);
+    for (let r = 0; r < n; r++) {
+      for (let i = 0; i < p; i++) {
+        const ei = u[r * p + i] - mean[i];
+        for (let j = 0; j <= i; j++) G[i * p + j] += ei * (u[r * p + j] - mean[j]);
+      }
+    }
+    for (let i = 0; i < p; i++) for (let j = 0; j < i; j++) G[j * p + i] = G[i * p + j];
+    this.gram = G;
+    this.base = new Float64Array(p);
+    for (let j = 0; j < p; j++)
+      this.base[j] = ((n * kappa0) / (kappa0 + n)) * mean[j] * mean[j] + G[j * p + j];
+    const g = n; // unit information
+    this.shrink = g / (1 + g);
+    this.logOnePlusG = Math.log(1 + g);
+    this.a = a;
+    this.shape = a + 0.5 * n;
+    this.constant =
+      -0.5 * n * LOG_2PI + 0.5 * Math.log(kappa0 / (kappa0 + n)) + gammaln(this.shape) - gammaln(a);
+    this.chol = new Float64Array(p * p);
+    this.solved = new Float64Array(p);
+    this.members = new Int32Array(p);
+  }
+
+  /**
+   * Writes Q_j for every j outside the subset `inS` into `Q` (entries of members are left as they
+   * are) and returns the subset's size. O(|S|³ + p |S|²): a Cholesky factor of G_SS (with a ridge of
+   * 10⁻¹⁰ relative, for inputs that are exactly collinear) and one triangular solve per j.
+   */
+  quadratics(inS: Uint8Array, Q: Float64Array): number {
+    const { gram: G, chol: L, solved: y, members, p } = this;
+    let s = 0;
+    for (let i = 0; i < p; i++) if (inS[i]) members[s++] = i;
+    for (let q = 0; q < s; q++) {
+      const iq = members[q];
+      for (let t = 0; t <= q; t++) {
+        let v = G[iq * p + members[t]];
+        for (let k = 0; k < t; k++) v -= L[q * p + k] * L[t * p + k];
+        if (q === t) L[q * p + q] = Math.sqrt(Math.max(v + 1e-10 * (1 + G[iq * p + iq]), 1e-300));
+        else L[q * p + t] = v / L[t * p + t];
+      }
+    }
+    for (let j = 0; j < p; j++) {
+      if (inS[j]) continue;
+      let quad = 0;
+      for (let q = 0; q < s; q++) {
+        let v = G[members[q] * p + j];
+        for (let k = 0; k < q; k++) v -= L[q * p + k] * y[k];
+        y[q] = v / L[q * p + q];
+        quad += y[q] * y[q];
+      }
+      Q[j] = this.base[j] - this.shrink * quad;
+    }
+    return s;
+  }
+
+  /** log p(u_j | u_S, β_j = b) from Q_j and |S|. */
+  evidence(Q: number, b: number, size: number): number {
+    return (
+      this.constant -
+      0.5 * size * this.logOnePlusG +
+      this.a * Math.log(b) -
+      this.shape * Math.log(b + 0.5 * Q)
+    );
+  }
 }
 
-/** Data, priors and tables shared by the chains of the shared-allocation chain (read-only once built). */
-interface SharedData {
-  s: Settings;
-  n: number;
-  p: number;
-  K: number;
-  /** Standardised inputs (x − ξ)/R, row-major n × p. */
-  u: Float64Array;
-  labels: Int32Array;
-  labelled: Uint8Array;
-  /** log p(S) by size (−Infinity below minInputs). */
-  logPS: Float64Array;
-  /** gammaln(a + c/2) and gammaln(a + c/2 + 1/2) − gammaln(a + c/2), c = 0 … n. */
-  lgA: Float64Array;
-  lgRatio: Float64Array;
-  /** log(c + δ_w) and gammaln(c + δ_w), c = 0 … n. */
-  logCountW: Float64Array;
-  lgCountW: Float64Array;
-  betaMin: number;
-  /** Standardised test inputs (m × p), or null. */
-  testU: Float64Array | null;
-  m: number;
-}
-
-/** Standardises the data and tabulates the subset prior and the log-gamma terms. */
-function prepareShared(
+/** One chain of the shared-kernel structure (see the module comment). */
+export function runSharedChain(
   data: ClassificationData,
   s: Settings,
   test: { readonly X: Float64Array; readonly n: number } | undefined,
-): SharedData {
-  const { n, p, X } = data;
-  const { a } = s;
-  const u = new Float64Array(n * p);
-  const xi = new Float64Array(p);
-  const R = new Float64Array(p);
-  for (let i = 0; i < p; i++) {
-    let lo = Number.POSITIVE_INFINITY;
-    let up = Number.NEGATIVE_INFINITY;
-    for (let r = 0; r < n; r++) {
-      const x = X[r * p + i];
-      if (x < lo) lo = x;
-      if (x > up) up = x;
-    }
-    if (!(up - lo > 0)) {
-      throw new OccamError(
-        "invalid-data",
-        `mixture classifier: input "${data.inputNames[i]}" is constant in the training data (every row is ${lo}); it carries no information: leave it out.`,
-      );
-    }
-    xi[i] = 0.5 * (lo + up);
-    R[i] = up - lo;
-    for (let r = 0; r < n; r++) u[r * p + i] = (X[r * p + i] - xi[i]) / R[i];
-  }
-  let testU: Float64Array | null = null;
-  if (test) {
-    testU = new Float64Array(test.n * p);
-    for (let t = 0; t < test.n; t++) {
-      for (let i = 0; i < p; i++) testU[t * p + i] = (test.X[t * p + i] - xi[i]) / R[i];
-    }
-  }
-  // log p(S): truncated Poisson over sizes minInputs … p, uniform within a size (SEEDS.md erratum).
-  const logPS = new Float64Array(p + 1).fill(Number.NEGATIVE_INFINITY);
-  let norm = 0;
-  for (let I = s.minInputs; I <= p; I++) norm += Math.exp(I * Math.log(s.c) - gammaln(I + 1) - s.c);
-  for (let I = s.minInputs; I <= p; I++) {
-    const logChoose = gammaln(p + 1) - gammaln(I + 1) - gammaln(p - I + 1);
-    logPS[I] = I * Math.log(s.c) - gammaln(I + 1) - s.c - Math.log(norm) - logChoose;
-  }
-  const lgA = new Float64Array(n + 1);
-  const lgRatio = new Float64Array(n + 1);
-  const logCountW = new Float64Array(n + 1);
-  const lgCountW = new Float64Array(n + 1);
-  for (let c = 0; c <= n; c++) {
-    lgCountW[c] = gammaln(c + s.deltaW);
-    lgA[c] = gammaln(a + 0.5 * c);
-    lgRatio[c] = gammaln(a + 0.5 * c + 0.5) - lgA[c];
-    logCountW[c] = Math.log(c + s.deltaW);
-  }
-  const labels = Int32Array.from(data.labels);
-  const labelled = new Uint8Array(n);
-  for (let r = 0; r < n; r++) labelled[r] = labels[r] >= 0 ? 1 : 0;
-  return {
-    s,
-    n,
-    p,
-    K: data.classNames.length,
-    u,
-    labels,
-    labelled,
-    logPS,
-    lgA,
-    lgRatio,
-    logCountW,
-    lgCountW,
-    betaMin: a * s.resolution * s.resolution,
-    testU,
-    m: test?.n ?? 0,
-  };
-}
-
-/** The two mixtures: CLASS over the selected inputs (allocations z), BACK over the others (z′). */
-const CLASS = 0;
-const BACK = 1;
-
-/**
- * One chain: collapsed Gibbs scans of z (over S) and z′ (over ¬S), the classes of unlabelled rows,
- * Metropolis on every log β_i, and reversible jumps over S.
- */
-function chain(
-  sh: SharedData,
   rng: Rng,
   initialInputs: readonly number[] | undefined,
   onSweep: (sweep: number) => void,
 ): ChainResult {
-  const { s, n, p, K, u, labelled, logPS, lgA, lgRatio, logCountW, lgCountW } = sh;
-  const { D, a, g, h, kappa0, deltaW, deltaP } = s;
-  const labels = Int32Array.from(sh.labels);
+  const { n, p } = data;
+  const K = data.classNames.length;
+  const { D, a, g, h, kappa0, deltaP } = s;
+  const { u, testU } = standardiseInputs(data, test);
+  const m = test?.n ?? 0;
+  const logPS = logSubsetPrior(p, s.c, s.minInputs);
+  const { lgA, lgRatio, logCountW, logTotal } = countTables(n, a, D, s.deltaW);
+  const betaMin = a * s.resolution * s.resolution;
+  const labels = Int32Array.from(data.labels);
+  const labelled = new Uint8Array(n);
+  for (let r = 0; r < n; r++) labelled[r] = labels[r] >= 0 ? 1 : 0;
   const lgA0 = lgA[0];
   const logKappa0 = Math.log(kappa0);
-  // log(c + D δ_w), c = 0 … n: the denominator of a class's Dirichlet–multinomial predictive
-  const logTotal = new Float64Array(n + 1);
-  for (let c = 0; c <= n; c++) logTotal[c] = Math.log(c + D * deltaW);
+  const background = new RegressionBackground(u, n, p, a, kappa0);
 
   // ---- state ---------------------------------------------------------------------------------
-  const inS = new Uint8Array(p);
-  const sel = new Int32Array(p); // sel[0 … I) lists S
-  const out = new Int32Array(p); // out[0 … p − I) lists ¬S (rebuilt each sweep)
-  let I = 0;
+  const subset = new Subset(p);
+  const { inS, members: sel } = subset;
   const beta = new Float64Array(p);
-  const z = new Int32Array(n); // class-mixture allocations, shared by the inputs in S
-  const zb = new Int32Array(n); // background allocations, shared by the inputs in ¬S
-  // Kernel statistics of EVERY input under BOTH groupings (a jump needs input i's evidence under
-  // the grouping it leaves and the one it joins): counts at [mix * D + d], sums at [(mix * p + i) * D + d].
-  const cnt = new Int32Array(2 * D);
-  const s1 = new Float64Array(2 * p * D);
-  const s2 = new Float64Array(2 * p * D);
-  // Student-t predictive caches, same layout as s1
-  const C0 = new Float64Array(2 * p * D);
-  const M = new Float64Array(2 * p * D);
-  const Qc = new Float64Array(2 * p * D);
+  const z = new Int32Array(n); // allocations, shared by the inputs in S
+  // Kernel statistics of EVERY input under z (a birth needs the entering input's evidence):
+  // counts at [d], sums at [i * D + d]; Student-t predictive caches in the same layout.
+  const cnt = new Int32Array(D);
+  const s1 = new Float64Array(p * D);
+  const s2 = new Float64Array(p * D);
+  const C0 = new Float64Array(p * D);
+  const M = new Float64Array(p * D);
+  const Qc = new Float64Array(p * D);
   const mK = new Int32Array(K); // rows per class
-  const mKD = new Int32Array(K * D); // class-mixture kernel counts per class [k * D + d]
+  const mKD = new Int32Array(K * D); // kernel counts per class [k * D + d]
   const logits = new Float64Array(Math.max(K, D));
+  // the background's Q_j under the current S (valid for j ∉ S) and its total log evidence
+  const Qb = new Float64Array(p);
+  let backgroundLog = 0;
+  const Qtry = new Float64Array(p);
+  const inTry = new Uint8Array(p);
 
   /**
-   * Student-t predictive cache of kernel d of input i in mixture mix: for u ~ kernel,
+   * Student-t predictive cache of kernel d of input i: for u ~ kernel,
    * log p(u) = C0 − (a + c/2 + 1/2) log(1 + Qc (u − M)²) with M = Σu/κ_n, κ_n = κ₀ + c,
    * b_n = β + (Σu² − κ_n M²)/2, Qc = κ_n / (2 b_n (κ_n + 1)), C0 = log Γ ratio + ½ log(Qc/π).
    */
-  function refresh(mix: number, i: number, d: number): void {
-    const j = (mix * p + i) * D + d;
-    const c = cnt[mix * D + d];
+  function refresh(i: number, d: number): void {
+    const j = i * D + d;
+    const c = cnt[d];
     const kn = kappa0 + c;
     const mn = s1[j] / kn;
     const bn = beta[i] + Math.max(0, 0.5 * (s2[j] - s1[j] * mn));
@@ -210,17 +216,14 @@ function chain(
     C0[j] = lgRatio[c] + 0.5 * (Math.log(q) - LOG_PI);
   }
 
-  /**
-   * log p(u_i | allocations of mixture mix, β_i = b) = Σ_d log ∫ Π_{r: z_r = d} N(u_ri; μ, 1/λ)
-   * dNormalGamma(μ, λ | κ₀, a, b): the collapsed evidence of input i's kernels.
-   */
-  function logEvidence(mix: number, i: number, b: number): number {
+  /** log p(u_i | z, β_i = b): the collapsed Normal–Gamma evidence of input i's kernels. */
+  function kernelEvidence(i: number, b: number): number {
     const logB = Math.log(b);
     let total = 0;
     for (let d = 0; d < D; d++) {
-      const nd = cnt[mix * D + d];
+      const nd = cnt[d];
       if (nd === 0) continue;
-      const j = (mix * p + i) * D + d;
+      const j = i * D + d;
       const kn = kappa0 + nd;
       const bn = b + Math.max(0, 0.5 * (s2[j] - (s1[j] * s1[j]) / kn));
       total +=
@@ -234,39 +237,22 @@ function chain(
     return total;
   }
 
-  /**
-   * log p(u_i | z) − log p(u_i | z′): how much better input i is explained by the class mixture's
-   * allocations than by the background's. Both allocations persist through a jump and the weights
-   * are integrated out, so this (with the prior and move-choice ratios) is the whole acceptance ratio.
-   */
-  const gain = (i: number): number => logEvidence(CLASS, i, beta[i]) - logEvidence(BACK, i, beta[i]);
+  /** Σ_{j∉S} log p(u_j | u_S) for the subset `mask` of size `size`, from its Q_j. */
+  function backgroundEvidence(mask: Uint8Array, Q: Float64Array, size: number): number {
+    let total = 0;
+    for (let j = 0; j < p; j++) if (!mask[j]) total += background.evidence(Q[j], beta[j], size);
+    return total;
+  }
 
   // ---- initial state -------------------------------------------------------------------------
-  for (let i = 0; i < p; i++) beta[i] = Math.max(sh.betaMin, g / h);
-  if (initialInputs !== undefined) {
-    for (const i of initialInputs) {
-      inS[i] = 1;
-      sel[I++] = i;
-    }
-  } else {
-    const size = Math.max(s.minInputs, 1 + rng.integer(Math.min(3, p)));
-    const order = Array.from({ length: p }, (_, i) => i);
-    for (let q = p - 1; q > 0; q--) {
-      const e = rng.integer(q + 1);
-      [order[q], order[e]] = [order[e], order[q]];
-    }
-    for (let q = 0; q < size; q++) {
-      inS[order[q]] = 1;
-      sel[I++] = order[q];
-    }
-  }
+  for (let i = 0; i < p; i++) beta[i] = Math.max(betaMin, g / h);
+  subset.start(rng, s.minInputs, initialInputs);
   for (let r = 0; r < n; r++) {
     if (!labelled[r]) labels[r] = rng.integer(K);
     z[r] = rng.integer(D);
-    zb[r] = rng.integer(D);
   }
 
-  /** Recomputes every statistic and cache from the allocations (twice per sweep: no drift). */
+  /** Recomputes every kernel statistic and cache from z and the labels (once per sweep: no drift). */
   function rebuild(): void {
     cnt.fill(0);
     s1.fill(0);
@@ -274,100 +260,66 @@ function chain(
     mK.fill(0);
     mKD.fill(0);
     for (let r = 0; r < n; r++) {
-      const k = labels[r];
-      mK[k]++;
-      mKD[k * D + z[r]]++;
-      cnt[z[r]]++;
-      cnt[D + zb[r]]++;
-      const jc = z[r];
-      const jb = p * D + zb[r];
+      const d = z[r];
+      mK[labels[r]]++;
+      mKD[labels[r] * D + d]++;
+      cnt[d]++;
       for (let i = 0; i < p; i++) {
         const x = u[r * p + i];
-        s1[jc + i * D] += x;
-        s2[jc + i * D] += x * x;
-        s1[jb + i * D] += x;
-        s2[jb + i * D] += x * x;
+        s1[i * D + d] += x;
+        s2[i * D + d] += x * x;
       }
     }
-    for (let i = 0; i < p; i++) {
-      for (let d = 0; d < D; d++) {
-        refresh(CLASS, i, d);
-        refresh(BACK, i, d);
-      }
-    }
+    for (let i = 0; i < p; i++) for (let d = 0; d < D; d++) refresh(i, d);
   }
 
   // ---- collapsed Gibbs -----------------------------------------------------------------------
-  /** Draws an index in [0, to) ∝ exp(logits) (overwrites logits). */
-  function drawIndex(to: number): number {
-    let max = Number.NEGATIVE_INFINITY;
-    for (let q = 0; q < to; q++) if (logits[q] > max) max = logits[q];
-    let sum = 0;
-    for (let q = 0; q < to; q++) {
-      const e = Math.exp(logits[q] - max);
-      logits[q] = e;
-      sum += e;
-    }
-    let v = rng.uniform() * sum;
-    for (let q = 0; q < to; q++) {
-      v -= logits[q];
-      if (v < 0) return q;
-    }
-    return to - 1;
-  }
-
   /**
-   * One scan of one mixture's allocations: p(z_r = d | rest) ∝ (count + δ_w) × Π_i Student-t
-   * predictive of u_ri under kernel d, the product over the mixture's inputs (list[0 … len)); the
-   * count is the row's class's count of kernel d for the class mixture and the pooled count for the
-   * background. The hot loop: statistics and caches of the mixture's inputs are updated incrementally
-   * as a row leaves and joins a kernel (the other inputs' statistics are rebuilt after the scan).
+   * One scan of z: p(z_r = d | rest) ∝ (m_{t_r,d} + δ_w) × Π_{i∈S} Student-t predictive of u_ri under
+   * kernel d. The hot loop: the statistics of the inputs in S are updated incrementally as a row
+   * leaves and joins a kernel (the others' are rebuilt after the scan).
    */
-  function gibbsMixture(mix: number, alloc: Int32Array, list: Int32Array, len: number): void {
-    const cOff = mix * D;
-    const base = mix * p * D;
+  function gibbsAllocations(): void {
+    const I = subset.size;
     for (let r = 0; r < n; r++) {
       const row = r * p;
       const kOff = labels[r] * D;
-      const d0 = alloc[r];
-      cnt[cOff + d0]--;
-      if (mix === CLASS) mKD[kOff + d0]--;
-      for (let q = 0; q < len; q++) {
-        const i = list[q];
+      const d0 = z[r];
+      cnt[d0]--;
+      mKD[kOff + d0]--;
+      for (let q = 0; q < I; q++) {
+        const i = sel[q];
         const x = u[row + i];
-        const j = base + i * D + d0;
-        s1[j] -= x;
-        s2[j] -= x * x;
-        refresh(mix, i, d0);
+        s1[i * D + d0] -= x;
+        s2[i * D + d0] -= x * x;
+        refresh(i, d0);
       }
       for (let d = 0; d < D; d++) {
         // the Student-t exponent a + c/2 + 1/2 is the same for every input: the counts are shared
-        const power = a + 0.5 * cnt[cOff + d] + 0.5;
-        let v = mix === CLASS ? logCountW[mKD[kOff + d]] : logCountW[cnt[cOff + d]];
-        for (let q = 0; q < len; q++) {
-          const i = list[q];
-          const j = base + i * D + d;
-          const e = u[row + i] - M[j];
+        const power = a + 0.5 * cnt[d] + 0.5;
+        let v = logCountW[mKD[kOff + d]];
+        for (let q = 0; q < I; q++) {
+          const j = sel[q] * D + d;
+          const e = u[row + sel[q]] - M[j];
           v += C0[j] - power * Math.log1p(Qc[j] * e * e);
         }
         logits[d] = v;
       }
-      const d1 = drawIndex(D);
-      alloc[r] = d1;
-      cnt[cOff + d1]++;
-      if (mix === CLASS) mKD[kOff + d1]++;
-      for (let q = 0; q < len; q++) {
-        const i = list[q];
+      const d1 = drawFromLogits(rng, logits, D);
+      z[r] = d1;
+      cnt[d1]++;
+      mKD[kOff + d1]++;
+      for (let q = 0; q < I; q++) {
+        const i = sel[q];
         const x = u[row + i];
-        const j = base + i * D + d1;
-        s1[j] += x;
-        s2[j] += x * x;
-        refresh(mix, i, d1);
+        s1[i * D + d1] += x;
+        s2[i * D + d1] += x * x;
+        refresh(i, d1);
       }
     }
   }
 
-  /** The latent classes of unlabelled rows: p(t_r = k | rest) ∝ (m_k + δ_P)(m_{k,z_r} + δ_w)/(m_k + D δ_w). */
+  /** The classes of unlabelled rows: p(t_r = k | rest) ∝ (m_k + δ_P)(m_{k,z_r} + δ_w)/(m_k + D δ_w). */
   function gibbsLabels(): void {
     for (let r = 0; r < n; r++) {
       if (labelled[r]) continue;
@@ -377,7 +329,7 @@ function chain(
       for (let k = 0; k < K; k++) {
         logits[k] = Math.log(mK[k] + deltaP) + logCountW[mKD[k * D + z[r]]] - logTotal[mK[k]];
       }
-      const k1 = drawIndex(K);
+      const k1 = drawFromLogits(rng, logits, K);
       labels[r] = k1;
       mK[k1]++;
       mKD[k1 * D + z[r]]++;
@@ -385,130 +337,48 @@ function chain(
   }
 
   /**
-   * Random-walk Metropolis on log β_i, target Gamma(g, h) on β ≥ β_min times input i's evidence
-   * under the mixture it belongs to.
+   * Random-walk Metropolis on log β_i: target Gamma(g, h) on β ≥ β_min times input i's evidence, its
+   * kernels' if i ∈ S and its regression's if not.
    */
   function updateBeta(i: number): void {
-    const mix = inS[i] ? CLASS : BACK;
     const b0 = beta[i];
     const b1 = b0 * Math.exp(0.5 * rng.normal());
     let logRatio = Number.NEGATIVE_INFINITY;
-    if (b1 >= sh.betaMin) {
+    if (b1 >= betaMin) {
+      const evidence = inS[i]
+        ? kernelEvidence(i, b1) - kernelEvidence(i, b0)
+        : background.evidence(Qb[i], b1, subset.size) - background.evidence(Qb[i], b0, subset.size);
       // prior (g − 1) log β − h β, plus log β from the Jacobian of the log scale
-      logRatio = g * Math.log(b1 / b0) - h * (b1 - b0) + logEvidence(mix, i, b1) - logEvidence(mix, i, b0);
+      logRatio = g * Math.log(b1 / b0) - h * (b1 - b0) + evidence;
     }
     if (metropolisHastings(rng, logRatio).accepted) beta[i] = b1;
   }
 
-  // ---- reversible-jump moves over S (see the module comment) ----------------------------------
-  const proposal: Proposal = { kind: BIRTH, add: -1, remove: -1, logLikRatio: 0 };
-  const result = { proposal, logFactor: 0 };
-  const impossible = (kind: number) => {
-    proposal.kind = kind;
-    proposal.add = -1;
-    proposal.remove = -1;
-    result.logFactor = Number.NEGATIVE_INFINITY;
-    return result;
-  };
-  const pickOutside = (): number => {
-    let k = rng.integer(p - I);
-    for (let i = 0; i < p; i++) {
-      if (inS[i]) continue;
-      if (k === 0) return i;
-      k--;
-    }
-    return -1;
-  };
-  const birth: Move<null, Proposal> = () => {
-    if (I === p) return impossible(BIRTH);
-    const i = pickOutside();
-    proposal.kind = BIRTH;
-    proposal.add = i;
-    proposal.remove = -1;
-    proposal.logLikRatio = gain(i);
-    // reverse: death picks i among I + 1; forward: birth picks i among p − I
-    result.logFactor = Math.log(p - I) - Math.log(I + 1);
-    return result;
-  };
-  const death: Move<null, Proposal> = () => {
-    if (I <= s.minInputs) return impossible(DEATH);
-    const j = sel[rng.integer(I)];
-    proposal.kind = DEATH;
-    proposal.add = -1;
-    proposal.remove = j;
-    proposal.logLikRatio = -gain(j);
-    result.logFactor = Math.log(I) - Math.log(p - I + 1);
-    return result;
-  };
-  const exchange: Move<null, Proposal> = () => {
-    if (I === p || I === 0) return impossible(EXCHANGE);
-    const j = sel[rng.integer(I)];
-    const i = pickOutside();
-    proposal.kind = EXCHANGE;
-    proposal.add = i;
-    proposal.remove = j;
-    proposal.logLikRatio = gain(i) - gain(j);
-    result.logFactor = 0;
-    return result;
-  };
-  const jump = mixture<null, Proposal>([
-    [birth, s.weights[0]],
-    [death, s.weights[1]],
-    [exchange, s.weights[2]],
-  ]);
-
-  function accept(prop: Proposal): void {
-    if (prop.remove >= 0) {
-      const j = prop.remove;
-      inS[j] = 0;
-      let q = 0;
-      while (sel[q] !== j) q++;
-      sel[q] = sel[I - 1];
-      I--;
-    }
-    if (prop.add >= 0) {
-      inS[prop.add] = 1;
-      sel[I++] = prop.add;
-    }
-  }
-
-  // ---- the swap move ----------------------------------------------------------------------
-  const mKDb = new Int32Array(K * D);
-  const zTmp = new Int32Array(n);
-  /**
-   * Swaps the roles of the two mixtures: S′ = ¬S, z_new = z′, z′_new = z. Every input keeps its
-   * grouping, so the evidences cancel and the log ratio is that of the allocation priors (class-
-   * specific Dirichlet–multinomial of z′ against z, pooled of z against z′) plus log p(S′)/p(S); the
-   * map is a deterministic involution (proposal ratio 1). It joins modes that split the inputs into
-   * the same two groups the other way round (seen on Pima). Returns whether it was accepted.
-   */
-  function swap(): boolean {
-    if (logPS[p - I] === Number.NEGATIVE_INFINITY) {
-      metropolisHastings(rng, Number.NEGATIVE_INFINITY);
-      return false;
-    }
-    mKDb.fill(0);
-    for (let r = 0; r < n; r++) mKDb[labels[r] * D + zb[r]]++;
-    // Γ(D δ_w)/Γ(m_k + D δ_w) and Γ(δ_w) factors are the same on both sides and cancel
-    let logRatio = logPS[p - I] - logPS[I];
-    for (let q = 0; q < K * D; q++) logRatio += lgCountW[mKDb[q]] - lgCountW[mKD[q]];
-    for (let d = 0; d < D; d++) logRatio += lgCountW[cnt[d]] - lgCountW[cnt[D + d]];
-    if (!metropolisHastings(rng, logRatio).accepted) return false;
-    zTmp.set(z);
-    z.set(zb);
-    zb.set(zTmp);
-    I = 0;
-    for (let i = 0; i < p; i++) {
-      inS[i] = inS[i] ? 0 : 1;
-      if (inS[i]) sel[I++] = i;
-    }
-    rebuild();
-    return true;
-  }
+  // ---- reversible jumps over S -----------------------------------------------------------------
+  const counts = { tried: new Float64Array(3), accepted: new Float64Array(3) };
+  const jumpStep = buildJumpStep({
+    subset,
+    minInputs: s.minInputs,
+    weights: s.weights,
+    logSubsetPrior: logPS,
+    counts,
+    logLik: (add, remove) => {
+      inTry.set(inS);
+      if (add >= 0) inTry[add] = 1;
+      if (remove >= 0) inTry[remove] = 0;
+      const size = background.quadratics(inTry, Qtry);
+      let v = backgroundEvidence(inTry, Qtry, size) - backgroundLog;
+      if (add >= 0) v += kernelEvidence(add, beta[add]);
+      if (remove >= 0) v -= kernelEvidence(remove, beta[remove]);
+      return v;
+    },
+    onAccept: () => {
+      Qb.set(Qtry);
+      backgroundLog = backgroundEvidence(inS, Qb, subset.size);
+    },
+  });
 
   // ---- predictions (collapsed posterior predictive; the background cancels) -------------------
-  const m = sh.m;
-  const testU = sh.testU;
   const testProb = testU ? new Float64Array(m * K) : null;
   const lk = new Float64Array(K);
   const ld = new Float64Array(D);
@@ -518,14 +388,14 @@ function chain(
    */
   function predict(): void {
     if (!testU || !testProb) return;
+    const I = subset.size;
     for (let t = 0; t < m; t++) {
       for (let d = 0; d < D; d++) {
         const power = a + 0.5 * cnt[d] + 0.5;
         let v = 0;
         for (let q = 0; q < I; q++) {
-          const i = sel[q];
-          const j = i * D + d;
-          const e = testU[t * p + i] - M[j];
+          const j = sel[q] * D + d;
+          const e = testU[t * p + sel[q]] - M[j];
           v += C0[j] - power * Math.log1p(Qc[j] * e * e);
         }
         ld[d] = v;
@@ -554,50 +424,18 @@ function chain(
   // ---- the chain -----------------------------------------------------------------------------
   const kept = s.draws - s.burnIn;
   const keys: string[] = new Array(kept);
-  const tried = new Float64Array(4);
-  const acceptedMoves = new Float64Array(4);
-  const subsetKey = () =>
-    Array.from(sel.subarray(0, I))
-      .sort((x, y) => x - y)
-      .join(",");
-  let key = subsetKey();
+  let key = subset.key();
   rebuild();
+  background.quadratics(inS, Qb);
   for (let sweep = 0; sweep < s.draws; sweep++) {
-    let nOut = 0;
-    for (let i = 0; i < p; i++) if (!inS[i]) out[nOut++] = i;
-    gibbsMixture(CLASS, z, sel, I);
-    gibbsMixture(BACK, zb, out, nOut);
+    gibbsAllocations();
     gibbsLabels();
     rebuild();
     for (let i = 0; i < p; i++) updateBeta(i);
-    for (let jmp = 0; jmp < s.jumps; jmp++) {
-      const { proposal: prop, logFactor } = jump(rng, null);
-      const logRatio =
-        logFactor === Number.NEGATIVE_INFINITY
-          ? logFactor
-          : prop.logLikRatio +
-            logPS[I + (prop.kind === BIRTH ? 1 : prop.kind === DEATH ? -1 : 0)] -
-            logPS[I] +
-            logFactor;
-      tried[prop.kind]++;
-      if (metropolisHastings(rng, logRatio).accepted) {
-        acceptedMoves[prop.kind]++;
-        accept(prop);
-        key = subsetKey();
-      }
-    }
-    tried[SWAP]++;
-    if (swap()) {
-      acceptedMoves[SWAP]++;
-      key = subsetKey();
-    }
-    // caches for the new β (and for the next scan and the predictions)
-    for (let i = 0; i < p; i++) {
-      for (let d = 0; d < D; d++) {
-        refresh(CLASS, i, d);
-        refresh(BACK, i, d);
-      }
-    }
+    // caches and the background's evidence for the new β (Qb changes only with S)
+    for (let i = 0; i < p; i++) for (let d = 0; d < D; d++) refresh(i, d);
+    backgroundLog = backgroundEvidence(inS, Qb, subset.size);
+    for (let jmp = 0; jmp < s.jumps; jmp++) if (jumpStep(rng)) key = subset.key();
     if (sweep >= s.burnIn) {
       keys[sweep - s.burnIn] = key;
       // test predictions from every PREDICT_EVERY-th kept sweep (neighbouring sweeps are correlated)
@@ -605,20 +443,5 @@ function chain(
     }
     onSweep(sweep + 1);
   }
-  return { keys, testProb, tried, accepted: acceptedMoves };
-}
-
-/**
- * Runs one chain of the shared-allocation model on labelled (label −1: unlabelled) training data;
- * called by {@link fitMixtureClassifier} with `structure: "shared"`.
- */
-export function runSharedChain(
-  data: ClassificationData,
-  s: Settings,
-  test: { readonly X: Float64Array; readonly n: number } | undefined,
-  rng: Rng,
-  initialInputs: readonly number[] | undefined,
-  onSweep: (sweep: number) => void,
-): ChainResult {
-  return chain(prepareShared(data, s, test), rng, initialInputs, onSweep);
+  return { keys, testProb, ...counts };
 }

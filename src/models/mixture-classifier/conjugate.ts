@@ -1,0 +1,122 @@
+/**
+ * What both chains of the input-selecting mixture classifier share: the inputs standardised as
+ * Sykacek does, the subset prior, tables of the log-gamma terms of the collapsed Normal–Gamma kernels
+ * and Dirichlet–multinomial weights, and a draw from unnormalised log probabilities.
+ */
+import gammaln from "@stdlib/math-base-special-gammaln";
+import { OccamError } from "../../errors.js";
+import type { Rng } from "../../random/rng.js";
+import type { ClassificationData } from "./data.js";
+
+/** Test predictions are averaged over every PREDICT_EVERY-th kept sweep (neighbouring sweeps are correlated). */
+export const PREDICT_EVERY = 5;
+
+/** Inputs on Sykacek's scale: u_i = (x_i − ξ_i)/R_i, ξ_i the midpoint and R_i the range of input i. */
+export interface StandardisedInputs {
+  /** Training inputs, n × p row-major. */
+  readonly u: Float64Array;
+  /** Test inputs, m × p row-major, on the training scale; null without test data. */
+  readonly testU: Float64Array | null;
+}
+
+/**
+ * Standardises the training (and test) inputs by the training midpoints and ranges. Throws
+ * `invalid-data` for a constant input, which carries no information and has no range to scale by.
+ */
+export function standardiseInputs(
+  data: ClassificationData,
+  test: { readonly X: Float64Array; readonly n: number } | undefined,
+): StandardisedInputs {
+  const { n, p, X } = data;
+  const xi = new Float64Array(p);
+  const R = new Float64Array(p);
+  for (let i = 0; i < p; i++) {
+    let lo = Number.POSITIVE_INFINITY;
+    let up = Number.NEGATIVE_INFINITY;
+    for (let r = 0; r < n; r++) {
+      const x = X[r * p + i];
+      if (x < lo) lo = x;
+      if (x > up) up = x;
+    }
+    if (!(up - lo > 0)) {
+      throw new OccamError(
+        "invalid-data",
+        `mixture classifier: input "${data.inputNames[i]}" is constant in the training data (every row is ${lo}); it carries no information: leave it out.`,
+      );
+    }
+    xi[i] = 0.5 * (lo + up);
+    R[i] = up - lo;
+  }
+  const scale = (source: Float64Array, rows: number): Float64Array => {
+    const out = new Float64Array(rows * p);
+    for (let r = 0; r < rows; r++) {
+      for (let i = 0; i < p; i++) out[r * p + i] = (source[r * p + i] - xi[i]) / R[i];
+    }
+    return out;
+  };
+  return { u: scale(X, n), testU: test ? scale(test.X, test.n) : null };
+}
+
+/**
+ * log p(S) by subset size I = 0 … p: TruncatedPoisson(I; c, minInputs … p) / C(p, I) (Sykacek's prior
+ * as SEEDS.md corrects it), −Infinity below `minInputs`.
+ */
+export function logSubsetPrior(p: number, c: number, minInputs: number): Float64Array {
+  const logPS = new Float64Array(p + 1).fill(Number.NEGATIVE_INFINITY);
+  let norm = 0;
+  for (let I = minInputs; I <= p; I++) norm += Math.exp(I * Math.log(c) - gammaln(I + 1) - c);
+  for (let I = minInputs; I <= p; I++) {
+    const logChoose = gammaln(p + 1) - gammaln(I + 1) - gammaln(p - I + 1);
+    logPS[I] = I * Math.log(c) - gammaln(I + 1) - c - Math.log(norm) - logChoose;
+  }
+  return logPS;
+}
+
+/** Log-gamma tables indexed by a count c = 0 … n. */
+export interface CountTables {
+  /** gammaln(a + c/2): the Normal–Gamma evidence of c points. */
+  readonly lgA: Float64Array;
+  /** gammaln(a + c/2 + 1/2) − gammaln(a + c/2): the Student-t predictive's constant. */
+  readonly lgRatio: Float64Array;
+  /** log(c + δ_w): a Dirichlet–multinomial predictive's numerator. */
+  readonly logCountW: Float64Array;
+  /** gammaln(c + δ_w): a Dirichlet–multinomial's factors. */
+  readonly lgCountW: Float64Array;
+  /** log(c + D δ_w): a Dirichlet–multinomial predictive's denominator. */
+  readonly logTotal: Float64Array;
+}
+
+/** Tabulates {@link CountTables} for counts 0 … n, kernel-precision shape a, D kernels and prior count δ_w. */
+export function countTables(n: number, a: number, D: number, deltaW: number): CountTables {
+  const lgA = new Float64Array(n + 1);
+  const lgRatio = new Float64Array(n + 1);
+  const logCountW = new Float64Array(n + 1);
+  const lgCountW = new Float64Array(n + 1);
+  const logTotal = new Float64Array(n + 1);
+  for (let c = 0; c <= n; c++) {
+    lgA[c] = gammaln(a + 0.5 * c);
+    lgRatio[c] = gammaln(a + 0.5 * c + 0.5) - lgA[c];
+    logCountW[c] = Math.log(c + deltaW);
+    lgCountW[c] = gammaln(c + deltaW);
+    logTotal[c] = Math.log(c + D * deltaW);
+  }
+  return { lgA, lgRatio, logCountW, lgCountW, logTotal };
+}
+
+/** Draws an index in [0, to) with probability ∝ exp(logits[q]); overwrites `logits`. */
+export function drawFromLogits(rng: Rng, logits: Float64Array, to: number): number {
+  let max = Number.NEGATIVE_INFINITY;
+  for (let q = 0; q < to; q++) if (logits[q] > max) max = logits[q];
+  let sum = 0;
+  for (let q = 0; q < to; q++) {
+    const e = Math.exp(logits[q] - max);
+    logits[q] = e;
+    sum += e;
+  }
+  let v = rng.uniform() * sum;
+  for (let q = 0; q < to; q++) {
+    v -= logits[q];
+    if (v < 0) return q;
+  }
+  return to - 1;
+}

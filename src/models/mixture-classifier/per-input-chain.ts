@@ -1,0 +1,431 @@
+/**
+ * The per-input structure of the input-selecting mixture classifier (`structure: "per-input"`): every
+ * input has its own mixture. On inputs standardised to u_i = (x_i − ξ_i)/R_i (ξ_i the midpoint, R_i the
+ * range), input i has D Gaussian kernels with a conjugate Normal–Gamma prior μ | λ ~ N(0, 1/(κ₀ λ)),
+ * λ ~ Gamma(a, β_i), β_i ~ Gamma(g, h) (Sykacek's h_i = h / R_i² in the original units) truncated to
+ * β_i ≥ a ρ², and its own allocations z_i. An input in S has class-specific kernel weights w_ki ~
+ * Dirichlet(δ_w); an input outside S one weight vector shared by the classes. So
+ * p(x | k) = Π_{i∈S} Σ_d w_kid N(u_i; μ_id, 1/λ_id) × Π_{i∉S} p(u_i), and p(k | x) = p(k | x_S).
+ * Kernel parameters, weights and class priors (Dirichlet δ_P) are integrated out; the state is
+ * (S, {z_i}, β, labels of unlabelled rows).
+ *
+ * A jump keeps z_i and changes only whether its weights depend on the class: the kernel evidence
+ * cancels and the acceptance ratio is a ratio of Dirichlet–multinomials (with the subset-prior and
+ * move-choice ratios), so the chain mixes. The price is the naive-Bayes structure: within a class the
+ * inputs are independent, so correlated inputs that carry the same class information are all
+ * selected: S answers "does the class depend on this input?", not "is it needed given the others?"
+ * (the shared structure, shared-chain.ts, answers that). Moves: collapsed Gibbs on each z_i and on
+ * unlabelled rows' classes, random-walk Metropolis on log β_i, and birth / death / exchange over S.
+ */
+import gammaln from "@stdlib/math-base-special-gammaln";
+import type { Rng } from "../../random/rng.js";
+import { metropolisHastings } from "../../samplers/accept.js";
+import {
+  type CountTables,
+  countTables,
+  drawFromLogits,
+  logSubsetPrior,
+  PREDICT_EVERY,
+  standardiseInputs,
+} from "./conjugate.js";
+import type { ClassificationData } from "./data.js";
+import type { ChainResult, Settings } from "./sampler.js";
+import { buildJumpStep, Subset } from "./subset-moves.js";
+
+const LOG_PI = Math.log(Math.PI);
+const LOG_2PI = Math.log(2 * Math.PI);
+
+/** Data, priors and tables shared by the chains (read-only once built). */
+export interface PerInputData {
+  s: Settings;
+  n: number;
+  p: number;
+  K: number;
+  /** Standardised inputs, column-major p × n (a scan runs down one input). */
+  uc: Float64Array;
+  labels: Int32Array;
+  labelled: Uint8Array;
+  /** log p(S) by size. */
+  logPS: Float64Array;
+  tables: CountTables;
+  /** Starting allocations: per input, responsibilities (n × D) of an EM fit. */
+  Q: Float64Array;
+  betaMin: number;
+  /** Standardised test inputs (m × p), or null. */
+  testU: Float64Array | null;
+  m: number;
+}
+
+/** Standardises the data, tabulates the log-gamma terms and fits each input's starting allocations. */
+export function preparePerInput(
+  data: ClassificationData,
+  s: Settings,
+  test: { readonly X: Float64Array; readonly n: number } | undefined,
+): PerInputData {
+  const { n, p } = data;
+  const { u, testU } = standardiseInputs(data, test);
+  const uc = new Float64Array(n * p);
+  for (let r = 0; r < n; r++) for (let i = 0; i < p; i++) uc[i * n + r] = u[r * p + i];
+  const labels = Int32Array.from(data.labels);
+  const labelled = new Uint8Array(n);
+  for (let r = 0; r < n; r++) labelled[r] = labels[r] >= 0 ? 1 : 0;
+  return {
+    s,
+    n,
+    p,
+    K: data.classNames.length,
+    uc,
+    labels,
+    labelled,
+    logPS: logSubsetPrior(p, s.c, s.minInputs),
+    tables: countTables(n, s.a, s.D, s.deltaW),
+    Q: startingResponsibilities(uc, n, p, s.D, s.resolution),
+    betaMin: s.a * s.resolution * s.resolution,
+    testU,
+    m: test?.n ?? 0,
+  };
+}
+
+/**
+ * Where each input's allocations start: responsibilities of a D-component 1-D Gaussian mixture fitted
+ * by EM (means started at quantiles, variances floored at ρ² + 10⁻⁴), mixed 1 % with uniform.
+ */
+function startingResponsibilities(
+  uc: Float64Array,
+  n: number,
+  p: number,
+  D: number,
+  resolution: number,
+): Float64Array {
+  const Q = new Float64Array(p * n * D);
+  const mean = new Float64Array(D);
+  const vari = new Float64Array(D);
+  const weight = new Float64Array(D);
+  const sorted = new Float64Array(n);
+  const floor = resolution * resolution + 1e-4;
+  const eps = 0.01;
+  for (let i = 0; i < p; i++) {
+    const x = uc.subarray(i * n, (i + 1) * n);
+    sorted.set(x);
+    sorted.sort();
+    for (let d = 0; d < D; d++) {
+      mean[d] = sorted[Math.min(n - 1, Math.floor(((d + 0.5) / D) * n))];
+      vari[d] = Math.max(floor, 1 / (D * D * 4));
+      weight[d] = 1 / D;
+    }
+    const resp = Q.subarray(i * n * D, (i + 1) * n * D);
+    for (let it = 0; it < 60; it++) {
+      for (let r = 0; r < n; r++) {
+        let max = Number.NEGATIVE_INFINITY;
+        for (let d = 0; d < D; d++) {
+          const e = x[r] - mean[d];
+          const l = Math.log(weight[d]) - 0.5 * Math.log(vari[d]) - (0.5 * e * e) / vari[d];
+          resp[r * D + d] = l;
+          if (l > max) max = l;
+        }
+        let sum = 0;
+        for (let d = 0; d < D; d++) {
+          const e = Math.exp(resp[r * D + d] - max);
+          resp[r * D + d] = e;
+          sum += e;
+        }
+        for (let d = 0; d < D; d++) resp[r * D + d] /= sum;
+      }
+      for (let d = 0; d < D; d++) {
+        let w = 0;
+        let s1 = 0;
+        for (let r = 0; r < n; r++) {
+          w += resp[r * D + d];
+          s1 += resp[r * D + d] * x[r];
+        }
+        const m = w > 0 ? s1 / w : mean[d];
+        let s2 = 0;
+        for (let r = 0; r < n; r++) s2 += resp[r * D + d] * (x[r] - m) ** 2;
+        mean[d] = m;
+        vari[d] = Math.max(floor, w > 0 ? s2 / w : vari[d]);
+        weight[d] = (w + 1) / (n + D);
+      }
+    }
+    for (let q = 0; q < n * D; q++) {
+      resp[q] = (1 - eps) * resp[q] + eps / D;
+    }
+  }
+  return Q;
+}
+/** One chain: collapsed Gibbs scans of every input's allocations, β updates and jumps over S. */
+export function runPerInputChain(
+  sh: PerInputData,
+  rng: Rng,
+  initialInputs: readonly number[] | undefined,
+  onSweep: (sweep: number) => void,
+): ChainResult {
+  const { s, n, p, K, uc, labelled, logPS, Q } = sh;
+  const { lgA, lgRatio, logCountW, lgCountW, logTotal } = sh.tables;
+  const { D, a, g, h, kappa0, deltaW, deltaP } = s;
+  const labels = Int32Array.from(sh.labels);
+  const lgA0 = lgA[0];
+  const lgW0 = lgCountW[0];
+  const lgDW = gammaln(D * deltaW);
+  const logKappa0 = Math.log(kappa0);
+  // gammaln(c + D δ_w), c = 0 … n
+  const lgTotal = new Float64Array(n + 1);
+  for (let c = 0; c <= n; c++) lgTotal[c] = gammaln(c + D * deltaW);
+
+  // ---- state ---------------------------------------------------------------------------------
+  const subset = new Subset(p);
+  const { inS, members: sel } = subset;
+  const beta = new Float64Array(p);
+  const z = new Int32Array(p * n); // allocations of every input, [i * n + r]
+  const cnt = new Int32Array(p * D); // kernel counts [i * D + d]
+  const s1 = new Float64Array(p * D);
+  const s2 = new Float64Array(p * D);
+  const mK = new Int32Array(K); // rows per class
+  const mKD = new Int32Array(p * K * D); // kernel counts per class [(i * K + k) * D + d]
+  // Student-t predictive caches at [i * D + d]
+  const C0 = new Float64Array(p * D);
+  const M = new Float64Array(p * D);
+  const Qc = new Float64Array(p * D);
+  const logits = new Float64Array(Math.max(K, D));
+
+  /**
+   * Student-t predictive cache of one kernel of input i from its statistics: for u ~ kernel,
+   * log p(u) = C0 − (a + c/2 + 1/2) log(1 + Qc (u − M)²) with M = Σu/κ_n, κ_n = κ₀ + c,
+   * b_n = β + (Σu² − κ_n M²)/2, Qc = κ_n / (2 b_n (κ_n + 1)), C0 = log Γ ratio + ½ log(Qc/π).
+   */
+  function refresh(j: number, b: number): void {
+    const c = cnt[j];
+    const kn = kappa0 + c;
+    const mn = s1[j] / kn;
+    const bn = b + Math.max(0, 0.5 * (s2[j] - s1[j] * mn));
+    const q = kn / (2 * bn * (kn + 1));
+    M[j] = mn;
+    Qc[j] = q;
+    C0[j] = lgRatio[c] + 0.5 * (Math.log(q) - LOG_PI);
+  }
+
+  /** log ∫ p(u_i | z_i, μ, λ) dp(μ, λ | β): the Normal–Gamma evidence of input i's kernels at β = b. */
+  function logMarginal(i: number, b: number): number {
+    const logB = Math.log(b);
+    let total = 0;
+    for (let d = 0; d < D; d++) {
+      const j = i * D + d;
+      const nd = cnt[j];
+      if (nd === 0) continue;
+      const kn = kappa0 + nd;
+      const bn = b + Math.max(0, 0.5 * (s2[j] - (s1[j] * s1[j]) / kn));
+      total +=
+        lgA[nd] -
+        lgA0 +
+        a * logB -
+        (a + 0.5 * nd) * Math.log(bn) +
+        0.5 * (logKappa0 - Math.log(kn)) -
+        0.5 * nd * LOG_2PI;
+    }
+    return total;
+  }
+
+  /**
+   * log p(z_i | t, i ∈ S) − log p(z_i | i ∉ S): Dirichlet–multinomial of the allocations with
+   * class-specific weights against one shared weight vector. The kernel evidence is the same on both
+   * sides and cancels: this is all a jump needs.
+   */
+  function logClassGain(i: number): number {
+    let total = -(lgDW - lgTotal[n]);
+    for (let d = 0; d < D; d++) total -= lgCountW[cnt[i * D + d]] - lgW0;
+    for (let k = 0; k < K; k++) {
+      total += lgDW - lgTotal[mK[k]];
+      const off = (i * K + k) * D;
+      for (let d = 0; d < D; d++) total += lgCountW[mKD[off + d]] - lgW0;
+    }
+    return total;
+  }
+
+  // ---- initial state -------------------------------------------------------------------------
+  for (let i = 0; i < p; i++) beta[i] = Math.max(sh.betaMin, g / h);
+  subset.start(rng, s.minInputs, initialInputs);
+  for (let r = 0; r < n; r++) if (!labelled[r]) labels[r] = rng.integer(K);
+  // start each input's allocations from the responsibilities of its EM fit
+  for (let i = 0; i < p; i++) {
+    const base = i * n * D;
+    for (let r = 0; r < n; r++) {
+      let v = rng.uniform();
+      let d = D - 1;
+      for (let e = 0; e < D; e++) {
+        v -= Q[base + r * D + e];
+        if (v < 0) {
+          d = e;
+          break;
+        }
+      }
+      z[i * n + r] = d;
+    }
+  }
+
+  /** Recomputes every statistic and cache from the allocations (once per sweep: no drift). */
+  function rebuild(): void {
+    cnt.fill(0);
+    s1.fill(0);
+    s2.fill(0);
+    mK.fill(0);
+    mKD.fill(0);
+    for (let r = 0; r < n; r++) mK[labels[r]]++;
+    for (let i = 0; i < p; i++) {
+      for (let r = 0; r < n; r++) {
+        const d = z[i * n + r];
+        const j = i * D + d;
+        const x = uc[i * n + r];
+        cnt[j]++;
+        s1[j] += x;
+        s2[j] += x * x;
+        mKD[(i * K + labels[r]) * D + d]++;
+      }
+      for (let d = 0; d < D; d++) refresh(i * D + d, beta[i]);
+    }
+  }
+  rebuild();
+
+  // ---- collapsed Gibbs -----------------------------------------------------------------------
+  /**
+   * One scan of input i's allocations: p(z_ir = d | rest) ∝ (count + δ_w) × Student-t predictive,
+   * where the count is the row's class's count of kernel d when i ∈ S and the pooled count otherwise.
+   * The hot loop: statistics and caches are updated incrementally as a row leaves and joins a kernel.
+   */
+  function gibbsInput(i: number): void {
+    const off = i * D;
+    const base = i * n;
+    const selected = inS[i] === 1;
+    for (let r = 0; r < n; r++) {
+      const x = uc[base + r];
+      const kOff = (i * K + labels[r]) * D;
+      const d0 = z[base + r];
+      let j = off + d0;
+      cnt[j]--;
+      s1[j] -= x;
+      s2[j] -= x * x;
+      mKD[kOff + d0]--;
+      refresh(j, beta[i]);
+      for (let d = 0; d < D; d++) {
+        const c = cnt[off + d];
+        const e = x - M[off + d];
+        logits[d] =
+          (selected ? logCountW[mKD[kOff + d]] : logCountW[c]) +
+          C0[off + d] -
+          (a + 0.5 * c + 0.5) * Math.log1p(Qc[off + d] * e * e);
+      }
+      const d1 = drawFromLogits(rng, logits, D);
+      z[base + r] = d1;
+      j = off + d1;
+      cnt[j]++;
+      s1[j] += x;
+      s2[j] += x * x;
+      mKD[kOff + d1]++;
+      refresh(j, beta[i]);
+    }
+  }
+
+  /** The latent classes of unlabelled rows: p(t_r = k | rest) ∝ (m_k + δ_P) Π_{i∈S} (m_{k,i,z_ir} + δ_w)/(m_k + D δ_w). */
+  function gibbsLabels(): void {
+    for (let r = 0; r < n; r++) {
+      if (labelled[r]) continue;
+      const k0 = labels[r];
+      mK[k0]--;
+      for (let i = 0; i < p; i++) mKD[(i * K + k0) * D + z[i * n + r]]--;
+      for (let k = 0; k < K; k++) {
+        let v = Math.log(mK[k] + deltaP);
+        for (let q = 0; q < subset.size; q++) {
+          const i = sel[q];
+          v += logCountW[mKD[(i * K + k) * D + z[i * n + r]]] - logTotal[mK[k]];
+        }
+        logits[k] = v;
+      }
+      const k1 = drawFromLogits(rng, logits, K);
+      labels[r] = k1;
+      mK[k1]++;
+      for (let i = 0; i < p; i++) mKD[(i * K + k1) * D + z[i * n + r]]++;
+    }
+  }
+
+  /** Random-walk Metropolis on log β_i, target Gamma(g, h) on β ≥ β_min times the input's evidence. */
+  function updateBeta(i: number): void {
+    const b0 = beta[i];
+    const b1 = b0 * Math.exp(0.5 * rng.normal());
+    let logRatio = Number.NEGATIVE_INFINITY;
+    if (b1 >= sh.betaMin) {
+      // prior (g − 1) log β − h β, plus log β from the Jacobian of the log scale
+      logRatio = g * Math.log(b1 / b0) - h * (b1 - b0) + logMarginal(i, b1) - logMarginal(i, b0);
+    }
+    if (metropolisHastings(rng, logRatio).accepted) {
+      beta[i] = b1;
+      for (let d = 0; d < D; d++) refresh(i * D + d, b1);
+    }
+  }
+
+  // ---- reversible jumps over S (see the module comment) ---------------------------------------
+  const counts = { tried: new Float64Array(3), accepted: new Float64Array(3) };
+  const jumpStep = buildJumpStep({
+    subset,
+    minInputs: s.minInputs,
+    weights: s.weights,
+    logSubsetPrior: logPS,
+    counts,
+    logLik: (add, remove) => (add >= 0 ? logClassGain(add) : 0) - (remove >= 0 ? logClassGain(remove) : 0),
+  });
+
+  // ---- predictions (collapsed posterior predictive) -------------------------------------------
+  const m = sh.m;
+  const testU = sh.testU;
+  const testProb = testU ? new Float64Array(m * K) : null;
+  const lk = new Float64Array(K);
+  const lt = new Float64Array(D);
+  function predict(): void {
+    if (!testU || !testProb) return;
+    for (let t = 0; t < m; t++) {
+      for (let k = 0; k < K; k++) lk[k] = Math.log(mK[k] + deltaP);
+      for (let q = 0; q < subset.size; q++) {
+        const i = sel[q];
+        const x = testU[t * p + i];
+        const off = i * D;
+        let ltMax = Number.NEGATIVE_INFINITY;
+        for (let d = 0; d < D; d++) {
+          const e = x - M[off + d];
+          lt[d] = C0[off + d] - (a + 0.5 * cnt[off + d] + 0.5) * Math.log1p(Qc[off + d] * e * e);
+          if (lt[d] > ltMax) ltMax = lt[d];
+        }
+        for (let d = 0; d < D; d++) lt[d] = Math.exp(lt[d] - ltMax);
+        for (let k = 0; k < K; k++) {
+          let v = 0;
+          const kOff = (i * K + k) * D;
+          for (let d = 0; d < D; d++) v += (mKD[kOff + d] + deltaW) * lt[d];
+          lk[k] += Math.log(v) - logTotal[mK[k]];
+        }
+      }
+      let max = Number.NEGATIVE_INFINITY;
+      for (let k = 0; k < K; k++) if (lk[k] > max) max = lk[k];
+      let sum = 0;
+      for (let k = 0; k < K; k++) {
+        lk[k] = Math.exp(lk[k] - max);
+        sum += lk[k];
+      }
+      for (let k = 0; k < K; k++) testProb[t * K + k] += lk[k] / sum;
+    }
+  }
+
+  // ---- the chain -----------------------------------------------------------------------------
+  const kept = s.draws - s.burnIn;
+  const keys: string[] = new Array(kept);
+  let key = subset.key();
+  for (let sweep = 0; sweep < s.draws; sweep++) {
+    rebuild();
+    for (let i = 0; i < p; i++) gibbsInput(i);
+    gibbsLabels();
+    for (let i = 0; i < p; i++) updateBeta(i);
+    for (let jmp = 0; jmp < s.jumps; jmp++) if (jumpStep(rng)) key = subset.key();
+    if (sweep >= s.burnIn) {
+      keys[sweep - s.burnIn] = key;
+      // test predictions from every PREDICT_EVERY-th kept sweep (neighbouring sweeps are correlated)
+      if ((sweep - s.burnIn) % PREDICT_EVERY === 0) predict();
+    }
+    onSweep(sweep + 1);
+  }
+  return { keys, testProb, ...counts };
+}
