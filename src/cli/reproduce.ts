@@ -1,6 +1,6 @@
 import { type Command, InvalidArgumentError, Option } from "commander";
 import { OccamError } from "../errors.js";
-import { parseSeed } from "./arguments.js";
+import { parseSeed, positiveNumber } from "./arguments.js";
 import type { Io } from "./io.js";
 import { checkedJson } from "./json.js";
 import { reproductions } from "./reproductions.js";
@@ -36,8 +36,17 @@ export function registerReproduce(program: Command, io: Io): void {
         parseHiddenList,
       ),
     )
+    .addOption(
+      new Option(
+        "--noise <sd>",
+        "noise standard deviation of the data, 0.05 or 0.5 in the thesis (robot-arm)",
+      ).argParser(positiveNumber("--noise")),
+    )
     .action(
-      async (name: string, options: { json?: boolean; seed: number; quick?: boolean; hidden?: number[] }) => {
+      async (
+        name: string,
+        options: { json?: boolean; seed: number; quick?: boolean; hidden?: number[]; noise?: number },
+      ) => {
         const load = reproductions[name];
         if (load === undefined) {
           throw new OccamError(
@@ -49,8 +58,10 @@ export function registerReproduce(program: Command, io: Io): void {
         const onProgress = io.interactive
           ? (step: string) => io.stderr(`\r\x1b[2K${name}: ${step}`)
           : undefined;
-        if (options.hidden !== undefined && name !== "robot-arm") {
-          throw new OccamError("invalid-argument", `--hidden applies only to robot-arm, not to ${name}.`);
+        for (const flag of ["hidden", "noise"] as const) {
+          if (options[flag] !== undefined && name !== "robot-arm") {
+            throw new OccamError("invalid-argument", `--${flag} applies only to robot-arm, not to ${name}.`);
+          }
         }
         const reproduction = await load();
         const result = reproduction.run({
@@ -58,6 +69,7 @@ export function registerReproduce(program: Command, io: Io): void {
           quick: options.quick === true,
           onProgress,
           ...(options.hidden === undefined ? {} : { hidden: options.hidden }),
+          ...(options.noise === undefined ? {} : { noise: options.noise }),
         });
         if (onProgress) io.stderr("\r\x1b[2K");
         io.stdout(options.json ? `${checkedJson(result)}\n` : `${reproduction.format(result)}\n`);

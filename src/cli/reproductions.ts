@@ -6,6 +6,8 @@ export interface ReproductionOptions {
   onProgress?: (step: string) => void;
   /** Numbers of hidden units (`--hidden`), for the reproductions that take them (robot-arm). */
   hidden?: number[];
+  /** Noise standard deviation of the data (`--noise`), for robot-arm. */
+  noise?: number;
 }
 
 /** An experiment the CLI can run: its computation and its table. */

@@ -33,6 +33,11 @@ export interface RobotArmExperimentOptions {
    * @defaultValue [1, 2, 4, 8, 12, 16, 20] ([2, 8, 16] with `quick`)
    */
   hidden?: number[];
+  /**
+   * Noise standard deviation of the training and test data (the thesis uses 0.05 and 0.5).
+   * @defaultValue 0.05
+   */
+  noise?: number;
   onProgress?: (step: string) => void;
   /** Overrides of the run's settings (smaller data and sweeps for tests); the ladder is fixed. */
   settings?: Partial<Omit<RobotArmSettings, "temperatures" | "chainingLambdas">>;
@@ -169,7 +174,10 @@ export function runRobotArmExperiment(options: RobotArmExperimentOptions): Robot
   const started = performance.now();
   const { seed, quick } = options;
   const hidden = checkHiddenList(options.hidden ?? (quick ? [2, 8, 16] : [1, 2, 4, 8, 12, 16, 20]), where);
-  const noise = 0.05;
+  const noise = options.noise ?? 0.05;
+  if (!(Number.isFinite(noise) && noise > 0)) {
+    throw new OccamError("invalid-argument", `${where}: noise must be a finite number > 0, got ${noise}.`);
+  }
   const settings: RobotArmSettings = {
     nTrain: 200,
     nTest: 200,

@@ -26,4 +26,17 @@ describe("occam reproduce robot-arm --hidden", () => {
     expect(stdout).toBe("");
     expect(stderr).toBe("occam: --hidden applies only to robot-arm, not to samplers.\n");
   });
+
+  it("refuses --noise for another reproduction, and a noise that is not a positive number", async () => {
+    const other = await run(["reproduce", "everson", "--quick", "--noise", "0.5"]);
+    expect(other.code).toBe(2);
+    expect(other.stdout).toBe("");
+    expect(other.stderr).toBe("occam: --noise applies only to robot-arm, not to everson.\n");
+    for (const bad of ["0", "-0.5", "loud"]) {
+      const r = await run(["reproduce", "robot-arm", "--quick", "--noise", bad]);
+      expect(r.code).toBe(2);
+      expect(r.stdout).toBe("");
+      expect(r.stderr).toMatch(/--noise/);
+    }
+  });
 });

@@ -44,6 +44,25 @@ describe("runRobotArmExperiment", () => {
     expect(text).toMatch(/evidence framework/);
   });
 
+  it("generates its data with the noise asked for (the thesis's 0.5 as well as 0.05)", () => {
+    const tiny = {
+      nTrain: 30,
+      nTest: 20,
+      mlStarts: 1,
+      warmupPerTemperature: 2,
+      drawsPerTemperature: 3,
+      burnIn: 20,
+      posteriorDraws: 10,
+      ensembleSamples: 50,
+    };
+    const result = runRobotArmExperiment({ seed: 1, quick: true, hidden: [1], noise: 0.5, settings: tiny });
+    expect(result.noise).toBe(0.5);
+    expect(formatRobotArmReport(result)).toMatch(/noise σ = 0\.5,.*\n\nErrors: .*gives 0\.25\)/);
+    expect(thrown(() => runRobotArmExperiment({ seed: 1, quick: true, noise: 0 })).code).toBe(
+      "invalid-argument",
+    );
+  });
+
   it("checks the list of hidden units", () => {
     expect(checkHiddenList([1, 4], "t")).toEqual([1, 4]);
     expect(thrown(() => checkHiddenList([], "t")).code).toBe("invalid-argument");
