@@ -61,7 +61,7 @@ export function formatRobotArmReport(result: RobotArmExperiment): string {
           pm(e.chaining.fromPosterior),
           f(e.laplace.logZ, 5) + (e.laplace.converged ? "" : " (not converged)"),
           pm(e.ensemble),
-          f(e.ensemble.elbo, 5),
+          pm({ logZ: e.ensemble.elbo, stdErr: e.ensemble.elboStdErr }),
           f(e.ensemble.paretoK, 2),
         ];
       }),
@@ -82,7 +82,9 @@ export function formatRobotArmReport(result: RobotArmExperiment): string {
     "as a bracket (a stochastic lower and upper bound, as in bidirectional Monte Carlo), not as two estimates of one",
     "number; the JSON's logZ is the bracket's midpoint with half its width in the error. Where the bracket is wide,",
     "trust neither end's standard error. The evidence framework and the ensemble ignore the posterior's non-Gaussian",
-    "shape; an ensemble k̂ above 0.7 (or —) means its importance weights have no finite variance: do not use it.",
+    "shape. The ensemble's ELBO is a lower bound on log Z (its q maximises it: the thesis's App. C fixed point, refined);",
+    "an ensemble k̂ above 0.7 (or —) means its importance weights have no finite variance: read the importance",
+    "estimate as a second lower estimate, not as log Z.",
   ];
   return lines.join("\n");
 }

@@ -1,21 +1,24 @@
 /**
  * The ensemble (variational) approximation of the Bayesian network (Fabricius thesis §6.3.4 and
- * Appendix C): q(w, τ, α) = q(w) q(τ) Π_k q(α_k) with q(w) Gaussian and q(τ), q(α_k) Gamma, found by
- * iterating the mean-field equations C.7–C.11; its predictive distribution; and the evidence by
- * importance sampling from q (thesis eqs. 6.65–6.66).
+ * Appendix C): q(w, τ, α) = q(w) q(τ) Π_k q(α_k) with q(w) Gaussian and q(τ), q(α_k) Gamma; its
+ * predictive distribution; and the evidence by importance sampling from q (thesis eqs. 6.65–6.66)
+ * with the evidence lower bound (ELBO) from the same draws.
+ *
+ * The thesis finds q by iterating the mean-field equations C.7–C.11, in which E_q[S(w)] is replaced by
+ * a quadratic expansion around the mean. That fixed point is not the free energy's minimum, and for
+ * networks with more than a couple of hidden units it is far from it (q(w) as wide as the prior in
+ * the directions the data barely constrain; ELBO −2.8·10⁵ for 8 hidden units on the robot arm, where
+ * log Z ≈ +460). {@link ensembleMlp} therefore starts from it and then maximises the actual ELBO by
+ * stochastic gradient ascent on a full-covariance q(w) (ADVI-style, reparameterised draws), with
+ * q(τ) and q(α_k) kept at their closed-form mean-field optima.
  */
 import gammaln from "@stdlib/math-base-special-gammaln";
 import { OccamError } from "../../errors.js";
 import { paretoKHat } from "../../evidence/importance-sampling.js";
 import { type EvidenceResult, evidenceResult, logWeightSummary, meanAndSd } from "../../evidence/result.js";
-import {
-  invertFromCholesky,
-  logDetFromCholesky,
-  solveLower,
-  solveLowerTranspose,
-} from "../../math/linalg.js";
+import { invertFromCholesky, lowerTriMatVec, lowerTriTransposeMatVec } from "../../math/linalg.js";
 import { minimize } from "../../math/optimize.js";
-import { createRng } from "../../random/rng.js";
+import { createRng, type Rng } from "../../random/rng.js";
 import type { BayesianMlp, GammaPrior, MlpHyperparameters } from "./bayesian.js";
 import { mlpEnergyHessian, mlpSymmetryLogFactor, ridgedCholesky } from "./evidence-framework.js";
 import { randomWeights } from "./network.js";
@@ -25,21 +28,22 @@ const LOG_2PI = Math.log(2 * Math.PI);
 /** Options of {@link ensembleMlp}. */
 export interface EnsembleMlpOptions {
   /**
-   * Maximum iterations of the mean-field updates.
+   * Maximum iterations of the thesis's mean-field updates (App. C.2), the refinement's start.
    * @defaultValue 100
    */
   iterations?: number;
   /**
-   * Convergence: stop when the log of every mean precision changes by less than this.
+   * Convergence of the App. C iteration: stop when the log of every mean precision changes by less
+   * than this.
    * @defaultValue 1e-6
    */
   tolerance?: number;
   /**
-   * L-BFGS iterations per update of q(w).
+   * L-BFGS iterations per App. C update of the mean of q(w).
    * @defaultValue 500
    */
   maxIterations?: number;
-  /** Seed of the random starting weights. @defaultValue 0 */
+  /** Seed of the random starting weights and of the refinement's draws. @defaultValue 0 */
   seed?: number;
   /** Starting weights (length W), e.g. the evidence framework's mode. */
   initialWeights?: Float64Array;
@@ -49,13 +53,46 @@ export interface EnsembleMlpOptions {
    */
   initialHyper?: MlpHyperparameters;
   /**
-   * The Hessian that makes Σ⁻¹: "exact" (the thesis's C.7) or "gauss-newton" (β τ JᵀJ + diag α,
-   * positive definite everywhere). The exact Hessian of a network has directions of negative or
-   * near-zero curvature, along which q(w) becomes far wider than the posterior and the importance
-   * weights collapse (on the robot arm with 8 hidden units the ELBO fell to −10⁵).
-   * @defaultValue "gauss-newton"
+   * Steps of stochastic gradient ascent on the ELBO after the App. C iteration; 0 keeps the App. C
+   * fixed point (the thesis's method, unrefined).
+   * @defaultValue 6000
    */
-  hessian?: "exact" | "gauss-newton";
+  steps?: number;
+  /**
+   * Draws of w from q(w) per step, in antithetic pairs w̄ ± Cε; an even number ≥ 2.
+   * @defaultValue 8
+   */
+  drawsPerStep?: number;
+  /**
+   * Adam's first step size, in q's own units: the steps are taken in whitened coordinates
+   * (w̄ + C u, C (I + δ)), so 0.02 moves w̄ by about 2 % of q's spread along each whitened axis and
+   * each log C_ii by about 0.02 (δ below the diagonal by 2/√W times that).
+   * @defaultValue 0.02
+   */
+  learningRate?: number;
+  /**
+   * The step size at the last step: it decays geometrically from `learningRate` to this.
+   * @defaultValue 0.0005
+   */
+  finalLearningRate?: number;
+}
+
+/** What the stochastic refinement of q(w) did (see {@link ensembleMlp}). */
+export interface EnsembleRefinement {
+  /** Steps taken (0: q is the App. C fixed point). */
+  readonly steps: number;
+  /** Draws of w per step. */
+  readonly drawsPerStep: number;
+  /** Factor applied to the App. C covariance's Cholesky factor to start from (chosen by the ELBO). */
+  readonly initialScale: number;
+  /**
+   * Running estimates of the ELBO (with the symmetry term, as {@link ensembleEvidence} reports it)
+   * at 21 evenly spaced steps (every step when there are fewer than 20), first at the start. They reuse the optimisation's draws and average
+   * over a window of steps: a progress trace, not an estimate to report.
+   */
+  readonly elboTrace: readonly number[];
+  /** Wall-clock seconds of the refinement. */
+  readonly seconds: number;
 }
 
 /** The fitted ensemble approximation q(w) q(τ) Π_k q(α_k). */
@@ -65,74 +102,243 @@ export interface EnsembleMlpFit {
   /** Mean w̄ of q(w). */
   readonly mean: Float64Array;
   /**
-   * Lower Cholesky factor L of the precision Σ⁻¹ = A (W × W row-major): Σ = L⁻ᵀ L⁻¹, so a draw is
-   * w̄ + L⁻ᵀ z with z standard normal.
+   * Lower Cholesky factor C of the covariance Σ = C Cᵀ of q(w) (W × W row-major, positive diagonal):
+   * a draw is w̄ + C z with z standard normal.
    */
-  readonly precisionCholesky: Float64Array;
+  readonly covarianceCholesky: Float64Array;
   /** q(τ) = Gamma(shape, rate). */
   readonly noise: GammaPrior;
   /** q(α_k) = Gamma(shape, rate), in layout order. */
   readonly groups: readonly GammaPrior[];
-  /** Iterations run. */
+  /** Iterations of the App. C updates. */
   readonly iterations: number;
-  /** Whether the mean precisions converged. */
+  /** Whether the App. C updates converged. */
   readonly converged: boolean;
-  /** Ridge added to A at the end (0 when it was positive definite). */
+  /** Ridge added to the App. C precision A (0 when it was positive definite). */
   readonly ridge: number;
+  /** The stochastic refinement of q(w). */
+  readonly refinement: EnsembleRefinement;
+}
+
+interface AppendixCFit {
+  readonly mean: Float64Array;
+  /** Lower Cholesky factor of the precision A. */
+  readonly precisionCholesky: Float64Array;
+  readonly iterations: number;
+  readonly converged: boolean;
+  readonly ridge: number;
+  readonly noiseRate: number;
+  readonly groupRate: number[];
 }
 
 /**
- * Fits the ensemble approximation at the posterior (θ = 1) by the thesis's iteration (App. C.2):
+ * Fits the ensemble (variational) approximation q(w, τ, α) = q(w) q(τ) Π_k q(α_k) of the posterior
+ * (θ = 1), with q(w) = N(w̄, C Cᵀ) (full covariance, C lower-triangular) and q(τ), q(α_k) Gamma, in
+ * two stages.
  *
- * 1. q(w) = N(w̄, Σ): w̄ minimises E_w(w) = ½ τ̄ S(w) + ½ Σ ᾱ_k ‖w_k‖² (eq. C.4; L-BFGS, warm-started,
- *    finds the fixed point of the thesis's Newton step C.8) and Σ⁻¹ = A = ∇²E_w(w̄) (C.7; by default
- *    its Gauss–Newton form, see `hessian`; a ridge is added if it is not positive definite);
+ * **The thesis's iteration (App. C.2)**, repeated until the means τ̄ = shape/rate and ᾱ_k converge:
+ *
+ * 1. w̄ minimises E_w(w) = ½ τ̄ S(w) + ½ Σ ᾱ_k ‖w_k‖² (eq. C.4; L-BFGS, warm-started, finds the
+ *    fixed point of the thesis's Newton step C.8) and Σ⁻¹ = A = τ̄ JᵀJ + diag ᾱ, the Gauss–Newton
+ *    form of ∇²E_w(w̄) (C.7 has the exact Hessian, whose negative and near-zero curvatures make q(w)
+ *    wider still; a ridge is added if A is not positive definite);
  * 2. q(α_k) = Gamma(s_k + W_k/2, r_k + ½ (‖w̄_k‖² + Tr_k Σ)) (C.9, rate form);
  * 3. q(τ) = Gamma(s + N·O/2, r + ½ E_q[S]) with E_q[S] ≈ S(w̄) + ½ Tr(∇²S Σ) =
  *    S(w̄) + (W − Σ_k ᾱ_k Tr_k Σ)/τ̄ (C.11; the thesis prints a stray τ inside the trace term and N
- *    for N·O, errata corrected here; ½∇²S = (A − diag ᾱ)/τ̄ by construction of A),
+ *    for N·O, errata corrected here; ½∇²S = (A − diag ᾱ)/τ̄ by construction of A).
  *
- * repeated until the means τ̄ = shape/rate and ᾱ_k converge. At convergence the fixed point coincides
- * with MacKay's re-estimation (γ_k = W_k − ᾱ_k Tr_k Σ): the difference is that q keeps the
- * hyperparameters' spread, which the importance sampler below needs.
+ * This fixed point coincides with MacKay's re-estimation (γ_k = W_k − ᾱ_k Tr_k Σ). It is not the
+ * optimum of the free energy: E_q[S] is the quadratic expansion's, exact only where q(w) is narrow.
+ * In directions the data barely constrain (redundant or saturated hidden units) the curvature is
+ * little more than ᾱ_k, so q(w) is as wide as the prior there, and over that width S is nothing like
+ * quadratic: the expansion says E_q[S] ≈ S(w̄) + W/τ̄, the draws say otherwise. On the robot arm (200
+ * cases, noise sd 0.05, data seed 1, started at the evidence framework's mode) the ELBO of the App. C
+ * fixed point, measured by {@link ensembleEvidence} with 2000 draws, is −502.8 for 1 hidden unit
+ * (log Z ≈ −502), −524 ± 12 for 2 (log Z ≈ −356), −2.8·10⁵ for 8 and −1.35·10⁶ for 16 (log Z ≈ +450…
+ * +500 by path sampling); importance sampling from it returns −67 for 8 and −36 600 for 16, on one
+ * effective draw.
+ *
+ * **The refinement (ADVI-style)** maximises the actual ELBO over (w̄, C), starting from w̄ and
+ * C = c · chol(Σ) with c ∈ (0, 1] chosen on a grid c = 2^(−j/2) by the ELBO. With q(τ) and q(α_k) at
+ * their optimal forms given q(w) —
+ * q(α_k) = Gamma(s_k + W_k/2, r_k + ½ (‖w̄_k‖² + ‖rows k of C‖_F²)) exactly and
+ * q(τ) = Gamma(s + N·O/2, r + ½ E_q[S]) with E_q[S] a running average of S at the draws — each of
+ * `steps` steps draws ε ~ N(0, I) (`drawsPerStep` draws, as antithetic pairs w̄ ± Cε, from the
+ * seeded stream) and estimates the gradients by the reparameterisation w = w̄ + Cε:
+ *
+ * - ∂ELBO/∂w̄ = −(τ̄/2) E[∇S(w)] − ᾱ∘w̄;
+ * - ∂ELBO/∂C_ij = −(τ̄/2) E[∇S(w)_i ε_j] − ᾱ_k(i) C_ij, plus 1/C_ii on the diagonal (the entropy's
+ *   log|C|), the prior's term exact.
+ *
+ * Adam ascends them in whitened coordinates, w̄ ← w̄ + C u and C ← C (I + δ) with e^δ_ii on the
+ * diagonal (steps in log C_ii keep it positive), so a step is measured in units of q's own spread
+ * whatever the posterior's correlations; the step size decays geometrically from `learningRate` to
+ * `finalLearningRate`. Each step costs `drawsPerStep` backpropagations plus O(W³) for the products
+ * with C: the default 6000 steps take about 0.2 s for 1 hidden unit, 3 s for 8 and 8 s for 16
+ * (W = 82) on a 2.1 GHz Xeon.
+ *
+ * On the robot arm as above the refined ELBO (± its standard error, 2000 fresh draws) is −502.24 ±
+ * 0.02 for 1 hidden unit, −356.63 ± 0.03 for 2, 437.1 ± 0.1 for 8 and 372.4 ± 0.2 for 16, and
+ * importance sampling from q gives −501.8, −355.8, 444.1 and 390.0 with Pareto k̂ 0.73, 0.78, 1.6
+ * and 2.0. The ELBO is a lower bound whatever k̂; for larger networks the posterior is far from any
+ * Gaussian (hidden units that are switched off leave funnels in their weights), so the gap to log Z
+ * stays large (about 15–60 nats for 8 hidden units, 80–130 for 16), and with k̂ > 0.7 the
+ * importance estimate is a second, better lower estimate rather than log Z.
+ *
+ * @example
+ * const ef = evidenceFramework(model, { seed: 1 });
+ * const fit = ensembleMlp(model, {
+ *   initialWeights: ef.fit.weights,
+ *   initialHyper: { noisePrecision: ef.fit.noisePrecision, groupPrecisions: ef.fit.groupPrecisions },
+ * });
+ * const ev = ensembleEvidence(fit, { samples: 2000, seed: 1 }); // ev.diagnostics.elbo ≤ log Z
  */
 export function ensembleMlp(model: BayesianMlp, options: EnsembleMlpOptions = {}): EnsembleMlpFit {
   const where = "ensembleMlp";
-  const iterations = options.iterations ?? 100;
-  const tolerance = options.tolerance ?? 1e-6;
-  const maxIterations = options.maxIterations ?? 500;
-  const hessian = options.hessian ?? "gauss-newton";
-  if (hessian !== "exact" && hessian !== "gauss-newton") {
-    throw new OccamError(
-      "invalid-argument",
-      `${where}: hessian must be "exact" or "gauss-newton", got ${String(hessian)}.`,
-    );
+  const o = ensembleDefaults(options, model, where);
+  // Two streams, neither the one ensembleEvidence draws from with the same seed: its draws are fresh.
+  const [startRng, rng] = createRng(o.seed).split(2);
+  const start =
+    options.initialWeights !== undefined
+      ? Float64Array.from(options.initialWeights)
+      : randomWeights(model.network, startRng);
+  const appC = appendixC(model, start, options.initialHyper, o, where);
+  const W = model.weightCount;
+  const covChol = ridgedCholesky(invertFromCholesky(appC.precisionCholesky, W), W, where).L;
+  const began = performance.now();
+  if (o.steps === 0) {
+    return Object.freeze({
+      model,
+      mean: appC.mean,
+      covarianceCholesky: covChol,
+      noise: Object.freeze({ shape: model.noisePrior.shape + 0.5 * nValuesOf(model), rate: appC.noiseRate }),
+      groups: Object.freeze(
+        model.groupPriors.map((g, k) =>
+          Object.freeze({ shape: g.shape + 0.5 * model.network.groups[k].length, rate: appC.groupRate[k] }),
+        ),
+      ),
+      iterations: appC.iterations,
+      converged: appC.converged,
+      ridge: appC.ridge,
+      refinement: Object.freeze({
+        steps: 0,
+        drawsPerStep: o.drawsPerStep,
+        initialScale: 1,
+        elboTrace: Object.freeze([]),
+        seconds: 0,
+      }),
+    });
   }
-  for (const [v, name] of [
-    [iterations, "iterations"],
-    [maxIterations, "maxIterations"],
+  const q = refineEnsemble(model, appC.mean, covChol, o, rng, where);
+  return Object.freeze({
+    model,
+    mean: q.mean,
+    covarianceCholesky: q.C,
+    noise: q.noise,
+    groups: q.groups,
+    iterations: appC.iterations,
+    converged: appC.converged,
+    ridge: appC.ridge,
+    refinement: Object.freeze({
+      steps: o.steps,
+      drawsPerStep: o.drawsPerStep,
+      initialScale: q.initialScale,
+      elboTrace: Object.freeze(q.elboTrace),
+      seconds: (performance.now() - began) / 1000,
+    }),
+  });
+}
+
+interface EnsembleSettings {
+  readonly iterations: number;
+  readonly tolerance: number;
+  readonly maxIterations: number;
+  readonly seed: number;
+  readonly steps: number;
+  readonly drawsPerStep: number;
+  readonly learningRate: number;
+  readonly finalLearningRate: number;
+}
+
+function ensembleDefaults(options: EnsembleMlpOptions, model: BayesianMlp, where: string): EnsembleSettings {
+  if (options === null || typeof options !== "object") {
+    throw new OccamError("invalid-argument", `${where}: options must be an object.`);
+  }
+  const s: EnsembleSettings = {
+    iterations: options.iterations ?? 100,
+    tolerance: options.tolerance ?? 1e-6,
+    maxIterations: options.maxIterations ?? 500,
+    seed: options.seed ?? 0,
+    steps: options.steps ?? 6000,
+    drawsPerStep: options.drawsPerStep ?? 8,
+    learningRate: options.learningRate ?? 0.02,
+    finalLearningRate: options.finalLearningRate ?? 0.0005,
+  };
+  for (const [v, name, min] of [
+    [s.iterations, "iterations", 1],
+    [s.maxIterations, "maxIterations", 1],
+    [s.steps, "steps", 0],
   ] as const) {
-    if (!(Number.isInteger(v) && v >= 1)) {
-      throw new OccamError("invalid-argument", `${where}: ${name} must be an integer ≥ 1, got ${v}.`);
+    if (!(Number.isInteger(v) && v >= min)) {
+      throw new OccamError("invalid-argument", `${where}: ${name} must be an integer ≥ ${min}, got ${v}.`);
     }
   }
-  if (!(tolerance > 0 && Number.isFinite(tolerance))) {
-    throw new OccamError("invalid-argument", `${where}: tolerance must be finite and > 0, got ${tolerance}.`);
+  if (!(Number.isInteger(s.drawsPerStep) && s.drawsPerStep >= 2 && s.drawsPerStep % 2 === 0)) {
+    throw new OccamError(
+      "invalid-argument",
+      `${where}: drawsPerStep must be an even integer ≥ 2 (the draws come in antithetic pairs), got ${s.drawsPerStep}.`,
+    );
   }
-  const { network, sumOfSquares: ss, weightCount: W, noisePrior, groupPriors } = model;
-  const groups = network.groups;
-  const nValues = model.data.n * model.data.outputs;
+  if (!(s.tolerance > 0 && Number.isFinite(s.tolerance))) {
+    throw new OccamError(
+      "invalid-argument",
+      `${where}: tolerance must be finite and > 0, got ${s.tolerance}.`,
+    );
+  }
+  if (!(s.learningRate > 0 && s.learningRate <= 1)) {
+    throw new OccamError(
+      "invalid-argument",
+      `${where}: learningRate must be in (0, 1] (a fraction of each weight's sd per step), got ${s.learningRate}.`,
+    );
+  }
+  if (!(s.finalLearningRate > 0 && s.finalLearningRate <= s.learningRate)) {
+    throw new OccamError(
+      "invalid-argument",
+      `${where}: finalLearningRate must be in (0, learningRate = ${s.learningRate}], got ${s.finalLearningRate}.`,
+    );
+  }
+  if (!(Number.isInteger(s.seed) && s.seed >= 0 && s.seed <= 0xffffffff)) {
+    throw new OccamError(
+      "invalid-argument",
+      `${where}: seed must be an integer in [0, 4294967295], got ${s.seed}.`,
+    );
+  }
+  const W = model.weightCount;
   if (options.initialWeights !== undefined && options.initialWeights.length !== W) {
     throw new OccamError(
       "dimension-mismatch",
       `${where}: initialWeights must have length ${W}, got ${options.initialWeights.length}.`,
     );
   }
-  let w: Float64Array =
-    options.initialWeights !== undefined
-      ? Float64Array.from(options.initialWeights)
-      : randomWeights(network, createRng(options.seed ?? 0));
-  const noiseShape = noisePrior.shape + 0.5 * nValues;
+  return s;
+}
+
+function nValuesOf(model: BayesianMlp): number {
+  return model.data.n * model.data.outputs;
+}
+
+/** The thesis's mean-field iteration (App. C.2), see {@link ensembleMlp}. */
+function appendixC(
+  model: BayesianMlp,
+  start: Float64Array,
+  hyper: MlpHyperparameters | undefined,
+  o: EnsembleSettings,
+  where: string,
+): AppendixCFit {
+  const { network, sumOfSquares: ss, weightCount: W, noisePrior, groupPriors } = model;
+  const groups = network.groups;
+  let w = start;
+  const noiseShape = noisePrior.shape + 0.5 * nValuesOf(model);
   let noiseRate = noisePrior.rate + 0.5 * ss.value(w);
   const groupShape = groupPriors.map((g, k) => g.shape + 0.5 * groups[k].length);
   const groupRate = groupPriors.map((g, k) => {
@@ -140,7 +346,6 @@ export function ensembleMlp(model: BayesianMlp, options: EnsembleMlpOptions = {}
     for (let j = groups[k].offset; j < groups[k].offset + groups[k].length; j++) sq += w[j] * w[j];
     return g.rate + 0.5 * sq;
   });
-  const hyper = options.initialHyper;
   if (hyper !== undefined) {
     if (!(hyper.noisePrecision > 0) || hyper.groupPrecisions.length !== 4) {
       throw new OccamError(
@@ -155,7 +360,7 @@ export function ensembleMlp(model: BayesianMlp, options: EnsembleMlpOptions = {}
   let it = 0;
   let L: Float64Array = new Float64Array(0);
   let ridge = 0;
-  for (it = 1; it <= iterations; it++) {
+  for (it = 1; it <= o.iterations; it++) {
     const tau = noiseShape / noiseRate;
     const alpha = groupShape.map((s, k) => s / groupRate[k]);
     const r = minimize(
@@ -173,10 +378,10 @@ export function ensembleMlp(model: BayesianMlp, options: EnsembleMlpOptions = {}
         return e;
       },
       w,
-      { maxIterations, gradTolerance: 1e-9 },
+      { maxIterations: o.maxIterations, gradTolerance: 1e-9 },
     );
     w = r.x;
-    const chol = ridgedCholesky(mlpEnergyHessian(model, w, tau, alpha, 1, hessian), W, where);
+    const chol = ridgedCholesky(mlpEnergyHessian(model, w, tau, alpha, 1, "gauss-newton"), W, where);
     L = chol.L;
     ridge = chol.ridge;
     const cov = invertFromCholesky(L, W);
@@ -202,21 +407,265 @@ export function ensembleMlp(model: BayesianMlp, options: EnsembleMlpOptions = {}
     if (!(Number.isFinite(noiseRate) && groupRate.every(Number.isFinite))) {
       throw new OccamError("non-finite", `${where}: a precision's rate is not finite; standardise the data.`);
     }
-    if (change < tolerance) {
+    if (change < o.tolerance) {
       converged = true;
       break;
     }
   }
-  return Object.freeze({
-    model,
+  return {
     mean: w,
     precisionCholesky: L,
-    noise: Object.freeze({ shape: noiseShape, rate: noiseRate }),
-    groups: Object.freeze(groupShape.map((shape, k) => Object.freeze({ shape, rate: groupRate[k] }))),
-    iterations: Math.min(it, iterations),
+    iterations: Math.min(it, o.iterations),
     converged,
     ridge,
-  });
+    noiseRate,
+    groupRate,
+  };
+}
+
+/**
+ * Adam's decay rates of the first and second moments (β₂ = 0.99 rather than 0.999: the gradients'
+ * scale changes by orders of magnitude while q(w) shrinks from the App. C start), and its ε.
+ */
+const ADAM_BETA1 = 0.9;
+const ADAM_BETA2 = 0.99;
+const ADAM_EPSILON = 1e-8;
+/** Slowest weight of the running average of S at the draws (a window of about 50 steps). */
+const S_AVERAGE_MIN_WEIGHT = 0.02;
+/** Antithetic pairs used to choose the starting scale c, and the grid c = 2^(−j/2), j = 0…24. */
+const SCALE_PAIRS = 32;
+const SCALE_GRID = 25;
+
+interface RefinedQ {
+  readonly mean: Float64Array;
+  readonly C: Float64Array;
+  readonly noise: GammaPrior;
+  readonly groups: readonly GammaPrior[];
+  readonly initialScale: number;
+  readonly elboTrace: number[];
+}
+
+/**
+ * Stochastic gradient ascent on the ELBO in (w̄, C) with q(τ), q(α_k) at their optimal Gamma forms
+ * (see {@link ensembleMlp}). With those forms the ELBO collapses to
+ * const − a_τ log(r + ½ E_q[S]) − Σ_k a_k log(r_k + ½ E_q‖w_k‖²) + Σ_i log C_ii,
+ * a_τ = s + N·O/2 and a_k = s_k + W_k/2, whose gradient is the one in {@link ensembleMlp}'s TSDoc
+ * with τ̄ = a_τ/(r + ½ E_q[S]) and ᾱ_k = a_k/(r_k + ½ E_q‖w_k‖²).
+ */
+function refineEnsemble(
+  model: BayesianMlp,
+  mean0: Float64Array,
+  C0: Float64Array,
+  o: EnsembleSettings,
+  rng: Rng,
+  where: string,
+): RefinedQ {
+  const { network, sumOfSquares: ss, weightCount: W, noisePrior, groupPriors } = model;
+  const groups = network.groups;
+  const nValues = nValuesOf(model);
+  const aTau = noisePrior.shape + 0.5 * nValues;
+  const aK = groupPriors.map((g, k) => g.shape + 0.5 * groups[k].length);
+  const rK = groupPriors.map((g) => g.rate);
+  const groupOf = new Int32Array(W);
+  for (let k = 0; k < 4; k++) groupOf.fill(k, groups[k].offset, groups[k].offset + groups[k].length);
+  let elboConst =
+    -0.5 * nValues * LOG_2PI +
+    noisePrior.shape * Math.log(noisePrior.rate) -
+    gammaln(noisePrior.shape) +
+    gammaln(aTau) +
+    0.5 * W +
+    mlpSymmetryLogFactor(network.hidden);
+  for (let k = 0; k < 4; k++) {
+    const g = groupPriors[k];
+    elboConst += g.shape * Math.log(g.rate) - gammaln(g.shape) + gammaln(aK[k]);
+  }
+  /** The collapsed ELBO given E_q[S], the groups' E_q‖w_k‖² and Σ log C_ii. */
+  const collapsedElbo = (expectedS: number, sq: Float64Array, logDetC: number): number => {
+    let e = elboConst - aTau * Math.log(noisePrior.rate + 0.5 * expectedS) + logDetC;
+    for (let k = 0; k < 4; k++) e -= aK[k] * Math.log(rK[k] + 0.5 * sq[k]);
+    return e;
+  };
+
+  const m = Float64Array.from(mean0);
+  const eps = new Float64Array(W);
+  const d = new Float64Array(W);
+  const wPlus = new Float64Array(W);
+  const wMinus = new Float64Array(W);
+  const gPlus = new Float64Array(W);
+  const gMinus = new Float64Array(W);
+  const sq = new Float64Array(4);
+
+  // The starting scale: C = c · C0 with c on a geometric grid, each scored by the collapsed ELBO
+  // with E_q[S] from the same antithetic pairs (common random numbers across c).
+  const meanSq = new Float64Array(4);
+  const c0Sq = new Float64Array(4);
+  let logDetC0 = 0;
+  for (let i = 0; i < W; i++) {
+    const k = groupOf[i];
+    meanSq[k] += m[i] * m[i];
+    for (let j = 0; j <= i; j++) c0Sq[k] += C0[i * W + j] * C0[i * W + j];
+    logDetC0 += Math.log(C0[i * W + i]);
+  }
+  const sAtScale = new Float64Array(SCALE_GRID);
+  for (let p = 0; p < SCALE_PAIRS; p++) {
+    for (let j = 0; j < W; j++) eps[j] = rng.normal();
+    lowerTriMatVec(C0, W, eps, d);
+    for (let g = 0; g < SCALE_GRID; g++) {
+      const c = 2 ** (-g / 2);
+      for (let j = 0; j < W; j++) {
+        wPlus[j] = m[j] + c * d[j];
+        wMinus[j] = m[j] - c * d[j];
+      }
+      sAtScale[g] += (ss.value(wPlus) + ss.value(wMinus)) / (2 * SCALE_PAIRS);
+    }
+  }
+  let initialScale = 1;
+  let best = Number.NEGATIVE_INFINITY;
+  for (let g = 0; g < SCALE_GRID; g++) {
+    const c = 2 ** (-g / 2);
+    for (let k = 0; k < 4; k++) sq[k] = meanSq[k] + c * c * c0Sq[k];
+    const e = collapsedElbo(sAtScale[g], sq, logDetC0 + W * Math.log(c));
+    if (e > best) {
+      best = e;
+      initialScale = c;
+    }
+  }
+  if (!Number.isFinite(best)) {
+    throw new OccamError(
+      "non-finite",
+      `${where}: the ELBO at the App. C fit is not finite at any scale; check the data (standardise them).`,
+    );
+  }
+
+  const C = new Float64Array(W * W);
+  for (let i = 0; i < W; i++) {
+    for (let j = 0; j <= i; j++) C[i * W + j] = initialScale * C0[i * W + j];
+  }
+  const gradM = new Float64Array(W);
+  const gradC = new Float64Array(W * W);
+  const step = new Float64Array(W);
+  const m1M = new Float64Array(W);
+  const m2M = new Float64Array(W);
+  const m1C = new Float64Array(W * W);
+  const m2C = new Float64Array(W * W);
+  const alpha = new Float64Array(4);
+  const alphaOf = new Float64Array(W);
+  const pairs = o.drawsPerStep / 2;
+  const traceEvery = o.steps / 20;
+  const elboTrace: number[] = [];
+  let expectedS = sAtScale[Math.round(-2 * Math.log2(initialScale))];
+  let beta1Power = 1;
+  let beta2Power = 1;
+  const logRate = Math.log(o.finalLearningRate / o.learningRate);
+  // Below the diagonal of δ the steps are scaled by 2/√W. Adam moves every coordinate by about the
+  // step size even when its gradient is pure noise, and W(W − 1)/2 such moves would change C by about
+  // √W times the step size (in operator norm) each step: for W = 82 unscaled steps threw q(w) far
+  // off (the ELBO fell by 600 nats within 150 steps) before it recovered.
+  const offScale = Math.min(1, 2 / Math.sqrt(W));
+  for (let t = 0; t <= o.steps; t++) {
+    // q(α_k) exactly from (w̄, C), q(τ) from the running E_q[S].
+    sq.fill(0);
+    let logDetC = 0;
+    for (let i = 0; i < W; i++) {
+      let r = 0;
+      const row = i * W;
+      for (let j = 0; j <= i; j++) r += C[row + j] * C[row + j];
+      sq[groupOf[i]] += m[i] * m[i] + r;
+      logDetC += Math.log(C[row + i]);
+    }
+    if (t >= elboTrace.length * traceEvery) elboTrace.push(collapsedElbo(expectedS, sq, logDetC));
+    if (t === o.steps) break;
+    for (let k = 0; k < 4; k++) alpha[k] = aK[k] / (rK[k] + 0.5 * sq[k]);
+    for (let i = 0; i < W; i++) alphaOf[i] = alpha[groupOf[i]];
+    const tau = aTau / (noisePrior.rate + 0.5 * expectedS);
+    const dataScale = (-0.5 * tau) / o.drawsPerStep;
+
+    // The gradients in whitened coordinates (w̄ + C u, C (I + δ)) at u = 0, δ = 0:
+    // Cᵀ ∂/∂w̄ and the lower triangle of Cᵀ ∂/∂C, the data terms from antithetic pairs w̄ ± Cε.
+    gradM.fill(0);
+    for (let i = 0; i < W; i++) gradC.fill(0, i * W, i * W + i + 1);
+    let sumS = 0;
+    for (let p = 0; p < pairs; p++) {
+      for (let j = 0; j < W; j++) eps[j] = rng.normal();
+      lowerTriMatVec(C, W, eps, d);
+      for (let j = 0; j < W; j++) {
+        wPlus[j] = m[j] + d[j];
+        wMinus[j] = m[j] - d[j];
+      }
+      sumS += ss.gradient(wPlus, gPlus) + ss.gradient(wMinus, gMinus);
+      for (let i = 0; i < W; i++) {
+        gradM[i] += gPlus[i] + gMinus[i];
+        gPlus[i] -= gMinus[i];
+      }
+      lowerTriTransposeMatVec(C, W, gPlus, gMinus); // Cᵀ (∇S(w̄ + Cε) − ∇S(w̄ − Cε))
+      for (let i = 0; i < W; i++) {
+        const v = dataScale * gMinus[i];
+        const row = i * W;
+        for (let j = 0; j <= i; j++) gradC[row + j] += v * eps[j];
+      }
+    }
+    const meanS = sumS / o.drawsPerStep;
+    if (!Number.isFinite(meanS)) {
+      throw new OccamError(
+        "non-finite",
+        `${where}: the sum of squares at a draw from q(w) is ${meanS} at step ${t}; lower learningRate.`,
+      );
+    }
+    expectedS += Math.max(1 / (t + 1), S_AVERAGE_MIN_WEIGHT) * (meanS - expectedS);
+    for (let i = 0; i < W; i++) gradM[i] = dataScale * gradM[i] - alphaOf[i] * m[i];
+    lowerTriTransposeMatVec(C, W, gradM, gradM);
+    // The prior's term −Cᵀ diag(ᾱ) C (lower triangle, exact) and the entropy's I.
+    for (let k = 0; k < W; k++) {
+      const a = alphaOf[k];
+      const rowK = k * W;
+      for (let i = 0; i <= k; i++) {
+        const aki = a * C[rowK + i];
+        const row = i * W;
+        for (let j = 0; j <= i; j++) gradC[row + j] -= aki * C[rowK + j];
+      }
+    }
+    for (let i = 0; i < W; i++) gradC[i * W + i] += 1;
+
+    // Adam ascent on (u, δ), then w̄ ← w̄ + C u and C ← C E with E = I + δ below the diagonal and
+    // e^δ_ii on it (so the diagonal stays positive: δ_ii is a step in log C_ii). E overwrites gradC.
+    const lr = o.learningRate * Math.exp((logRate * t) / o.steps);
+    beta1Power *= ADAM_BETA1;
+    beta2Power *= ADAM_BETA2;
+    const c1 = lr / (1 - beta1Power);
+    const c2 = 1 / (1 - beta2Power);
+    const c1Off = offScale * c1;
+    for (let i = 0; i < W; i++) {
+      const g = gradM[i];
+      m1M[i] = ADAM_BETA1 * m1M[i] + (1 - ADAM_BETA1) * g;
+      m2M[i] = ADAM_BETA2 * m2M[i] + (1 - ADAM_BETA2) * g * g;
+      step[i] = (c1 * m1M[i]) / (Math.sqrt(c2 * m2M[i]) + ADAM_EPSILON);
+      const row = i * W;
+      for (let k = row; k <= row + i; k++) {
+        const gc = gradC[k];
+        m1C[k] = ADAM_BETA1 * m1C[k] + (1 - ADAM_BETA1) * gc;
+        m2C[k] = ADAM_BETA2 * m2C[k] + (1 - ADAM_BETA2) * gc * gc;
+        gradC[k] = (c1Off * m1C[k]) / (Math.sqrt(c2 * m2C[k]) + ADAM_EPSILON);
+      }
+      gradC[row + i] = Math.exp(gradC[row + i] / offScale);
+    }
+    lowerTriMatVec(C, W, step, d);
+    for (let i = 0; i < W; i++) m[i] += d[i];
+    // (C E)_ij = Σ_{k=j..i} C_ik E_kj, in place: row by row, j ascending reads only C_ik, k ≥ j.
+    for (let i = 0; i < W; i++) {
+      const row = i * W;
+      for (let j = 0; j <= i; j++) {
+        let s = C[row + j] * gradC[j * W + j];
+        for (let k = j + 1; k <= i; k++) s += C[row + k] * gradC[k * W + j];
+        C[row + j] = s;
+      }
+    }
+  }
+  const noise = Object.freeze({ shape: aTau, rate: noisePrior.rate + 0.5 * expectedS });
+  const groupsQ = Object.freeze(aK.map((shape, k) => Object.freeze({ shape, rate: rK[k] + 0.5 * sq[k] })));
+  if (!(Number.isFinite(noise.rate) && groupsQ.every((g) => Number.isFinite(g.rate)))) {
+    throw new OccamError("non-finite", `${where}: the refined q has a non-finite rate; lower learningRate.`);
+  }
+  return { mean: m, C, noise, groups: groupsQ, initialScale, elboTrace };
 }
 
 /** log of the Gamma(shape, rate) density of e^u times the Jacobian e^u. */
@@ -231,7 +680,10 @@ export interface EnsembleEvidenceOptions {
    * @defaultValue 2000
    */
   samples?: number;
-  /** Seed. @defaultValue 0 */
+  /**
+   * Seed. The fit's own draws come from other streams, so any seed gives draws independent of the
+   * optimisation's. @defaultValue 0
+   */
   seed?: number;
 }
 
@@ -248,6 +700,8 @@ export interface EnsembleEvidenceOptions {
  * variational lower bound ELBO = E_q[log p(θ, D) − log q(θ)] ≤ log Z (with the same symmetry term)
  * and its standard error, in `diagnostics.elbo` and `diagnostics.elboStdErr`. In expectation the
  * importance estimate lies between the ELBO and log Z (log of a mean is at most the mean of the log).
+ * `diagnostics` also carries the fit's App. C `iterations`, `converged` and `ridge`, and its
+ * `refinementSteps` and `initialScale` (see {@link EnsembleRefinement}).
  */
 export function ensembleEvidence(fit: EnsembleMlpFit, options: EnsembleEvidenceOptions = {}): EvidenceResult {
   const where = "ensembleEvidence";
@@ -256,10 +710,11 @@ export function ensembleEvidence(fit: EnsembleMlpFit, options: EnsembleEvidenceO
   if (!(Number.isInteger(samples) && samples >= 2)) {
     throw new OccamError("invalid-argument", `${where}: samples must be an integer ≥ 2, got ${samples}.`);
   }
-  const { model, mean, precisionCholesky: L } = fit;
+  const { model, mean, covarianceCholesky: C } = fit;
   const W = model.weightCount;
   const rng = createRng(options.seed ?? 0);
-  const logDetA = logDetFromCholesky(L, W);
+  let logDetC = 0;
+  for (let j = 0; j < W; j++) logDetC += Math.log(C[j * W + j]);
   const noiseNorm = fit.noise.shape * Math.log(fit.noise.rate) - gammaln(fit.noise.shape);
   const groupNorm = fit.groups.map((g) => g.shape * Math.log(g.rate) - gammaln(g.shape));
   const z = new Float64Array(W);
@@ -272,10 +727,10 @@ export function ensembleEvidence(fit: EnsembleMlpFit, options: EnsembleEvidenceO
       z[j] = rng.normal();
       zz += z[j] * z[j];
     }
-    // w = w̄ + L⁻ᵀ z, so (w − w̄)ᵀ A (w − w̄) = zᵀz.
-    solveLowerTranspose(L, W, z, dw);
+    // w = w̄ + C z, so log q(w) = −log|C| − ½ W log 2π − ½ zᵀz.
+    lowerTriMatVec(C, W, z, dw);
     for (let j = 0; j < W; j++) x[j] = mean[j] + dw[j];
-    let logQ = 0.5 * logDetA - 0.5 * W * LOG_2PI - 0.5 * zz;
+    let logQ = -logDetC - 0.5 * W * LOG_2PI - 0.5 * zz;
     const tau = rng.gamma(fit.noise.shape) / fit.noise.rate;
     x[W] = Math.log(tau);
     logQ += logGammaOfLog(x[W], fit.noise, noiseNorm);
@@ -308,6 +763,8 @@ export function ensembleEvidence(fit: EnsembleMlpFit, options: EnsembleEvidenceO
       iterations: fit.iterations,
       converged: fit.converged,
       ridge: fit.ridge,
+      refinementSteps: fit.refinement.steps,
+      initialScale: fit.refinement.initialScale,
     },
   });
 }
@@ -325,7 +782,8 @@ export interface EnsemblePredictive {
 /**
  * The ensemble's predictive distribution (thesis §6.3.4, "the first approach"): the network output is
  * linearised around w̄, f(x; w) ≈ f(x; w̄) + g(x)ᵀ(w − w̄), so over q(w) it is Gaussian with variance
- * g Σ gᵀ; the noise adds E_q[1/τ] = rate/(shape − 1). Returns the mean f(x; w̄) and the standard
+ * g Σ gᵀ = ‖Cᵀg‖² (Σ = C Cᵀ, the refined q(w) unless `steps` was 0); the noise adds
+ * E_q[1/τ] = rate/(shape − 1). Returns the mean f(x; w̄) and the standard
  * deviation. The gradient g is by central differences of the forward pass (2W passes over the inputs).
  */
 export function predictEnsembleMlp(fit: EnsembleMlpFit, X: Float64Array, n: number): EnsemblePredictive {
@@ -363,8 +821,8 @@ export function predictEnsembleMlp(fit: EnsembleMlpFit, X: Float64Array, n: numb
   const sd = new Float64Array(n * O);
   for (let c = 0; c < n * O; c++) {
     for (let j = 0; j < W; j++) g[j] = grads[j * n * O + c];
-    // g Σ gᵀ = ‖L⁻¹ g‖² since Σ = L⁻ᵀ L⁻¹.
-    solveLower(fit.precisionCholesky, W, g, v);
+    // g Σ gᵀ = ‖Cᵀ g‖² since Σ = C Cᵀ.
+    lowerTriTransposeMatVec(fit.covarianceCholesky, W, g, v);
     let s = 0;
     for (let j = 0; j < W; j++) s += v[j] * v[j];
     sd[c] = Math.sqrt(s + noiseVar);
