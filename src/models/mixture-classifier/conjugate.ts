@@ -103,6 +103,79 @@ export function countTables(n: number, a: number, D: number, deltaW: number): Co
   return { lgA, lgRatio, logCountW, lgCountW, logTotal };
 }
 
+const LOG_PI = Math.log(Math.PI);
+const LOG_2PI = Math.log(2 * Math.PI);
+
+/**
+ * The collapsed Normal–Gamma kernels of one input's values u: μ | λ ~ N(0, 1/(κ₀ λ)), λ ~ Gamma(a, β).
+ * Holds the Student-t predictive cache of every kernel (at an index of the caller's choosing): for a
+ * new value u, log p(u) = C0 − (a + c/2 + 1/2) log(1 + Qc (u − M)²), c the kernel's count.
+ */
+export class NormalGammaKernels {
+  /** Predictive centre Σu/κ_n, κ_n = κ₀ + c. */
+  readonly M: Float64Array;
+  /** Predictive scale κ_n / (2 b_n (κ_n + 1)), b_n = β + (Σu² − κ_n M²)/2. */
+  readonly Qc: Float64Array;
+  /** log Γ(a + c/2 + 1/2) − log Γ(a + c/2) + ½ log(Qc/π). */
+  readonly C0: Float64Array;
+  private readonly logKappa0: number;
+
+  constructor(
+    size: number,
+    private readonly a: number,
+    private readonly kappa0: number,
+    private readonly tables: CountTables,
+  ) {
+    this.M = new Float64Array(size);
+    this.Qc = new Float64Array(size);
+    this.C0 = new Float64Array(size);
+    this.logKappa0 = Math.log(kappa0);
+  }
+
+  /** Updates the cache at j for a kernel holding `count` values with sum Σu and Σu², at β. */
+  refresh(j: number, count: number, sum: number, sumSq: number, beta: number): void {
+    const kn = this.kappa0 + count;
+    const mn = sum / kn;
+    const bn = beta + Math.max(0, 0.5 * (sumSq - sum * mn));
+    const q = kn / (2 * bn * (kn + 1));
+    this.M[j] = mn;
+    this.Qc[j] = q;
+    this.C0[j] = this.tables.lgRatio[count] + 0.5 * (Math.log(q) - LOG_PI);
+  }
+
+  /** log ∫ Π N(u; μ, 1/λ) dNormalGamma(μ, λ | κ₀, a, β): the evidence of one kernel's values. */
+  logEvidence(count: number, sum: number, sumSq: number, beta: number): number {
+    if (count === 0) return 0;
+    const { a, kappa0 } = this;
+    const kn = kappa0 + count;
+    const bn = beta + Math.max(0, 0.5 * (sumSq - (sum * sum) / kn));
+    const lgA = this.tables.lgA;
+    return (
+      lgA[count] -
+      lgA[0] +
+      a * Math.log(beta) -
+      (a + 0.5 * count) * Math.log(bn) +
+      0.5 * (this.logKappa0 - Math.log(kn)) -
+      0.5 * count * LOG_2PI
+    );
+  }
+}
+
+/**
+ * Adds the probabilities ∝ exp(logp[0 … K)) to out[offset … offset + K): one test row's class
+ * probabilities at one draw, accumulated over draws. Overwrites `logp`.
+ */
+export function addNormalised(logp: Float64Array, K: number, out: Float64Array, offset: number): void {
+  let max = Number.NEGATIVE_INFINITY;
+  for (let k = 0; k < K; k++) if (logp[k] > max) max = logp[k];
+  let sum = 0;
+  for (let k = 0; k < K; k++) {
+    logp[k] = Math.exp(logp[k] - max);
+    sum += logp[k];
+  }
+  for (let k = 0; k < K; k++) out[offset + k] += logp[k] / sum;
+}
+
 /** Draws an index in [0, to) with probability ∝ exp(logits[q]); overwrites `logits`. */
 export function drawFromLogits(rng: Rng, logits: Float64Array, to: number): number {
   let max = Number.NEGATIVE_INFINITY;

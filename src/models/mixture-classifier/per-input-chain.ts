@@ -21,19 +21,18 @@ import gammaln from "@stdlib/math-base-special-gammaln";
 import type { Rng } from "../../random/rng.js";
 import { metropolisHastings } from "../../samplers/accept.js";
 import {
+  addNormalised,
   type CountTables,
   countTables,
   drawFromLogits,
   logSubsetPrior,
+  NormalGammaKernels,
   PREDICT_EVERY,
   standardiseInputs,
 } from "./conjugate.js";
 import type { ClassificationData } from "./data.js";
 import type { ChainResult, Settings } from "./sampler.js";
 import { buildJumpStep, Subset } from "./subset-moves.js";
-
-const LOG_PI = Math.log(Math.PI);
-const LOG_2PI = Math.log(2 * Math.PI);
 
 /** Data, priors and tables shared by the chains (read-only once built). */
 export interface PerInputData {
@@ -160,13 +159,11 @@ export function runPerInputChain(
   onSweep: (sweep: number) => void,
 ): ChainResult {
   const { s, n, p, K, uc, labelled, logPS, Q } = sh;
-  const { lgA, lgRatio, logCountW, lgCountW, logTotal } = sh.tables;
+  const { logCountW, lgCountW, logTotal } = sh.tables;
   const { D, a, g, h, kappa0, deltaW, deltaP } = s;
   const labels = Int32Array.from(sh.labels);
-  const lgA0 = lgA[0];
   const lgW0 = lgCountW[0];
   const lgDW = gammaln(D * deltaW);
-  const logKappa0 = Math.log(kappa0);
   // gammaln(c + D δ_w), c = 0 … n
   const lgTotal = new Float64Array(n + 1);
   for (let c = 0; c <= n; c++) lgTotal[c] = gammaln(c + D * deltaW);
@@ -182,45 +179,17 @@ export function runPerInputChain(
   const mK = new Int32Array(K); // rows per class
   const mKD = new Int32Array(p * K * D); // kernel counts per class [(i * K + k) * D + d]
   // Student-t predictive caches at [i * D + d]
-  const C0 = new Float64Array(p * D);
-  const M = new Float64Array(p * D);
-  const Qc = new Float64Array(p * D);
+  const kernels = new NormalGammaKernels(p * D, a, kappa0, sh.tables);
+  const { M, Qc, C0 } = kernels;
   const logits = new Float64Array(Math.max(K, D));
 
-  /**
-   * Student-t predictive cache of one kernel of input i from its statistics: for u ~ kernel,
-   * log p(u) = C0 − (a + c/2 + 1/2) log(1 + Qc (u − M)²) with M = Σu/κ_n, κ_n = κ₀ + c,
-   * b_n = β + (Σu² − κ_n M²)/2, Qc = κ_n / (2 b_n (κ_n + 1)), C0 = log Γ ratio + ½ log(Qc/π).
-   */
-  function refresh(j: number, b: number): void {
-    const c = cnt[j];
-    const kn = kappa0 + c;
-    const mn = s1[j] / kn;
-    const bn = b + Math.max(0, 0.5 * (s2[j] - s1[j] * mn));
-    const q = kn / (2 * bn * (kn + 1));
-    M[j] = mn;
-    Qc[j] = q;
-    C0[j] = lgRatio[c] + 0.5 * (Math.log(q) - LOG_PI);
-  }
+  /** Kernel j = i·D + d's Student-t predictive cache from its statistics, at β = b. */
+  const refresh = (j: number, b: number): void => kernels.refresh(j, cnt[j], s1[j], s2[j], b);
 
   /** log ∫ p(u_i | z_i, μ, λ) dp(μ, λ | β): the Normal–Gamma evidence of input i's kernels at β = b. */
   function logMarginal(i: number, b: number): number {
-    const logB = Math.log(b);
     let total = 0;
-    for (let d = 0; d < D; d++) {
-      const j = i * D + d;
-      const nd = cnt[j];
-      if (nd === 0) continue;
-      const kn = kappa0 + nd;
-      const bn = b + Math.max(0, 0.5 * (s2[j] - (s1[j] * s1[j]) / kn));
-      total +=
-        lgA[nd] -
-        lgA0 +
-        a * logB -
-        (a + 0.5 * nd) * Math.log(bn) +
-        0.5 * (logKappa0 - Math.log(kn)) -
-        0.5 * nd * LOG_2PI;
-    }
+    for (let j = i * D; j < (i + 1) * D; j++) total += kernels.logEvidence(cnt[j], s1[j], s2[j], b);
     return total;
   }
 
@@ -399,14 +368,7 @@ export function runPerInputChain(
           lk[k] += Math.log(v) - logTotal[mK[k]];
         }
       }
-      let max = Number.NEGATIVE_INFINITY;
-      for (let k = 0; k < K; k++) if (lk[k] > max) max = lk[k];
-      let sum = 0;
-      for (let k = 0; k < K; k++) {
-        lk[k] = Math.exp(lk[k] - max);
-        sum += lk[k];
-      }
-      for (let k = 0; k < K; k++) testProb[t * K + k] += lk[k] / sum;
+      addNormalised(lk, K, testProb, t * K);
     }
   }
 

@@ -39,9 +39,11 @@ import gammaln from "@stdlib/math-base-special-gammaln";
 import type { Rng } from "../../random/rng.js";
 import { metropolisHastings } from "../../samplers/accept.js";
 import {
+  addNormalised,
   countTables,
   drawFromLogits,
   logSubsetPrior,
+  NormalGammaKernels,
   PREDICT_EVERY,
   standardiseInputs,
 } from "./conjugate.js";
@@ -49,7 +51,6 @@ import type { ClassificationData } from "./data.js";
 import type { ChainResult, Settings } from "./sampler.js";
 import { buildJumpStep, Subset } from "./subset-moves.js";
 
-const LOG_PI = Math.log(Math.PI);
 const LOG_2PI = Math.log(2 * Math.PI);
 
 /**
@@ -168,13 +169,12 @@ export function runSharedChain(
   const { u, testU } = standardiseInputs(data, test);
   const m = test?.n ?? 0;
   const logPS = logSubsetPrior(p, s.c, s.minInputs);
-  const { lgA, lgRatio, logCountW, logTotal } = countTables(n, a, D, s.deltaW);
+  const tables = countTables(n, a, D, s.deltaW);
+  const { logCountW, logTotal } = tables;
   const betaMin = a * s.resolution * s.resolution;
   const labels = Int32Array.from(data.labels);
   const labelled = new Uint8Array(n);
   for (let r = 0; r < n; r++) labelled[r] = labels[r] >= 0 ? 1 : 0;
-  const lgA0 = lgA[0];
-  const logKappa0 = Math.log(kappa0);
   const background = new RegressionBackground(u, n, p, a, kappa0);
 
   // ---- state ---------------------------------------------------------------------------------
@@ -187,9 +187,8 @@ export function runSharedChain(
   const cnt = new Int32Array(D);
   const s1 = new Float64Array(p * D);
   const s2 = new Float64Array(p * D);
-  const C0 = new Float64Array(p * D);
-  const M = new Float64Array(p * D);
-  const Qc = new Float64Array(p * D);
+  const kernels = new NormalGammaKernels(p * D, a, kappa0, tables);
+  const { M, Qc, C0 } = kernels;
   const mK = new Int32Array(K); // rows per class
   const mKD = new Int32Array(K * D); // kernel counts per class [k * D + d]
   const logits = new Float64Array(Math.max(K, D));
@@ -199,41 +198,14 @@ export function runSharedChain(
   const Qtry = new Float64Array(p);
   const inTry = new Uint8Array(p);
 
-  /**
-   * Student-t predictive cache of kernel d of input i: for u ~ kernel,
-   * log p(u) = C0 − (a + c/2 + 1/2) log(1 + Qc (u − M)²) with M = Σu/κ_n, κ_n = κ₀ + c,
-   * b_n = β + (Σu² − κ_n M²)/2, Qc = κ_n / (2 b_n (κ_n + 1)), C0 = log Γ ratio + ½ log(Qc/π).
-   */
-  function refresh(i: number, d: number): void {
-    const j = i * D + d;
-    const c = cnt[d];
-    const kn = kappa0 + c;
-    const mn = s1[j] / kn;
-    const bn = beta[i] + Math.max(0, 0.5 * (s2[j] - s1[j] * mn));
-    const q = kn / (2 * bn * (kn + 1));
-    M[j] = mn;
-    Qc[j] = q;
-    C0[j] = lgRatio[c] + 0.5 * (Math.log(q) - LOG_PI);
-  }
+  /** Kernel d of input i's Student-t predictive cache, at [i * D + d], from its statistics under z. */
+  const refresh = (i: number, d: number): void =>
+    kernels.refresh(i * D + d, cnt[d], s1[i * D + d], s2[i * D + d], beta[i]);
 
   /** log p(u_i | z, β_i = b): the collapsed Normal–Gamma evidence of input i's kernels. */
   function kernelEvidence(i: number, b: number): number {
-    const logB = Math.log(b);
     let total = 0;
-    for (let d = 0; d < D; d++) {
-      const nd = cnt[d];
-      if (nd === 0) continue;
-      const j = i * D + d;
-      const kn = kappa0 + nd;
-      const bn = b + Math.max(0, 0.5 * (s2[j] - (s1[j] * s1[j]) / kn));
-      total +=
-        lgA[nd] -
-        lgA0 +
-        a * logB -
-        (a + 0.5 * nd) * Math.log(bn) +
-        0.5 * (logKappa0 - Math.log(kn)) -
-        0.5 * nd * LOG_2PI;
-    }
+    for (let d = 0; d < D; d++) total += kernels.logEvidence(cnt[d], s1[i * D + d], s2[i * D + d], b);
     return total;
   }
 
@@ -400,7 +372,6 @@ export function runSharedChain(
         }
         ld[d] = v;
       }
-      let max = Number.NEGATIVE_INFINITY;
       for (let k = 0; k < K; k++) {
         let dMax = Number.NEGATIVE_INFINITY;
         for (let d = 0; d < D; d++) {
@@ -410,14 +381,8 @@ export function runSharedChain(
         let sum = 0;
         for (let d = 0; d < D; d++) sum += Math.exp(logits[d] - dMax);
         lk[k] = Math.log(mK[k] + deltaP) + dMax + Math.log(sum) - logTotal[mK[k]];
-        if (lk[k] > max) max = lk[k];
       }
-      let sum = 0;
-      for (let k = 0; k < K; k++) {
-        lk[k] = Math.exp(lk[k] - max);
-        sum += lk[k];
-      }
-      for (let k = 0; k < K; k++) testProb[t * K + k] += lk[k] / sum;
+      addNormalised(lk, K, testProb, t * K);
     }
   }
 
