@@ -14,17 +14,20 @@
  * - Background: each j ∉ S is a linear regression u_j = b₀ + bᵀ(u_S − ū_S) + ε, ε ~ N(0, 1/λ_j), with
  *   λ_j ~ Gamma(a, β_j) (the same prior as a kernel's precision), b₀ | λ ~ N(0, 1/(κ₀ λ)) (a kernel
  *   mean's prior) and Zellner's unit-information g-prior b | λ ~ N(0, (n/λ)(X_cᵀX_c)⁻¹) on the centred
- *   design X_c. Its evidence is closed-form (see {@link regressionEvidence}). With S empty it is one
+ *   design X_c. Its evidence is closed-form (see {@link RegressionBackground}). With S empty it is one
  *   Gaussian per input. The background does not depend on the class, so it cancels from p(t | x),
  *   and predictions use x_S only, as in the paper.
  *
  * Why this background: Sykacek's likelihood covers x_S only, so subsets of different size are
  * compared by densities of different dimension and the answer depends on the inputs' units. Modelling
- * x_¬S makes every subset a model of the same data. Given x_S the background is independent of the
- * class, so t ⊥ x_¬S | x_S, the statement input selection makes; an input that the selected ones
- * predict linearly stays out even when it is related to the class. (A class-independent mixture for
- * x_¬S, tried before, also models all the data, but it competes with the class mixture as a second
- * clustering and the chain did not move between them.)
+ * x_¬S makes every subset a model of the same data, and given x_S the background is independent of
+ * the class (t ⊥ x_¬S | x_S). It also assumes what a selection must then answer for: each unselected
+ * input is Gaussian given x_S and independent of the other unselected ones. An input that breaks
+ * either — skewed or multimodal for reasons unrelated to the class, or one that other unselected
+ * inputs depend on — is better explained inside the class mixture and is selected whether or not the
+ * class depends on it. Regressions keep the jumps closed-form and cheap; a class-independent mixture
+ * for x_¬S would model shapes too, but as a second clustering that competes with the class mixture
+ * it leaves the chain unable to move inputs between the two.
  *
  * Jumps keep z: a birth of input i changes the target by log p(u_i | z) (its collapsed kernel
  * evidence) plus the change of the background, Σ_{j∉S+i} log p(u_j | u_{S+i}) − Σ_{j∉S} log p(u_j | u_S),
@@ -58,13 +61,13 @@ const LOG_2PI = Math.log(2 * Math.PI);
  * matrix G = X_cᵀX_c of the standardised inputs (computed once: a subset's regressions are its
  * sub-blocks).
  *
- * log p(u_j | u_S, β_j) = −(n/2) log 2π + ½ log(κ₀/(κ₀ + n)) − (|S|/2) log(1 + n) + log Γ(a + n/2) − log Γ(a)
+ * log p(u_j | u_S, β_j) = −(n/2) log 2π + ½ log(κ₀/(κ₀ + n)) − (r/2) log(1 + n) + log Γ(a + n/2) − log Γ(a)
  *                         + a log β_j − (a + n/2) log(β_j + Q_j/2),
- * Q_j = (n κ₀/(κ₀ + n)) ū_j² + G_jj − (n/(1 + n)) G_Sjᵀ G_SS⁻¹ G_Sj:
+ * Q_j = (n κ₀/(κ₀ + n)) ū_j² + G_jj − (n/(1 + n)) G_Sjᵀ G_SS⁻ G_Sj, r the rank of X_c:
  * marginally u_j ~ N(0, λ⁻¹(I + (n/κ₀) P₁ + n P_S)) with P₁, P_S the orthogonal projections on the
  * constant and on the centred columns of S, then λ ~ Gamma(a, β_j) integrated out.
  */
-class RegressionBackground {
+export class RegressionBackground {
   private readonly gram: Float64Array;
   /** Q_j with no regressors. */
   private readonly base: Float64Array;
@@ -77,6 +80,7 @@ class RegressionBackground {
   private readonly chol: Float64Array;
   private readonly solved: Float64Array;
   private readonly members: Int32Array;
+  private readonly independent: Uint8Array;
 
   constructor(
     u: Float64Array,
@@ -109,45 +113,63 @@ class RegressionBackground {
     this.chol = new Float64Array(p * p);
     this.solved = new Float64Array(p);
     this.members = new Int32Array(p);
+    this.independent = new Uint8Array(p);
   }
 
   /**
    * Writes Q_j for every j outside the subset `inS` into `Q` (entries of members are left as they
-   * are) and returns the subset's size. O(|S|³ + p |S|²): a Cholesky factor of G_SS (with a ridge of
-   * 10⁻¹⁰ relative, for inputs that are exactly collinear) and one triangular solve per j.
+   * are) and returns the rank r of the centred design X_c, which takes the place of |S| in the
+   * evidence. O(|S|³ + p |S|²): a Cholesky factor of G_SS that skips a column the previous ones span
+   * (pivot below 10⁻¹⁰ of its diagonal: an exactly collinear input adds nothing to the regression) and
+   * one triangular solve per j.
    */
   quadratics(inS: Uint8Array, Q: Float64Array): number {
-    const { gram: G, chol: L, solved: y, members, p } = this;
+    const { gram: G, chol: L, independent, solved: y, members, p } = this;
     let s = 0;
     for (let i = 0; i < p; i++) if (inS[i]) members[s++] = i;
-    for (let q = 0; q < s; q++) {
-      const iq = members[q];
-      for (let t = 0; t <= q; t++) {
-        let v = G[iq * p + members[t]];
-        for (let k = 0; k < t; k++) v -= L[q * p + k] * L[t * p + k];
-        if (q === t) L[q * p + q] = Math.sqrt(Math.max(v + 1e-10 * (1 + G[iq * p + iq]), 1e-300));
-        else L[q * p + t] = v / L[t * p + t];
+    let rank = 0;
+    for (let c = 0; c < s; c++) {
+      const ic = members[c];
+      for (let t = 0; t <= c; t++) {
+        if (t < c && !independent[t]) {
+          L[c * p + t] = 0;
+          continue;
+        }
+        let v = G[ic * p + members[t]];
+        for (let k = 0; k < t; k++) v -= L[c * p + k] * L[t * p + k];
+        if (t < c) L[c * p + t] = v / L[t * p + t];
+        else {
+          independent[c] = v > 1e-10 * G[ic * p + ic] ? 1 : 0;
+          if (independent[c]) {
+            L[c * p + c] = Math.sqrt(v);
+            rank++;
+          }
+        }
       }
     }
     for (let j = 0; j < p; j++) {
       if (inS[j]) continue;
       let quad = 0;
-      for (let q = 0; q < s; q++) {
-        let v = G[members[q] * p + j];
-        for (let k = 0; k < q; k++) v -= L[q * p + k] * y[k];
-        y[q] = v / L[q * p + q];
-        quad += y[q] * y[q];
+      for (let c = 0; c < s; c++) {
+        if (!independent[c]) {
+          y[c] = 0;
+          continue;
+        }
+        let v = G[members[c] * p + j];
+        for (let k = 0; k < c; k++) v -= L[c * p + k] * y[k];
+        y[c] = v / L[c * p + c];
+        quad += y[c] * y[c];
       }
       Q[j] = this.base[j] - this.shrink * quad;
     }
-    return s;
+    return rank;
   }
 
-  /** log p(u_j | u_S, β_j = b) from Q_j and |S|. */
-  evidence(Q: number, b: number, size: number): number {
+  /** log p(u_j | u_S, β_j = b) from Q_j and the rank r of X_c. */
+  evidence(Q: number, b: number, rank: number): number {
     return (
       this.constant -
-      0.5 * size * this.logOnePlusG +
+      0.5 * rank * this.logOnePlusG +
       this.a * Math.log(b) -
       this.shape * Math.log(b + 0.5 * Q)
     );
@@ -195,6 +217,8 @@ export function runSharedChain(
   // the background's Q_j under the current S (valid for j ∉ S) and its total log evidence
   const Qb = new Float64Array(p);
   let backgroundLog = 0;
+  let rankB = 0;
+  let rankTry = 0;
   const Qtry = new Float64Array(p);
   const inTry = new Uint8Array(p);
 
@@ -209,10 +233,10 @@ export function runSharedChain(
     return total;
   }
 
-  /** Σ_{j∉S} log p(u_j | u_S) for the subset `mask` of size `size`, from its Q_j. */
-  function backgroundEvidence(mask: Uint8Array, Q: Float64Array, size: number): number {
+  /** Σ_{j∉S} log p(u_j | u_S) for the subset `mask` with design rank `rank`, from its Q_j. */
+  function backgroundEvidence(mask: Uint8Array, Q: Float64Array, rank: number): number {
     let total = 0;
-    for (let j = 0; j < p; j++) if (!mask[j]) total += background.evidence(Q[j], beta[j], size);
+    for (let j = 0; j < p; j++) if (!mask[j]) total += background.evidence(Q[j], beta[j], rank);
     return total;
   }
 
@@ -224,7 +248,7 @@ export function runSharedChain(
     z[r] = rng.integer(D);
   }
 
-  /** Recomputes every kernel statistic and cache from z and the labels (once per sweep: no drift). */
+  /** Recomputes every kernel statistic from z and the labels (once per sweep: no drift). */
   function rebuild(): void {
     cnt.fill(0);
     s1.fill(0);
@@ -242,6 +266,10 @@ export function runSharedChain(
         s2[i * D + d] += x * x;
       }
     }
+  }
+
+  /** Every kernel's Student-t cache, from the statistics and the current β. */
+  function refreshAll(): void {
     for (let i = 0; i < p; i++) for (let d = 0; d < D; d++) refresh(i, d);
   }
 
@@ -319,7 +347,7 @@ export function runSharedChain(
     if (b1 >= betaMin) {
       const evidence = inS[i]
         ? kernelEvidence(i, b1) - kernelEvidence(i, b0)
-        : background.evidence(Qb[i], b1, subset.size) - background.evidence(Qb[i], b0, subset.size);
+        : background.evidence(Qb[i], b1, rankB) - background.evidence(Qb[i], b0, rankB);
       // prior (g − 1) log β − h β, plus log β from the Jacobian of the log scale
       logRatio = g * Math.log(b1 / b0) - h * (b1 - b0) + evidence;
     }
@@ -338,15 +366,16 @@ export function runSharedChain(
       inTry.set(inS);
       if (add >= 0) inTry[add] = 1;
       if (remove >= 0) inTry[remove] = 0;
-      const size = background.quadratics(inTry, Qtry);
-      let v = backgroundEvidence(inTry, Qtry, size) - backgroundLog;
+      rankTry = background.quadratics(inTry, Qtry);
+      let v = backgroundEvidence(inTry, Qtry, rankTry) - backgroundLog;
       if (add >= 0) v += kernelEvidence(add, beta[add]);
       if (remove >= 0) v -= kernelEvidence(remove, beta[remove]);
       return v;
     },
     onAccept: () => {
       Qb.set(Qtry);
-      backgroundLog = backgroundEvidence(inS, Qb, subset.size);
+      rankB = rankTry;
+      backgroundLog = backgroundEvidence(inS, Qb, rankB);
     },
   });
 
@@ -391,15 +420,16 @@ export function runSharedChain(
   const keys: string[] = new Array(kept);
   let key = subset.key();
   rebuild();
-  background.quadratics(inS, Qb);
+  refreshAll();
+  rankB = background.quadratics(inS, Qb);
   for (let sweep = 0; sweep < s.draws; sweep++) {
     gibbsAllocations();
     gibbsLabels();
     rebuild();
     for (let i = 0; i < p; i++) updateBeta(i);
     // caches and the background's evidence for the new β (Qb changes only with S)
-    for (let i = 0; i < p; i++) for (let d = 0; d < D; d++) refresh(i, d);
-    backgroundLog = backgroundEvidence(inS, Qb, subset.size);
+    refreshAll();
+    backgroundLog = backgroundEvidence(inS, Qb, rankB);
     for (let jmp = 0; jmp < s.jumps; jmp++) if (jumpStep(rng)) key = subset.key();
     if (sweep >= s.burnIn) {
       keys[sweep - s.burnIn] = key;

@@ -3,6 +3,7 @@ import { describe, expect, it } from "vitest";
 import { OccamError } from "../../../src/errors.js";
 import type { ClassificationData } from "../../../src/models/mixture-classifier/data.js";
 import { fitMixtureClassifier } from "../../../src/models/mixture-classifier/sampler.js";
+import { RegressionBackground } from "../../../src/models/mixture-classifier/shared-chain.js";
 
 function table(columns: number[][], labels: number[], classes = ["a", "b"]): ClassificationData {
   const n = labels.length;
@@ -177,6 +178,48 @@ function logDetAndQuadratic(A: number[][], x: number[]): { logDet: number; quad:
 }
 
 /**
+ * log p(u_j | u_S, β) of the background's regression, from the marginal covariance written out as an
+ * n × n matrix: u_j | λ ~ N(0, λ⁻¹(I + 11ᵀ/κ₀ + n X_c(X_cᵀX_c)⁻¹X_cᵀ)), λ ~ Gamma(a, β). S must have
+ * linearly independent centred columns.
+ */
+function regressionLogEvidence(
+  us: number[][],
+  j: number,
+  S: number[],
+  b: number,
+  a: number,
+  kappa0: number,
+): number {
+  const n = us[j].length;
+  // centred regressors and the projection on their span
+  const Xc = S.map((i) => {
+    const mean = us[i].reduce((acc, v) => acc + v, 0) / n;
+    return us[i].map((v) => v - mean);
+  });
+  const gram = Xc.map((xi) => Xc.map((xk) => xi.reduce((acc, v, r) => acc + v * xk[r], 0)));
+  // column q of the projection X_c (X_cᵀX_c)⁻¹ X_cᵀ
+  const projection = Array.from({ length: n }, (_, q) => {
+    const w = solveSmall(
+      gram,
+      Xc.map((xi) => xi[q]),
+    );
+    return Array.from({ length: n }, (__, r) => Xc.reduce((acc, xi, i) => acc + xi[r] * w[i], 0));
+  });
+  const cov = Array.from({ length: n }, (_, r) =>
+    Array.from({ length: n }, (__, q) => (r === q ? 1 : 0) + 1 / kappa0 + n * projection[q][r]),
+  );
+  const { logDet, quad } = logDetAndQuadratic(cov, us[j]);
+  return (
+    -0.5 * n * Math.log(2 * Math.PI) -
+    0.5 * logDet +
+    gammaln(a + 0.5 * n) -
+    gammaln(a) +
+    a * Math.log(b) -
+    (a + 0.5 * n) * Math.log(b + 0.5 * quad)
+  );
+}
+
+/**
  * The exact posterior over subsets of the shared-kernel model, by enumeration:
  * p(S | t, x) ∝ p(S) [Σ_z DM(z | t) Π_{i∈S} E_i(z)] Π_{j∉S} R_j(S), where DM is the class-specific
  * Dirichlet–multinomial of the allocations, E_i(z) the Normal–Gamma evidence of input i grouped by z
@@ -246,35 +289,8 @@ function exactPosteriorShared(
       return le;
     });
   };
-  const regressionEvidence = (j: number, S: number[]): number => {
-    // centred regressors and the projection on their span
-    const Xc = S.map((i) => {
-      const mean = us[i].reduce((acc, v) => acc + v, 0) / n;
-      return us[i].map((v) => v - mean);
-    });
-    const gram = Xc.map((xi) => Xc.map((xk) => xi.reduce((acc, v, r) => acc + v * xk[r], 0)));
-    // column q of the projection X_c (X_cᵀX_c)⁻¹ X_cᵀ
-    const projection = Array.from({ length: n }, (_, q) => {
-      const w = solveSmall(
-        gram,
-        Xc.map((xi) => xi[q]),
-      );
-      return Array.from({ length: n }, (__, r) => Xc.reduce((acc, xi, i) => acc + xi[r] * w[i], 0));
-    });
-    const cov = Array.from({ length: n }, (_, r) =>
-      Array.from({ length: n }, (__, q) => (r === q ? 1 : 0) + 1 / kappa0 + n * projection[q][r]),
-    );
-    const { logDet, quad } = logDetAndQuadratic(cov, us[j]);
-    return overBeta(
-      (b) =>
-        -0.5 * n * Math.log(2 * Math.PI) -
-        0.5 * logDet +
-        gammaln(a + 0.5 * n) -
-        gammaln(a) +
-        a * Math.log(b) -
-        (a + 0.5 * n) * Math.log(b + 0.5 * quad),
-    );
-  };
+  const regressionEvidence = (j: number, S: number[]): number =>
+    overBeta((b) => regressionLogEvidence(us, j, S, b, a, kappa0));
   const classDM: number[] = [];
   const evidence: number[][] = columns.map(() => []);
   for (let code = 0; code < D ** n; code++) {
@@ -320,6 +336,44 @@ function solveSmall(A: number[][], b: number[]): number[] {
   }
   return x;
 }
+
+describe("RegressionBackground: the shared structure's model of the unselected inputs", () => {
+  // Means far from 0 and κ₀ = 2 make the intercept's term count; x4 duplicates x1 (scaled), so a
+  // subset holding both spans what x1 alone does and the slope penalty must count one regressor.
+  const x1 = [0.1, 0.9, 0.4, 0.8, 0.3, 0.7, 0.95, 0.2, 0.5];
+  const x2 = [0.6, 0.2, 0.9, 0.1, 0.8, 0.75, 0.3, 0.4, 0.55];
+  const x3 = [0.5, 0.7, 0.65, 0.9, 0.55, 0.6, 0.85, 0.52, 0.7];
+  const x4 = x1.map((v) => 2 * v);
+  const us = [x1, x2, x3, x4];
+  const n = x1.length;
+  const p = us.length;
+  const u = new Float64Array(n * p);
+  for (let r = 0; r < n; r++) for (let i = 0; i < p; i++) u[r * p + i] = us[i][r];
+  const a = 2;
+  const kappa0 = 2;
+  const background = new RegressionBackground(u, n, p, a, kappa0);
+  const Q = new Float64Array(p);
+  it.each([
+    [[], [], 0],
+    [[0], [0], 1],
+    [[1, 2], [1, 2], 2],
+    [[0, 3], [0], 1],
+    [[0, 1, 3], [0, 1], 2],
+  ])("matches the evidence of the regression written out as matrices (S = %j)", (S, independent, rank) => {
+    const inS = new Uint8Array(p);
+    for (const i of S) inS[i] = 1;
+    expect(background.quadratics(inS, Q)).toBe(rank);
+    for (let j = 0; j < p; j++) {
+      if (inS[j]) continue;
+      for (const b of [0.05, 0.7]) {
+        const expected = regressionLogEvidence(us, j, independent, b, a, kappa0);
+        expect(Math.abs(background.evidence(Q[j], b, rank) - expected)).toBeLessThan(
+          1e-9 * Math.abs(expected),
+        );
+      }
+    }
+  });
+});
 
 describe("fitMixtureClassifier: detailed balance of the reversible-jump moves", () => {
   // x1 separates the classes, x2 is mildly bimodal and class-independent, x3 is noise: the posterior over
@@ -398,7 +452,7 @@ describe("fitMixtureClassifier: detailed balance of the reversible-jump moves", 
   });
 
   it.each(["per-input"] as const)(
-    "visits subsets with the prior probabilities when one kernel makes every input uninformative (%s)",
+    "visits subsets with the prior probabilities when one kernel makes every input uninformative (%s structure)",
     (structure) => {
       // With one kernel every row is in the same kernel in and out of S, so every input has the same
       // evidence in S as outside it and p(S | D) = p(S) exactly.
@@ -437,7 +491,15 @@ describe("fitMixtureClassifier: detailed balance of the reversible-jump moves", 
     });
     expect(fit.draws).toBe(600);
     expect(fit.chainInputProbabilities).toHaveLength(6);
-    expect(fit.inputProbabilitySpread).toBeGreaterThanOrEqual(0);
+    // the spread is the largest between-chain standard deviation of an input probability
+    let largest = 0;
+    for (let i = 0; i < 2; i++) {
+      const probs = [0, 1, 2].map((c) => fit.chainInputProbabilities[c * 2 + i]);
+      const mean = probs.reduce((acc, v) => acc + v, 0) / 3;
+      largest = Math.max(largest, Math.sqrt(probs.reduce((acc, v) => acc + (v - mean) ** 2, 0) / 2));
+      expect(fit.inputProbabilities[i]).toBeCloseTo(mean, 12);
+    }
+    expect(fit.inputProbabilitySpread).toBeCloseTo(largest, 12);
     expect(fit.inputProbabilities[0]).toBeGreaterThan(0.9);
   });
 });
