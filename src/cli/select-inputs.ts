@@ -85,10 +85,10 @@ export function registerSelectInputs(program: Command, io: Io): void {
     .addOption(
       new Option(
         "--structure <kind>",
-        "shared: Sykacek's kernels shared by the selected inputs, the others regressed on them; per-input: one mixture per input",
+        "per-input: one mixture per input (every input the class depends on); shared: Sykacek's kernels shared by the selected inputs, the others regressed on them",
       )
-        .choices(["shared", "per-input"])
-        .default("shared"),
+        .choices(["per-input", "shared"])
+        .default("per-input"),
     )
     .addOption(new Option("--seed <s>", "random seed").argParser(parseSeed).default(1))
     .option("--json", "print one JSON document")

@@ -7,6 +7,7 @@
  */
 import { fileURLToPath } from "node:url";
 import { readCsv } from "../data/csv.js";
+import { OccamError } from "../errors.js";
 import { minimize } from "../math/optimize.js";
 import {
   type ClassificationData,
@@ -32,7 +33,7 @@ export interface SykacekOptions {
   burnIn?: number;
   /** Number of stratified Wine splits (overrides `quick`). @defaultValue 5 (2 with `quick`) */
   wineSplits?: number;
-  /** The classifier's structures, each run on every data set (see {@link MixtureClassifierOptions}). @defaultValue ["shared", "per-input"] */
+  /** The classifier's structures, each run on every data set (see {@link MixtureClassifierOptions}). @defaultValue ["per-input", "shared"] */
   structures?: readonly ("shared" | "per-input")[];
   /** Independent chains per data set, pooled. @defaultValue 1 */
   chains?: number;
@@ -163,16 +164,38 @@ export function runSykacekExperiment(options: SykacekOptions = {}): SykacekResul
   const draws = options.draws ?? (quick ? 3000 : 15000);
   const burnIn = options.burnIn ?? (quick ? 1000 : 5000);
   const rows: SykacekRow[] = [];
-  const structures = options.structures ?? ["shared", "per-input"];
-  const one = (
-    structure: "shared" | "per-input",
+  const structures = options.structures ?? ["per-input", "shared"];
+  if (structures.length === 0) {
+    throw new OccamError("invalid-argument", "sykacek: give at least one structure.");
+  }
+  /** A data set (or one Wine split) with its settings and the logistic baseline's accuracy on it. */
+  interface Problem {
+    name: keyof typeof PAPER;
+    split: number;
+    train: ClassificationData;
+    test: ClassificationData;
+    kernels: number;
+    h: number;
+    logisticAccuracy: number;
+  }
+  const problem = (
     name: keyof typeof PAPER,
     split: number,
     train: ClassificationData,
     test: ClassificationData,
     kernels: number,
     h: number,
-  ) => {
+  ): Problem => ({
+    name,
+    split,
+    train,
+    test,
+    kernels,
+    h,
+    logisticAccuracy: accuracy(logisticBaseline(train, test), test.labels),
+  });
+  const one = (structure: "shared" | "per-input", problem: Problem) => {
+    const { name, split, train, test, kernels, h, logisticAccuracy } = problem;
     options.onProgress?.(`${structure}: ${name}${name === "wine" ? ` split ${split + 1}` : ""}`);
     const fit = fitMixtureClassifier(train, {
       kernels,
@@ -192,7 +215,7 @@ export function runSykacekExperiment(options: SykacekOptions = {}): SykacekResul
         kernels,
         h,
         accuracy: accuracy(fit.predictedClasses as Int32Array, test.labels),
-        logisticAccuracy: accuracy(logisticBaseline(train, test), test.labels),
+        logisticAccuracy,
         meanInputs: fit.meanInputs,
         maxInputs: fit.maxInputs,
         distinctSubsets: fit.distinctSubsets,
@@ -215,14 +238,15 @@ export function runSykacekExperiment(options: SykacekOptions = {}): SykacekResul
   const wine = load("wine.csv", "class");
   const splits = options.wineSplits ?? (quick ? 2 : 5);
   const streams = createRng(seed).split(splits);
-  const wineSplits = streams.map((stream) => stratifiedSplit(wine, 0.5, stream));
-  for (const structure of structures) {
-    one(structure, "pima", 0, pimaTrain, load("pima-test.csv", "type", pimaTrain.classNames), 3, 0.16);
-    one(structure, "ionosphere", 0, selectRows(iono, first), selectRows(iono, rest), 6, 0.5);
-    wineSplits.forEach(({ train, test }, s) => {
-      one(structure, "wine", s, train, test, 3, 0.28);
-    });
-  }
+  const problems = [
+    problem("pima", 0, pimaTrain, load("pima-test.csv", "type", pimaTrain.classNames), 3, 0.16),
+    problem("ionosphere", 0, selectRows(iono, first), selectRows(iono, rest), 6, 0.5),
+    ...streams.map((stream, s) => {
+      const { train, test } = stratifiedSplit(wine, 0.5, stream);
+      return problem("wine", s, train, test, 3, 0.28);
+    }),
+  ];
+  for (const structure of structures) for (const pr of problems) one(structure, pr);
   return Object.freeze({
     draws,
     burnIn,

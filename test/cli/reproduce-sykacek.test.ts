@@ -26,12 +26,12 @@ describe("occam reproduce sykacek", () => {
     expect(doc.draws).toBe(120);
     // both structures, each on every data set
     expect(doc.rows.map((r: { structure: string; data: string }) => `${r.structure} ${r.data}`)).toEqual([
-      "shared pima",
-      "shared ionosphere",
-      "shared wine",
       "per-input pima",
       "per-input ionosphere",
       "per-input wine",
+      "shared pima",
+      "shared ionosphere",
+      "shared wine",
     ]);
     for (const row of doc.rows) {
       expect(row.accuracy).toBeGreaterThanOrEqual(0);

@@ -49,7 +49,7 @@ describe("occam select-inputs", () => {
     expect(total).toBeCloseTo(1, 10);
   });
 
-  it("runs the naive-Bayes structure with --structure per-input", async () => {
+  it("runs Sykacek's shared-kernel structure with --structure shared", async () => {
     const { code, stdout, stderr } = await run([
       "select-inputs",
       train,
@@ -64,13 +64,13 @@ describe("occam select-inputs", () => {
       "--kernels",
       "2",
       "--structure",
-      "per-input",
+      "shared",
       "--json",
     ]);
     expect(stderr).toBe("");
     expect(code).toBe(0);
     const r = JSON.parse(stdout);
-    expect(r.structure).toBe("per-input");
+    expect(r.structure).toBe("shared");
     expect(r.draws).toBe(200);
     expect(r.accuracy).toBeGreaterThanOrEqual(0);
   });

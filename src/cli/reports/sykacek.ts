@@ -2,10 +2,9 @@ import type { SykacekResult, SykacekRow } from "../../experiments/sykacek.js";
 import { formatNumber, formatTable } from "../table.js";
 
 const STRUCTURES: Readonly<Record<string, string>> = {
-  shared:
-    "shared kernels over the selected inputs, the others regressed on them (selects inputs needed given the others)",
   "per-input":
     "one mixture per input (naive Bayes: selects every input whose distribution depends on the class)",
+  shared: "Sykacek's kernels shared by the selected inputs, each other input a Gaussian regression on them",
 };
 
 /** Sykacek's Table 1 beside occam's results and a logistic-regression baseline, then the top subsets, for each structure. */

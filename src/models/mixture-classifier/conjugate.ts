@@ -9,7 +9,7 @@ import type { Rng } from "../../random/rng.js";
 import type { ClassificationData } from "./data.js";
 
 /** Test predictions are averaged over every PREDICT_EVERY-th kept sweep (neighbouring sweeps are correlated). */
-export const PREDICT_EVERY = 5;
+export const PREDICT_EVERY = 10;
 
 /** Inputs on Sykacek's scale: u_i = (x_i − ξ_i)/R_i, ξ_i the midpoint and R_i the range of input i. */
 export interface StandardisedInputs {
@@ -176,10 +176,17 @@ export function addNormalised(logp: Float64Array, K: number, out: Float64Array, 
   for (let k = 0; k < K; k++) out[offset + k] += logp[k] / sum;
 }
 
-/** Draws an index in [0, to) with probability ∝ exp(logits[q]); overwrites `logits`. */
-export function drawFromLogits(rng: Rng, logits: Float64Array, to: number): number {
+function maxOf(values: Float64Array, to: number): number {
   let max = Number.NEGATIVE_INFINITY;
-  for (let q = 0; q < to; q++) if (logits[q] > max) max = logits[q];
+  for (let q = 0; q < to; q++) if (values[q] > max) max = values[q];
+  return max;
+}
+
+/**
+ * Draws an index in [0, to) with probability ∝ exp(logits[q]); overwrites `logits`. `max`, the largest
+ * logit, may be given when the caller has it.
+ */
+export function drawFromLogits(rng: Rng, logits: Float64Array, to: number, max = maxOf(logits, to)): number {
   let sum = 0;
   for (let q = 0; q < to; q++) {
     const e = Math.exp(logits[q] - max);

@@ -263,32 +263,44 @@ export function runPerInputChain(
     const off = i * D;
     const base = i * n;
     const selected = inS[i] === 1;
+    const b = beta[i];
     for (let r = 0; r < n; r++) {
       const x = uc[base + r];
       const kOff = (i * K + labels[r]) * D;
       const d0 = z[base + r];
       let j = off + d0;
+      // the cache of kernel d0 with row r in it: restored, not recomputed, if the row stays there
+      const m0 = M[j];
+      const q0 = Qc[j];
+      const c0 = C0[j];
       cnt[j]--;
       s1[j] -= x;
       s2[j] -= x * x;
       mKD[kOff + d0]--;
-      refresh(j, beta[i]);
+      refresh(j, b);
+      let max = Number.NEGATIVE_INFINITY;
       for (let d = 0; d < D; d++) {
         const c = cnt[off + d];
         const e = x - M[off + d];
-        logits[d] =
+        const v =
           (selected ? logCountW[mKD[kOff + d]] : logCountW[c]) +
           C0[off + d] -
           (a + 0.5 * c + 0.5) * Math.log1p(Qc[off + d] * e * e);
+        logits[d] = v;
+        if (v > max) max = v;
       }
-      const d1 = drawFromLogits(rng, logits, D);
+      const d1 = drawFromLogits(rng, logits, D, max);
       z[base + r] = d1;
       j = off + d1;
       cnt[j]++;
       s1[j] += x;
       s2[j] += x * x;
       mKD[kOff + d1]++;
-      refresh(j, beta[i]);
+      if (d1 === d0) {
+        M[j] = m0;
+        Qc[j] = q0;
+        C0[j] = c0;
+      } else refresh(j, b);
     }
   }
 

@@ -3,18 +3,19 @@
  * sampling", NIPS 1999) in collapsed, conjugate form: the options, the chains pooled, and the
  * posterior over input subsets and test classes that they give. Two structures:
  *
+ * - "per-input" (per-input-chain.ts, the default): one mixture per input, class-specific weights for
+ *   the inputs in S: a naive-Bayes mixture. Selects every input whose distribution depends on the
+ *   class, redundant ones included.
  * - "shared" (shared-chain.ts): Sykacek's class mixture — D kernels shared by the selected inputs S
- *   and by the classes, class-specific weights — with the unselected inputs regressed on the selected
- *   ones, so that every subset models the same data and t ⊥ x_¬S | x_S. Selects inputs needed given
- *   the others.
- * - "per-input" (per-input-chain.ts): one mixture per input, class-specific weights for the inputs in
- *   S: a naive-Bayes mixture. Selects every input whose distribution depends on the class.
+ *   and by the classes, class-specific weights — with each unselected input regressed on the selected
+ *   ones, so that every subset models the same data and t ⊥ x_¬S | x_S. Selects fewer inputs, but
+ *   also inputs the class does not depend on when a Gaussian regression on x_S cannot explain them.
  *
  * Common to both, and where they depart from the paper: kernel parameters (Normal–Gamma), weights and
  * class priors (Dirichlet) are integrated out, so a jump proposes no parameters and needs neither
  * proposal densities nor Sykacek's eq. 4 reallocation of kernel weights; Sykacek's likelihood covers
  * x_S only and so compares densities of different dimension, which both structures avoid by modelling
- * every input. The subset prior is p(S) = TruncatedPoisson(|S|; c, 1 … I_max) / C(I_max, |S|)
+ * every input. The subset prior is p(S) = TruncatedPoisson(|S|; c, minInputs … I_max) / C(I_max, |S|)
  * (SEEDS.md). Moves: collapsed Gibbs on the allocations and on unlabelled rows' classes, random-walk
  * Metropolis on log β_i, and birth / death / exchange over S composed by `mixture`
  * (subset-moves.ts); several chains from random starts can be pooled, their spread being a
@@ -43,7 +44,7 @@ export interface MixtureClassifierOptions {
    * around the midpoint. @defaultValue 0.05
    */
   kappa0?: number;
-  /** Dirichlet prior count δ_w of the kernel weights (class and background). @defaultValue 1 */
+  /** Dirichlet prior count δ_w of the kernel weights (class-specific and pooled). @defaultValue 1 */
   deltaW?: number;
   /** Dirichlet prior count δ_P of the class priors. @defaultValue 1 */
   deltaP?: number;
@@ -61,10 +62,10 @@ export interface MixtureClassifierOptions {
    */
   minInputs?: 0 | 1;
   /**
-   * "per-input": every input has its own mixture and allocations (mixes; a naive-Bayes mixture).
-   * "shared": Sykacek's kernels shared by the selected inputs, the others regressed on them (selects
-   * the inputs needed given the others). "per-input": one mixture per input (selects every input whose
-   * distribution depends on the class). @defaultValue "shared"
+   * "per-input": every input has its own mixture and allocations (a naive-Bayes mixture; selects every
+   * input whose distribution depends on the class). "shared": Sykacek's kernels shared by the selected
+   * inputs, each other input regressed on them (fewer inputs; see shared-chain.ts for what it assumes).
+   * @defaultValue "per-input"
    */
   structure?: "per-input" | "shared";
   /** Relative weights of the birth, death and exchange moves (birth and death must be equal). @defaultValue [1, 1, 1] */
@@ -207,7 +208,7 @@ function minInputs(value: number | undefined): number {
 }
 
 function structure(value: string | undefined): "per-input" | "shared" {
-  if (value === undefined) return "shared";
+  if (value === undefined) return "per-input";
   if (value !== "per-input" && value !== "shared") {
     throw new OccamError(
       "invalid-argument",
