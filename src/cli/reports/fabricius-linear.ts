@@ -115,10 +115,10 @@ export function formatFabriciusLinearReport(result: FabriciusLinearExperiment): 
             String(r.inputs),
             f(r.logZ),
             f(r.stdErr, 2),
-            f((r.logZ - r.exactLogZ) / r.stdErr, 2),
+            zScore(r.logZ, r.stdErr, r.exactLogZ),
             f(r.steppingStoneLogZ),
             f(r.steppingStoneStdErr, 2),
-            f((r.steppingStoneLogZ - r.exactLogZ) / r.steppingStoneStdErr, 2),
+            zScore(r.steppingStoneLogZ, r.steppingStoneStdErr, r.exactLogZ),
             f(r.exactLogZ),
             f(r.seconds, 2),
           ]),
@@ -128,11 +128,17 @@ export function formatFabriciusLinearReport(result: FabriciusLinearExperiment): 
     }
     lines.push(
       "",
-      "z: (estimate − quadrature) / s.e. The thesis's path sampling averages N terms U/p(θ) at random temperatures;",
-      "near θ = 0 they weigh the most negative log likelihoods most, so they are heavy-tailed and its ± (their sd/√N)",
-      "understates its error: trust the stepping-stone column, which uses the same Gibbs sampler on a ladder.",
+      "z: (estimate − quadrature) / s.e. The thesis's path sampling averages N terms U/p(θ) at random temperatures,",
+      "each from a few Gibbs sweeps carried on from the previous temperature; near θ = 0 the draws are close to the",
+      "prior's, their log likelihoods hundreds of nats below the posterior's and the terms heavy-tailed, so its ±",
+      "(their sd/√N) understates its error: trust the stepping-stone column, the same Gibbs sampler on a ladder.",
     );
   }
   lines.push("", `${f(result.seconds, 3)} s`);
   return lines.join("\n");
+}
+
+/** (estimate − exact) / s.e. to two digits, or "—" without a standard error. */
+function zScore(estimate: number, stdErr: number, exact: number): string {
+  return stdErr > 0 ? formatNumber((estimate - exact) / stdErr, 2) : "—";
 }
