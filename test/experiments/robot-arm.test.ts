@@ -3,22 +3,25 @@ import { formatRobotArmReport } from "../../src/cli/reports/robot-arm.js";
 import { checkHiddenList, runRobotArmExperiment } from "../../src/experiments/robot-arm.js";
 import { thrown } from "../support/assertions.js";
 
+/** A run small enough for a unit test: the shape of the result, not its numbers. */
+const TINY = {
+  nTrain: 30,
+  nTest: 20,
+  mlStarts: 1,
+  warmupPerTemperature: 2,
+  drawsPerTemperature: 3,
+  burnIn: 20,
+  posteriorDraws: 10,
+  ensembleSamples: 50,
+};
+
 describe("runRobotArmExperiment", () => {
   it("returns the documented JSON shape at a tiny setting", () => {
     const result = runRobotArmExperiment({
       seed: 1,
       quick: true,
       hidden: [1],
-      settings: {
-        nTrain: 30,
-        nTest: 20,
-        mlStarts: 1,
-        warmupPerTemperature: 2,
-        drawsPerTemperature: 3,
-        burnIn: 20,
-        posteriorDraws: 10,
-        ensembleSamples: 50,
-      },
+      settings: TINY,
     });
     const doc = JSON.parse(JSON.stringify(result));
     expect(doc.experiment).toBe("robot-arm");
@@ -45,17 +48,7 @@ describe("runRobotArmExperiment", () => {
   });
 
   it("generates its data with the noise asked for (the thesis's 0.5 as well as 0.05)", () => {
-    const tiny = {
-      nTrain: 30,
-      nTest: 20,
-      mlStarts: 1,
-      warmupPerTemperature: 2,
-      drawsPerTemperature: 3,
-      burnIn: 20,
-      posteriorDraws: 10,
-      ensembleSamples: 50,
-    };
-    const result = runRobotArmExperiment({ seed: 1, quick: true, hidden: [1], noise: 0.5, settings: tiny });
+    const result = runRobotArmExperiment({ seed: 1, quick: true, hidden: [1], noise: 0.5, settings: TINY });
     expect(result.noise).toBe(0.5);
     expect(formatRobotArmReport(result)).toMatch(/noise σ = 0\.5,.*\n\nErrors: .*gives 0\.25\)/);
     expect(thrown(() => runRobotArmExperiment({ seed: 1, quick: true, noise: 0 })).code).toBe(
