@@ -5,6 +5,7 @@
  */
 import gammaln from "@stdlib/math-base-special-gammaln";
 import { OccamError } from "../../errors.js";
+import { logSumExp } from "../../math/logspace.js";
 import type { Rng } from "../../random/rng.js";
 import type { ClassificationData } from "./data.js";
 
@@ -163,17 +164,11 @@ export class NormalGammaKernels {
 
 /**
  * Adds the probabilities ∝ exp(logp[0 … K)) to out[offset … offset + K): one test row's class
- * probabilities at one draw, accumulated over draws. Overwrites `logp`.
+ * probabilities at one draw, accumulated over draws.
  */
 export function addNormalised(logp: Float64Array, K: number, out: Float64Array, offset: number): void {
-  let max = Number.NEGATIVE_INFINITY;
-  for (let k = 0; k < K; k++) if (logp[k] > max) max = logp[k];
-  let sum = 0;
-  for (let k = 0; k < K; k++) {
-    logp[k] = Math.exp(logp[k] - max);
-    sum += logp[k];
-  }
-  for (let k = 0; k < K; k++) out[offset + k] += logp[k] / sum;
+  const logTotal = logSumExp(logp, 0, K);
+  for (let k = 0; k < K; k++) out[offset + k] += Math.exp(logp[k] - logTotal);
 }
 
 function maxOf(values: Float64Array, to: number): number {

@@ -27,12 +27,11 @@ import {
   drawFromLogits,
   logSubsetPrior,
   NormalGammaKernels,
-  PREDICT_EVERY,
   standardiseInputs,
 } from "./conjugate.js";
 import type { ClassificationData } from "./data.js";
 import type { ChainResult, Settings } from "./sampler.js";
-import { buildJumpStep, Subset } from "./subset-moves.js";
+import { buildJumpStep, runSweeps, Subset } from "./subset-moves.js";
 
 /** Data, priors and tables shared by the chains (read-only once built). */
 export interface PerInputData {
@@ -385,21 +384,21 @@ export function runPerInputChain(
   }
 
   // ---- the chain -----------------------------------------------------------------------------
-  const kept = s.draws - s.burnIn;
-  const keys: string[] = new Array(kept);
-  let key = subset.key();
-  for (let sweep = 0; sweep < s.draws; sweep++) {
-    rebuild();
-    for (let i = 0; i < p; i++) gibbsInput(i);
-    gibbsLabels();
-    for (let i = 0; i < p; i++) updateBeta(i);
-    for (let jmp = 0; jmp < s.jumps; jmp++) if (jumpStep(rng)) key = subset.key();
-    if (sweep >= s.burnIn) {
-      keys[sweep - s.burnIn] = key;
-      // test predictions from every PREDICT_EVERY-th kept sweep (neighbouring sweeps are correlated)
-      if ((sweep - s.burnIn) % PREDICT_EVERY === 0) predict();
-    }
-    onSweep(sweep + 1);
-  }
+  const keys = runSweeps({
+    rng,
+    subset,
+    draws: s.draws,
+    burnIn: s.burnIn,
+    jumps: s.jumps,
+    jumpStep,
+    predict,
+    onSweep,
+    sweep: () => {
+      rebuild();
+      for (let i = 0; i < p; i++) gibbsInput(i);
+      gibbsLabels();
+      for (let i = 0; i < p; i++) updateBeta(i);
+    },
+  });
   return { keys, testProb, ...counts };
 }

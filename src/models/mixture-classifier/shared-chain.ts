@@ -39,6 +39,7 @@
  */
 
 import gammaln from "@stdlib/math-base-special-gammaln";
+import { logSumExp } from "../../math/logspace.js";
 import type { Rng } from "../../random/rng.js";
 import { metropolisHastings } from "../../samplers/accept.js";
 import {
@@ -47,12 +48,11 @@ import {
   drawFromLogits,
   logSubsetPrior,
   NormalGammaKernels,
-  PREDICT_EVERY,
   standardiseInputs,
 } from "./conjugate.js";
 import type { ClassificationData } from "./data.js";
 import type { ChainResult, Settings } from "./sampler.js";
-import { buildJumpStep, Subset } from "./subset-moves.js";
+import { buildJumpStep, runSweeps, Subset } from "./subset-moves.js";
 
 const LOG_2PI = Math.log(2 * Math.PI);
 
@@ -402,41 +402,35 @@ export function runSharedChain(
         ld[d] = v;
       }
       for (let k = 0; k < K; k++) {
-        let dMax = Number.NEGATIVE_INFINITY;
-        for (let d = 0; d < D; d++) {
-          logits[d] = logCountW[mKD[k * D + d]] + ld[d];
-          if (logits[d] > dMax) dMax = logits[d];
-        }
-        let sum = 0;
-        for (let d = 0; d < D; d++) sum += Math.exp(logits[d] - dMax);
-        lk[k] = Math.log(mK[k] + deltaP) + dMax + Math.log(sum) - logTotal[mK[k]];
+        for (let d = 0; d < D; d++) logits[d] = logCountW[mKD[k * D + d]] + ld[d];
+        lk[k] = Math.log(mK[k] + deltaP) + logSumExp(logits, 0, D) - logTotal[mK[k]];
       }
       addNormalised(lk, K, testProb, t * K);
     }
   }
 
   // ---- the chain -----------------------------------------------------------------------------
-  const kept = s.draws - s.burnIn;
-  const keys: string[] = new Array(kept);
-  let key = subset.key();
   rebuild();
   refreshAll();
   rankB = background.quadratics(inS, Qb);
-  for (let sweep = 0; sweep < s.draws; sweep++) {
-    gibbsAllocations();
-    gibbsLabels();
-    rebuild();
-    for (let i = 0; i < p; i++) updateBeta(i);
-    // caches and the background's evidence for the new β (Qb changes only with S)
-    refreshAll();
-    backgroundLog = backgroundEvidence(inS, Qb, rankB);
-    for (let jmp = 0; jmp < s.jumps; jmp++) if (jumpStep(rng)) key = subset.key();
-    if (sweep >= s.burnIn) {
-      keys[sweep - s.burnIn] = key;
-      // test predictions from every PREDICT_EVERY-th kept sweep (neighbouring sweeps are correlated)
-      if ((sweep - s.burnIn) % PREDICT_EVERY === 0) predict();
-    }
-    onSweep(sweep + 1);
-  }
+  const keys = runSweeps({
+    rng,
+    subset,
+    draws: s.draws,
+    burnIn: s.burnIn,
+    jumps: s.jumps,
+    jumpStep,
+    predict,
+    onSweep,
+    sweep: () => {
+      gibbsAllocations();
+      gibbsLabels();
+      rebuild();
+      for (let i = 0; i < p; i++) updateBeta(i);
+      // caches and the background's evidence for the new β (Qb changes only with S)
+      refreshAll();
+      backgroundLog = backgroundEvidence(inS, Qb, rankB);
+    },
+  });
   return { keys, testProb, ...counts };
 }

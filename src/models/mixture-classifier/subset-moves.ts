@@ -8,6 +8,7 @@
 import type { Rng } from "../../random/rng.js";
 import { metropolisHastings } from "../../samplers/accept.js";
 import { type Move, mixture } from "../../samplers/mixture.js";
+import { PREDICT_EVERY } from "./conjugate.js";
 
 /** The kinds of jump, and the indices of their acceptance counters. */
 export const BIRTH = 0;
@@ -153,4 +154,35 @@ export function buildJumpStep(options: {
     onAccept?.(prop);
     return true;
   };
+}
+
+/**
+ * The chain's outer loop, the same for every structure: `draws` sweeps, each the structure's own
+ * updates (`sweep`) followed by `jumps` jump steps; returns the subset key of every kept sweep (after
+ * `burnIn`) and calls `predict` on every PREDICT_EVERY-th of them (neighbouring sweeps are correlated).
+ */
+export function runSweeps(options: {
+  rng: Rng;
+  subset: Subset;
+  draws: number;
+  burnIn: number;
+  jumps: number;
+  sweep: () => void;
+  jumpStep: (rng: Rng) => boolean;
+  predict: () => void;
+  onSweep: (sweep: number) => void;
+}): string[] {
+  const { rng, subset, draws, burnIn, jumps, sweep, jumpStep, predict, onSweep } = options;
+  const keys: string[] = new Array(draws - burnIn);
+  let key = subset.key();
+  for (let t = 0; t < draws; t++) {
+    sweep();
+    for (let j = 0; j < jumps; j++) if (jumpStep(rng)) key = subset.key();
+    if (t >= burnIn) {
+      keys[t - burnIn] = key;
+      if ((t - burnIn) % PREDICT_EVERY === 0) predict();
+    }
+    onSweep(t + 1);
+  }
+  return keys;
 }
