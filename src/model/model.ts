@@ -14,6 +14,18 @@ export interface LogDensity {
 }
 
 /**
+ * Box bounds of the parameters, lower[j] < θ_j < upper[j] (±Infinity for an unbounded side): the
+ * prior is zero outside the box and positive inside. Samplers cannot see a hard wall from the
+ * density alone; with the bounds declared, occam's estimators sample on an unbounded scale (each
+ * bounded coordinate mapped by a logit or log transform, as Stan and bridgesampling do), which leaves
+ * log Z unchanged.
+ */
+export interface ParameterBounds {
+  readonly lower: ArrayLike<number>;
+  readonly upper: ArrayLike<number>;
+}
+
+/**
  * A Bayesian model: a normalised prior and a likelihood that keeps every normalising constant.
  * Evidence estimators compute log Z = log ∫ p(θ) L(θ) dθ from these two, so a likelihood that drops
  * a constant gives a log Z that is wrong by that constant.
@@ -21,6 +33,8 @@ export interface LogDensity {
 export interface BayesModel {
   readonly dim: number;
   readonly names?: readonly string[];
+  /** Where the prior has hard bounds (a uniform prior on a box, a positive scale): see {@link ParameterBounds}. */
+  readonly bounds?: ParameterBounds;
   /** log p(θ), normalised: the prior integrates to 1. */
   logPrior(theta: Float64Array): number;
   /** log L(θ) = log p(D | θ), with every normalising constant. */
@@ -81,6 +95,7 @@ export function defineModel<M extends BayesModel>(model: M, options: DefineModel
       `model.names has ${model.names.length} entries but model.dim is ${model.dim}; give one name per parameter.`,
     );
   }
+  checkBounds(model, "model.bounds");
   const rng = createRng(checkSeed);
   const grad = new Float64Array(model.dim);
   for (let i = 0; i < checkDraws; i++) {
@@ -95,6 +110,12 @@ export function defineModel<M extends BayesModel>(model: M, options: DefineModel
     for (const v of theta) {
       if (!Number.isFinite(v))
         throw new OccamError("non-finite", `model.samplePrior returned a non-finite value ${where}.`);
+    }
+    if (model.bounds !== undefined && !insideBounds(model.bounds, theta)) {
+      throw new OccamError(
+        "invalid-argument",
+        `model.samplePrior returned a point outside model.bounds ${where}; the bounds must contain the prior's support.`,
+      );
     }
     const lp = model.logPrior(theta);
     if (!(lp < Number.POSITIVE_INFINITY && lp > Number.NEGATIVE_INFINITY)) {
@@ -114,6 +135,41 @@ export function defineModel<M extends BayesModel>(model: M, options: DefineModel
     checkGradient(model.gradLogLikelihood, theta, grad, ll, "gradLogLikelihood", "logLikelihood", where);
   }
   return Object.freeze(model);
+}
+
+/**
+ * Checks `model.bounds` when present: one lower and one upper bound per parameter, each a number
+ * (±Infinity allowed, never NaN), lower < upper. Throws an `OccamError` naming the coordinate.
+ */
+export function checkBounds(model: BayesModel, where: string): void {
+  const bounds = model.bounds;
+  if (bounds === undefined) return;
+  if (bounds === null || typeof bounds !== "object") {
+    throw new OccamError("invalid-argument", `${where} must be { lower, upper }, one entry per parameter.`);
+  }
+  const { lower, upper } = bounds;
+  if (lower?.length !== model.dim || upper?.length !== model.dim) {
+    throw new OccamError(
+      "dimension-mismatch",
+      `${where}: lower and upper must each have ${model.dim} entries (model.dim), got ${lower?.length} and ${upper?.length}.`,
+    );
+  }
+  for (let j = 0; j < model.dim; j++) {
+    if (!(lower[j] < upper[j])) {
+      throw new OccamError(
+        "invalid-argument",
+        `${where}: parameter ${j} has lower bound ${lower[j]} and upper bound ${upper[j]}; need lower < upper (±Infinity for an open side).`,
+      );
+    }
+  }
+}
+
+/** True when every coordinate of θ lies strictly inside the bounds. */
+export function insideBounds(bounds: ParameterBounds, theta: Float64Array): boolean {
+  for (let j = 0; j < theta.length; j++) {
+    if (!(theta[j] > bounds.lower[j] && theta[j] < bounds.upper[j])) return false;
+  }
+  return true;
 }
 
 function checkGradient(

@@ -81,6 +81,25 @@ describe("defineModel", () => {
   it("rejects names that do not match the dimension", () => {
     expect(thrown(() => defineModel(normalModel({ names: ["a", "b"] }))).code).toBe("dimension-mismatch");
   });
+
+  it("checks declared bounds: one pair per parameter, lower < upper, prior draws inside", () => {
+    expect(() =>
+      defineModel(normalModel({ bounds: { lower: [-Infinity], upper: [Infinity] } })),
+    ).not.toThrow();
+    expect(thrown(() => defineModel(normalModel({ bounds: { lower: [0, 0], upper: [1, 1] } }))).code).toBe(
+      "dimension-mismatch",
+    );
+    expect(thrown(() => defineModel(normalModel({ bounds: { lower: [1], upper: [1] } }))).message).toMatch(
+      /parameter 0 has lower bound 1 and upper bound 1/,
+    );
+    expect(thrown(() => defineModel(normalModel({ bounds: { lower: [Number.NaN], upper: [1] } }))).code).toBe(
+      "invalid-argument",
+    );
+    // N(0, 1) draws fall outside (0, 1) often: the bounds do not contain the prior's support.
+    expect(thrown(() => defineModel(normalModel({ bounds: { lower: [0], upper: [1] } }))).message).toMatch(
+      /outside model.bounds/,
+    );
+  });
 });
 
 describe("tempered", () => {
