@@ -12,12 +12,12 @@
  * rscaleSqr * N / 2)`; r = 1 is Liang et al.'s original Zellner–Siow prior and BayesFactor's default
  * `rscaleCont = "medium"` is r = √2/4.
  *
- * The integral is computed in log space on u = log g, where the integrand is smooth with a
- * double-exponential left tail and an exponential right tail (rate (k + 1)/2), by globally adaptive
- * Gauss–Kronrod (7–15) quadrature on a finite interval chosen from rigorous bounds on the tails.
+ * The integral is the m = q = 0 case of `g-mixture.ts`: adaptive Gauss–Kronrod quadrature in u = log g
+ * on an interval chosen from bounds on the tails.
  */
 import { OccamError } from "../../errors.js";
 import { choleskyInPlace, solveLower } from "../../math/linalg.js";
+import { gMixtureLogIntegral, zellnerSiowDensity } from "./g-mixture.js";
 import { checkR2Statistics } from "./g-prior.js";
 
 /** BayesFactor's default prior scale for continuous covariates, `rscaleCont = "medium"`: √2/4. */
@@ -72,146 +72,6 @@ function fillOptions(options: ZellnerSiowOptions): Filled {
   return { rScale, relTol };
 }
 
-/** log(1 + eˣ) without overflow. */
-function softplus(x: number): number {
-  return x > 0 ? x + Math.log1p(Math.exp(-x)) : Math.log1p(Math.exp(x));
-}
-
-// Gauss–Kronrod 7–15 nodes and weights on [−1, 1] (QUADPACK qk15, rounded to doubles): Kronrod abscissae xk[0..7]
-// (xk[7] = 0), the Gauss points are xk[1], xk[3], xk[5], xk[7].
-const XK = [
-  0.9914553711208126, 0.9491079123427585, 0.8648644233597691, 0.7415311855993945, 0.5860872354676911,
-  0.4058451513773972, 0.20778495500789848, 0,
-];
-const WK = [
-  0.022935322010529224, 0.06309209262997856, 0.10479001032225019, 0.14065325971552592, 0.1690047266392679,
-  0.19035057806478542, 0.20443294007529889, 0.20948214108472782,
-];
-const WG = [0.1294849661688697, 0.27970539148927664, 0.3818300505051189, 0.4179591836734694];
-
-/** The log integrand on u = log g and its derivative, for fixed (R², n, k, r). */
-class LogIntegrand {
-  readonly a: number; // (n − 1 − k)/2
-  readonly b: number; // (n − 1)/2
-  readonly logC: number; // log(1 − R²)
-  readonly s: number; // r² n / 2, the inverse-gamma scale
-  readonly constant: number; // ½ log s − ½ log π
-  evaluations = 0;
-
-  constructor(r2: number, n: number, k: number, rScale: number) {
-    this.a = 0.5 * (n - 1 - k);
-    this.b = 0.5 * (n - 1);
-    this.logC = Math.log1p(-r2);
-    this.s = (rScale * rScale * n) / 2;
-    this.constant = 0.5 * Math.log(this.s) - 0.5 * Math.log(Math.PI);
-  }
-
-  /**
-   * log of the integrand in u: a·log(1 + g) − b·log(1 + g(1 − R²)) + log π(g) + u, where
-   * log π(g) + u = ½ log s − ½ log π − ½u − s e^(−u) (the inverse-gamma density times the Jacobian g).
-   */
-  value(u: number): number {
-    this.evaluations++;
-    return (
-      this.a * softplus(u) -
-      this.b * softplus(u + this.logC) +
-      this.constant -
-      0.5 * u -
-      this.s * Math.exp(-u)
-    );
-  }
-
-  /** d²/du² of {@link value}: a·σ'(u) − b·σ'(u + log c) − s/g, with σ' = σ(1 − σ) of the logistic σ. */
-  secondDerivative(u: number): number {
-    const p = logistic(u);
-    const q = logistic(u + this.logC);
-    return this.a * p * (1 - p) - this.b * q * (1 - q) - this.s * Math.exp(-u);
-  }
-
-  /**
-   * Every g > 0 where d/du {@link value} = a·g/(1+g) − b·cg/(1+cg) − ½ + s/g vanishes. Multiplied by
-   * g(1 + g)(1 + cg) > 0 it is the cubic P(g) = c₃g³ + c₂g² + c₁g + c₀ with c₃ = c(a − b − ½) < 0 and
-   * c₀ = s > 0; its positive roots are found by bracketed Newton on the (at most three) intervals
-   * where P is monotone.
-   */
-  stationaryPoints(): number[] {
-    const c = Math.exp(this.logC);
-    const c3 = c * (this.a - this.b - 0.5);
-    const c2 = this.a - this.b * c - 0.5 * (1 + c) + this.s * c;
-    const c1 = this.s * (1 + c) - 0.5;
-    const c0 = this.s;
-    // Cauchy's bound on the roots, and the roots of P' = 3c₃g² + 2c₂g + c₁ that split (0, bound).
-    const bound = 1 + Math.max(Math.abs(c2), Math.abs(c1), Math.abs(c0)) / Math.abs(c3);
-    const ends = [0];
-    const disc = c2 * c2 - 3 * c3 * c1;
-    if (disc > 0) {
-      const sq = Math.sqrt(disc);
-      // Both roots of the quadratic without cancellation: q = −(c₂ + sign(c₂)√disc).
-      const qq = -(c2 + (c2 >= 0 ? sq : -sq));
-      for (const r of [qq / (3 * c3), c1 / qq]) if (r > 0 && r < bound) ends.push(r);
-    }
-    ends.push(bound);
-    ends.sort((x, y) => x - y);
-    const poly = (g: number) => ((c3 * g + c2) * g + c1) * g + c0;
-    const slope = (g: number) => (3 * c3 * g + 2 * c2) * g + c1;
-    const roots: number[] = [];
-    for (let i = 0; i + 1 < ends.length; i++) {
-      let lo = ends[i];
-      let hi = ends[i + 1];
-      let pLo = poly(lo);
-      const pHi = poly(hi);
-      if (pLo === 0 && lo > 0) roots.push(lo);
-      if (!(pLo * pHi < 0)) continue;
-      let g = 0.5 * (lo + hi);
-      for (let it = 0; it < 200; it++) {
-        const pg = poly(g);
-        if (pg === 0) break;
-        if (pg * pLo > 0) {
-          lo = g;
-          pLo = pg;
-        } else hi = g;
-        const next = g - pg / slope(g);
-        // Newton inside the bracket, else bisection; stop at machine precision.
-        const candidate = next > lo && next < hi ? next : 0.5 * (lo + hi);
-        if (Math.abs(candidate - g) <= 1e-15 * g) {
-          g = candidate;
-          break;
-        }
-        g = candidate;
-      }
-      roots.push(g);
-    }
-    return roots;
-  }
-
-  /**
-   * An upper bound of {@link value} valid for every u: the likelihood ratio (1+g)^a (1+gc)^(−b) is at
-   * most c^(−b) (as (1+g)/(1+gc) ≤ 1/c and a ≤ b), so value(u) ≤ −b log c + prior part.
-   */
-  leftBound(u: number): number {
-    return -this.b * this.logC + this.constant - 0.5 * u - this.s * Math.exp(-u);
-  }
-
-  /**
-   * For u ≥ 0 (g ≥ 1), log(1+g) ≤ u + log 2 and log(1+gc) ≥ u + log c, so
-   * value(u) ≤ rightIntercept − (k + 1)/2 · u, with slope −(b − a) − ½ = −(k + 1)/2.
-   */
-  get rightIntercept(): number {
-    return this.a * Math.LN2 - this.b * this.logC + this.constant;
-  }
-
-  get rightSlope(): number {
-    return this.b - this.a + 0.5;
-  }
-}
-
-function logistic(x: number): number {
-  return x >= 0 ? 1 / (1 + Math.exp(-x)) : Math.exp(x) / (1 + Math.exp(x));
-}
-
-/** How far (in nats) below the peak the integration interval ends: e^(−60) ≈ 1e-26 of the peak. */
-const TAIL_DROP = 60;
-
 /**
  * The Zellner–Siow Bayes factor of a linear model with k inputs (plus an intercept) against the
  * intercept-only model, from the coefficient of determination R² of the k-input model and n
@@ -230,48 +90,12 @@ export function zellnerSiowBayesFactor(
 ): ZellnerSiowResult {
   checkR2Statistics(r2, n, k, "zellnerSiowBayesFactor");
   const { rScale, relTol } = fillOptions(options);
-  const f = new LogIntegrand(r2, n, k, rScale);
-
-  // 1. The highest stationary point of the log integrand. Multiplied by g(1 + g)(1 + cg) > 0, the
-  //    stationarity equation is a cubic in g (Liang et al. eq. A.3), so there are one or three
-  //    stationary points and all of them are found without scanning.
-  let mode = Number.NaN;
-  let peak = Number.NEGATIVE_INFINITY;
-  for (const g of f.stationaryPoints()) {
-    const u = Math.log(g);
-    const v = f.value(u);
-    if (v > peak) {
-      peak = v;
-      mode = u;
-    }
-  }
-  if (!Number.isFinite(peak)) {
-    throw new OccamError(
-      "internal",
-      `zellnerSiowBayesFactor: no peak of the integrand over g was found (R² = ${r2}, n = ${n}, k = ${k}); please report this.`,
-    );
-  }
-
-  // 2. The interval outside which the integrand is below e^(peak − TAIL_DROP), from the bounds.
-  const [left, right] = integrationRange(f, peak);
-
-  // 3. Globally adaptive Gauss–Kronrod on [left, right] of exp(f(u) − peak), starting from panels
-  //    scaled by the peak's width (from the curvature) and widening geometrically into the tails, so
-  //    the long exponential right tail costs a few panels rather than one per unit of u.
-  const width = 1 / Math.sqrt(Math.max(-f.secondDerivative(mode), 1e-300));
-  const breaks = panelBreaks(left, right, mode, width);
-  const { integral, error } = adaptiveGaussKronrod((u) => Math.exp(f.value(u) - peak), breaks, relTol);
-  if (!(integral > 0 && Number.isFinite(integral))) {
-    throw new OccamError(
-      "internal",
-      `zellnerSiowBayesFactor: the integral over g evaluated to ${integral} (R² = ${r2}, n = ${n}, k = ${k}); please report this.`,
-    );
-  }
+  const r = gMixtureLogIntegral(zellnerSiowDensity(n, rScale), r2, n, k, 0, 0, relTol);
   return Object.freeze({
-    logBF: peak + Math.log(integral),
-    error: error / integral,
-    logGMode: mode,
-    evaluations: f.evaluations,
+    logBF: r.logValue,
+    error: r.error,
+    logGMode: r.logGMode,
+    evaluations: r.evaluations,
   });
 }
 
@@ -283,127 +107,6 @@ export function zellnerSiowLogBayesFactor(
   options: ZellnerSiowOptions = {},
 ): number {
   return zellnerSiowBayesFactor(r2, n, k, options).logBF;
-}
-
-function integrationRange(f: LogIntegrand, peak: number): [number, number] {
-  const floor = peak - TAIL_DROP;
-  // Left: leftBound is increasing on (−∞, log 2s); walk left from there until it is below the floor,
-  // then bisect. Beyond that point the bound, hence the integrand, is below e^floor and falls
-  // double-exponentially.
-  const top = Math.log(2 * f.s);
-  let a = top;
-  let width = 1;
-  while (f.leftBound(a) > floor) {
-    a = top - width;
-    width *= 2;
-  }
-  let b = top;
-  for (let i = 0; i < 100 && b - a > 1e-6; i++) {
-    const mid = 0.5 * (a + b);
-    if (f.leftBound(mid) > floor) b = mid;
-    else a = mid;
-  }
-  // Right: for u ≥ 0 the integrand is below e^(rightIntercept − (k+1)u/2); the neglected tail is at most
-  // e^floor · 2/(k + 1).
-  const right = Math.max(0, (f.rightIntercept - floor) / f.rightSlope, a + 1);
-  return [a, right];
-}
-
-/**
- * Panel ends on [left, right]: mode ± width·{0, 1, 2, 4, 8, …}, doubling into each tail, clipped to the
- * interval, so the peak gets panels of its own width and the tails a few geometrically wider ones.
- */
-function panelBreaks(left: number, right: number, mode: number, width: number): number[] {
-  const centre = Math.min(Math.max(mode, left), right);
-  const below: number[] = [];
-  for (let d = width; centre - d > left; d *= 2) below.push(centre - d);
-  const above: number[] = [];
-  for (let d = width; centre + d < right; d *= 2) above.push(centre + d);
-  const breaks = [left, ...below.reverse(), centre, ...above, right];
-  return breaks.filter((x, i) => i === 0 || x > breaks[i - 1]);
-}
-
-const MAX_PANELS = 4000;
-/**
- * Scratch for the panels of {@link adaptiveGaussKronrod}, shared by every call (the code is
- * synchronous): allocating it per call made garbage collection a fifth of the all-subsets time.
- */
-const PANELS = {
-  lo: new Float64Array(MAX_PANELS),
-  hi: new Float64Array(MAX_PANELS),
-  val: new Float64Array(MAX_PANELS),
-  err: new Float64Array(MAX_PANELS),
-  out: new Float64Array(2),
-};
-
-/**
- * Globally adaptive Gauss–Kronrod 7–15 integration of a smooth h over the panels between consecutive
- * `breaks` (increasing), bisecting the panel with the largest error estimate |K15 − G7| until the summed
- * estimate is below relTol · |integral|.
- */
-function adaptiveGaussKronrod(
-  h: (x: number) => number,
-  breaks: readonly number[],
-  relTol: number,
-): { integral: number; error: number } {
-  const { lo, hi, val, err, out } = PANELS;
-  let count = 0;
-  for (let i = 0; i + 1 < breaks.length; i++) {
-    const x0 = breaks[i];
-    const x1 = breaks[i + 1];
-    gk15(h, x0, x1, out);
-    lo[count] = x0;
-    hi[count] = x1;
-    val[count] = out[0];
-    err[count] = out[1];
-    count++;
-  }
-  for (;;) {
-    let integral = 0;
-    let error = 0;
-    let worst = 0;
-    for (let i = 0; i < count; i++) {
-      integral += val[i];
-      error += err[i];
-      if (err[i] > err[worst]) worst = i;
-    }
-    if (error <= relTol * Math.abs(integral)) return { integral, error };
-    if (count + 1 >= MAX_PANELS || !Number.isFinite(integral)) {
-      throw new OccamError(
-        "internal",
-        `zellnerSiowBayesFactor: the quadrature did not reach relative accuracy ${relTol} (estimate ${integral}, error ${error}); loosen relTol or report this.`,
-      );
-    }
-    const mid = 0.5 * (lo[worst] + hi[worst]);
-    const end = hi[worst];
-    gk15(h, lo[worst], mid, out);
-    hi[worst] = mid;
-    val[worst] = out[0];
-    err[worst] = out[1];
-    gk15(h, mid, end, out);
-    lo[count] = mid;
-    hi[count] = end;
-    val[count] = out[0];
-    err[count] = out[1];
-    count++;
-  }
-}
-
-/** One Gauss–Kronrod 7–15 panel: out[0] = the Kronrod estimate, out[1] = |Kronrod − Gauss|. */
-function gk15(h: (x: number) => number, a: number, b: number, out: Float64Array): void {
-  const centre = 0.5 * (a + b);
-  const half = 0.5 * (b - a);
-  const fc = h(centre);
-  let kronrod = WK[7] * fc;
-  let gauss = WG[3] * fc;
-  for (let j = 0; j < 7; j++) {
-    const dx = half * XK[j];
-    const sum = h(centre - dx) + h(centre + dx);
-    kronrod += WK[j] * sum;
-    if (j % 2 === 1) gauss += WG[(j - 1) / 2] * sum;
-  }
-  out[0] = kronrod * half;
-  out[1] = Math.abs((kronrod - gauss) * half);
 }
 
 /**

@@ -1,0 +1,182 @@
+/**
+ * Tables of the mixture-of-g-priors integrals J_m(x) of `g-mixture.ts` (x = R²) for one (π, n, k, m),
+ * so that scoring one of 2^p subsets costs a look-up instead of a quadrature.
+ *
+ * Panels are uniform in t = −log(1 − x), of width δ_t = min(Z/b, 0.1) (b = (n − 1)/2): since J′/J =
+ * b E[g/(1+gc)] ≤ b/c (c = 1 − x), J grows by at most a factor of about e^Z across a panel. On a panel [x₀, x₁] of
+ * width δ, J is its Taylor polynomial of degree Q about x₀: with H = g/(1 + g c₀) and s = (x − x₀)/δ,
+ *   (1 + g c)^(−b) = (1 + g c₀)^(−b) (1 − H δ s)^(−b) = (1 + g c₀)^(−b) Σ_q (b)_q/q! (H δ s)^q,
+ * so the coefficients A_q = (b)_q/q! δ^q ∫ (g/(1+g))^m (1+g)^a (1+gc₀)^(−b) H^q π(g) dg all come from one
+ * pass of a vector quadrature whose integrands share everything but the power of H, and a value is a
+ * Horner sum of positive terms (no cancellation).
+ *
+ * The error bound is proven, not estimated: J is absolutely monotone (each derivative is the integral of
+ * a positive function), so Taylor's remainder is at most J^(Q+1)(x₁) δ^(Q+1)/(Q+1)!, which the same
+ * quadrature computes as one more integrand, and J ≥ J(x₀) = A₀ on the panel; the relative error of J,
+ * hence the absolute error of log J, is at most that remainder over A₀ plus the quadrature's own error
+ * estimate of the coefficients (relative to A₀). A panel whose bound exceeds MAX_TABLE_ERROR is not used:
+ * its points are integrated directly.
+ *
+ * Panels are built lazily: the first subset that falls in a panel is integrated directly, the second
+ * builds it. A data set whose subsets spread thinly over many panels (very large n) thus costs at most
+ * about twice direct quadrature, and a dense one (2^20 subsets) builds each panel once.
+ */
+
+import { adaptiveGaussKronrodVector, peakPanelBreaks } from "../../math/quadrature.js";
+import {
+  type GMixingDensity,
+  GMixtureIntegrand,
+  gMixtureLogIntegral,
+  locatePeak,
+  softplus,
+} from "./g-mixture.js";
+
+/** Degree Q of the Taylor polynomial on each panel. */
+const DEGREE = 35;
+/** J changes by at most about e^PANEL_NATS across a panel. */
+const PANEL_NATS = 5;
+/**
+ * The widest panel in t. The Taylor series in s is a negative-binomial series with ratio Hδ ≤ 1 − e^(−δ_t),
+ * which converges slowly when b is small and δ_t = Z/b wide; this caps the ratio at about 0.1.
+ */
+const MAX_PANEL_WIDTH = 0.1;
+/** Accuracy asked of the coefficients, relative to A₀. */
+const COEFFICIENT_TOL = 1e-11;
+/** A panel whose proven error bound is above this is integrated point by point instead. */
+export const MAX_TABLE_ERROR = 1e-10;
+/** Requests in a panel answered by direct quadrature before the panel is built. */
+const DIRECT_BEFORE_BUILD = 1;
+
+interface Panel {
+  readonly x0: number;
+  readonly width: number;
+  /** log of the scale of the coefficients: J(x) = e^logScale Σ_q A_q s^q. */
+  readonly logScale: number;
+  /** A_q, or null: integrate directly. */
+  readonly coefficients: Float64Array | null;
+  /** The proven bound on the absolute error of log J on the panel. */
+  readonly error: number;
+}
+
+/** What a family's tables have done; shared by the tables of one family. */
+export interface GTableStats {
+  panels: number;
+  directEvaluations: number;
+  /** The largest error bound (tabulated) or quadrature error estimate (direct) of any value returned. */
+  maxError: number;
+}
+
+/** log J_m(x) for one (π, n, k, m), tabulated on demand (see the module comment). */
+export class GMixtureTable {
+  private readonly panels = new Map<number, Panel | number>();
+  private readonly width: number;
+
+  constructor(
+    private readonly mix: GMixingDensity,
+    private readonly n: number,
+    private readonly k: number,
+    private readonly m: number,
+    private readonly stats: GTableStats,
+  ) {
+    this.width = Math.min(PANEL_NATS / (0.5 * (n - 1)), MAX_PANEL_WIDTH);
+  }
+
+  /** log J_m(x) for x = R² in [0, 1). */
+  logValue(x: number): number {
+    const j = Math.floor(-Math.log1p(-x) / this.width);
+    const entry = this.panels.get(j);
+    if (entry === undefined || typeof entry === "number") {
+      const seen = entry ?? 0;
+      if (seen < DIRECT_BEFORE_BUILD) {
+        this.panels.set(j, seen + 1);
+        return this.direct(x);
+      }
+      const panel = this.build(j);
+      this.panels.set(j, panel);
+      return this.evaluate(panel, x);
+    }
+    return this.evaluate(entry, x);
+  }
+
+  private direct(x: number): number {
+    const r = gMixtureLogIntegral(this.mix, x, this.n, this.k, this.m, 0, 1e-12);
+    this.stats.directEvaluations++;
+    if (r.error > this.stats.maxError) this.stats.maxError = r.error;
+    return r.logValue;
+  }
+
+  private evaluate(panel: Panel, x: number): number {
+    const c = panel.coefficients;
+    if (c === null) return this.direct(x);
+    if (panel.error > this.stats.maxError) this.stats.maxError = panel.error;
+    const s = (x - panel.x0) / panel.width;
+    let sum = c[DEGREE];
+    for (let q = DEGREE - 1; q >= 0; q--) sum = sum * s + c[q];
+    return panel.logScale + Math.log(sum);
+  }
+
+  private build(j: number): Panel {
+    const { mix, n, k, m } = this;
+    this.stats.panels++;
+    const x0 = -Math.expm1(-j * this.width);
+    const x1 = -Math.expm1(-(j + 1) * this.width);
+    const delta = x1 - x0;
+    const left = new GMixtureIntegrand(mix, x0, n, k, m, 0);
+    const right = new GMixtureIntegrand(mix, x1, n, k, m, DEGREE + 1);
+    const a = locatePeak(left);
+    const b = locatePeak(right);
+    const shift = a.peak;
+    const half = 0.5 * (n - 1);
+    const lc0 = left.lc;
+    const lc1 = right.lc;
+    const logDelta = Math.log(delta);
+    // ratio[q] = (b + q − 1)/q, so (b)_q/q! = Π ratio; the remainder's constant (b)_(Q+1)/(Q+1)! likewise.
+    const ratio = new Float64Array(DEGREE + 2);
+    let logRemainderConstant = 0;
+    for (let q = 1; q <= DEGREE + 1; q++) {
+      ratio[q] = (half + q - 1) / q;
+      logRemainderConstant += Math.log(ratio[q]);
+    }
+    const dim = DEGREE + 2;
+    const h = (u: number, out: Float64Array): void => {
+      const s0 = softplus(u + lc0);
+      const base = left.value(u) - shift;
+      const w = Math.exp(base);
+      const hd = Math.exp(u - s0 + logDelta);
+      let t = w;
+      out[0] = t;
+      for (let q = 1; q <= DEGREE; q++) {
+        t *= ratio[q] * hd;
+        out[q] = t;
+      }
+      // The remainder integrand at x₁: (b)_(Q+1)/(Q+1)! (H₁δ)^(Q+1) times the integrand of J at x₁.
+      const s1 = softplus(u + lc1);
+      out[DEGREE + 1] = Math.exp(
+        base - half * (s1 - s0) + logRemainderConstant + (DEGREE + 1) * (u - s1 + logDelta),
+      );
+    };
+    // Weights: the coefficients' errors relative to A₀ (each enters a value with s^q ≤ 1), the
+    // remainder's relative to itself at 1e-9 (it only needs a few digits). Initial sizes from the peaks.
+    const sizeA = Math.sqrt((2 * Math.PI) / Math.max(-left.curvature(a.mode), 1e-300));
+    const sizeB =
+      Math.exp(b.peak - shift) * Math.sqrt((2 * Math.PI) / Math.max(-right.curvature(b.mode), 1e-300));
+    const weights = new Float64Array(dim).fill(1 / sizeA);
+    weights[DEGREE + 1] = 1e-9 / sizeB;
+    const lo = Math.min(a.left, b.left);
+    const hi = Math.max(a.right, b.right);
+    const breaks = [
+      ...peakPanelBreaks(lo, hi, a.mode, 1 / Math.sqrt(Math.max(-left.curvature(a.mode), 1e-300))),
+      ...peakPanelBreaks(lo, hi, b.mode, 1 / Math.sqrt(Math.max(-right.curvature(b.mode), 1e-300))),
+    ]
+      .sort((x, y) => x - y)
+      .filter((x, i, all) => i === 0 || x > all[i - 1]);
+    const integral = new Float64Array(dim);
+    const weightedError = adaptiveGaussKronrodVector(h, dim, breaks, weights, COEFFICIENT_TOL, integral);
+    const a0 = integral[0];
+    const remainder = integral[DEGREE + 1] * (1 + 3e-3);
+    const relative = remainder / a0 + (weightedError * sizeA) / a0;
+    const error = relative >= 0 && relative < 0.5 ? -Math.log1p(-relative) : Number.POSITIVE_INFINITY;
+    const coefficients = error <= MAX_TABLE_ERROR ? integral.slice(0, DEGREE + 1) : null;
+    return { x0, width: delta, logScale: shift, coefficients, error };
+  }
+}
