@@ -1,11 +1,13 @@
 import { type Command, InvalidArgumentError, Option } from "commander";
-import { numericTable, readCsv } from "../data/csv.js";
+import { type CsvTable, readCsv } from "../data/csv.js";
+import { formulaDesign, parseFormula } from "../data/formula.js";
+import { OccamError } from "../errors.js";
 import {
   compareLinearModels,
   DEFAULT_MCMC_STEPS,
   LINEAR_ESTIMATORS,
   LINEAR_PRIORS,
-  type LinearComparison,
+  type LinearData,
   type LinearEstimator,
   type LinearPrior,
   MAX_ESTIMATED_MODELS,
@@ -13,7 +15,7 @@ import {
 import { parseSeed, positiveNumber, wholeNumber } from "./arguments.js";
 import type { Io } from "./io.js";
 import { checkedJson } from "./json.js";
-import { formatNumber, formatTable } from "./table.js";
+import { formatComparison } from "./reports/compare.js";
 
 /** Parses --subsets: all, none, or max=K. */
 export function parseSubsets(text: string): "all" | "none" | { max: number } {
@@ -24,13 +26,15 @@ export function parseSubsets(text: string): "all" | "none" | { max: number } {
 }
 
 interface CompareFlags {
-  target: string;
+  target?: string;
   inputs?: string;
+  formula?: string;
+  heredity: boolean;
   subsets: "all" | "none" | { max: number };
   prior: LinearPrior;
-  v: number;
-  a: number;
-  b: number;
+  v?: number;
+  a?: number;
+  b?: number;
   r?: number;
   alpha?: number;
   beta?: number;
@@ -57,19 +61,28 @@ export function registerCompare(program: Command, io: Io): void {
     .command("compare")
     .description("compare linear regressions on subsets of a CSV's inputs by their evidence")
     .argument("<data>", "CSV file with a header row")
-    .requiredOption("--target <column>", "the column to explain")
+    .option("--target <column>", "the column to explain (or give --formula)")
     .option("--inputs <a,b,c>", "the candidate inputs (default: every other column)")
+    .option(
+      "--formula <formula>",
+      'the target and candidate terms in R\'s syntax, e.g. "y ~ a + b + a:b", "y ~ a*b - a:b", "y ~ ."',
+    )
+    .option("--no-heredity", "let an interaction enter a model without its main effects")
     .addOption(
       new Option("--subsets <which>", "all, none (only the full model) or max=K")
         .argParser(parseSubsets)
         .default("all"),
     )
-    .addOption(new Option("--prior <name>", "prior of each model").choices([...LINEAR_PRIORS]).default("nig"))
     .addOption(
-      new Option("--v <v>", "NIG prior scale of the weights").argParser(positiveNumber("--v")).default(1e4),
+      new Option("--prior <name>", "prior of each model").choices([...LINEAR_PRIORS]).default("zellner-siow"),
     )
-    .addOption(new Option("--a <a>", "NIG inverse-gamma shape").argParser(positiveNumber("--a")).default(1))
-    .addOption(new Option("--b <b>", "NIG inverse-gamma scale").argParser(positiveNumber("--b")).default(1))
+    .addOption(
+      new Option("--v <v>", "NIG prior scale of the coefficients (default 10⁴)").argParser(
+        positiveNumber("--v"),
+      ),
+    )
+    .addOption(new Option("--a <a>", "NIG inverse-gamma shape (default 1)").argParser(positiveNumber("--a")))
+    .addOption(new Option("--b <b>", "NIG inverse-gamma scale (default 1)").argParser(positiveNumber("--b")))
     .addOption(
       new Option("--r <r>", "Zellner–Siow prior scale (default √2/4)").argParser(positiveNumber("--r")),
     )
@@ -94,7 +107,8 @@ export function registerCompare(program: Command, io: Io): void {
       ),
     )
     .option("--no-intercept", "leave the intercept out of every model")
-    .option("--standardize", "standardise the inputs first (recorded in the output)")
+    .option("--standardize", "NIG, independent: standardise the inputs first (the default)")
+    .option("--no-standardize", "NIG, independent: keep the inputs in their own units")
     .addOption(
       new Option("--model-prior <name>", "prior over models")
         .choices(["uniform", "uniform-size"])
@@ -126,10 +140,10 @@ export function registerCompare(program: Command, io: Io): void {
       ).argParser(wholeNumber("--mcmc-steps")),
     )
     .option("--json", "print one JSON document instead of tables")
-    .action((path: string, flags: CompareFlags) => {
-      const inputs = flags.inputs?.split(",").map((s) => s.trim());
-      const data = numericTable(readCsv(path), { target: flags.target, inputs });
+    .action((path: string, flags: CompareFlags, command: Command) => {
+      const data = linearData(readCsv(path), flags);
       const progressLabel = flags.estimator ?? (flags.prior === "independent" ? "stepping-stone" : "exact");
+      const given = (name: string) => command.getOptionValueSource(name) === "cli";
       const result = compareLinearModels(data, {
         prior: flags.prior,
         v: flags.v,
@@ -140,8 +154,9 @@ export function registerCompare(program: Command, io: Io): void {
         beta: flags.beta,
         alphaW: flags.alphaW,
         betaW: flags.betaW,
-        intercept: flags.intercept,
-        standardize: flags.standardize === true,
+        intercept: given("intercept") ? flags.intercept : undefined,
+        standardize: flags.standardize,
+        heredity: flags.heredity,
         subsets: flags.subsets,
         modelPrior: flags.modelPrior,
         top: flags.top ?? (flags.json ? undefined : 10),
@@ -160,76 +175,25 @@ export function registerCompare(program: Command, io: Io): void {
     });
 }
 
-function describePrior(prior: LinearComparison["prior"]): string {
-  switch (prior.name) {
-    case "nig":
-      return `Normal–Inverse-Gamma (v = ${prior.v}, a = ${prior.a}, b = ${prior.b})`;
-    case "zellner-siow":
-      return `Zellner–Siow (r = ${formatNumber(prior.r, 4)})`;
-    case "independent":
-      return (
-        `independent precisions (τ ~ Gamma(${formatNumber(prior.alpha, 3)}, scale ${formatNumber(prior.beta, 4)}), ` +
-        `τ_w ~ Gamma(${formatNumber(prior.alphaW, 3)}, scale ${formatNumber(prior.betaW, 4)}))`
+/** The design of the comparison: from --formula, or the target and the numeric or text input columns. */
+function linearData(csv: CsvTable, flags: CompareFlags): LinearData {
+  if (flags.formula !== undefined) {
+    if (flags.target !== undefined || flags.inputs !== undefined) {
+      throw new OccamError(
+        "invalid-argument",
+        "--formula names the target and the terms: leave out --target and --inputs, or drop --formula.",
       );
+    }
+    return formulaDesign(csv, parseFormula(flags.formula), { heredity: flags.heredity });
   }
-}
-
-function formatComparison(result: LinearComparison, target: string): string {
-  const prior = describePrior(result.prior);
-  const estimated = result.estimator !== "exact";
-  const models = formatTable(
-    [
-      { header: "inputs", align: "left" },
-      { header: result.prior.name === "zellner-siow" ? "log BF" : "log evidence" },
-      ...(estimated ? [{ header: "std. error" }] : []),
-      { header: "log BF vs intercept only" },
-      { header: "probability" },
-    ],
-    result.models.map((m) => [
-      m.inputs.length > 0 ? m.inputs.join(", ") : "(none)",
-      m.logEvidence === null ? formatNumber(m.logBayesFactor, 6) : formatNumber(m.logEvidence, 6),
-      ...(estimated ? [formatNumber(m.stdErr, 2)] : []),
-      formatNumber(m.logBayesFactor, 4),
-      formatNumber(m.posteriorProbability, 3),
-    ]),
+  if (flags.target === undefined) {
+    throw new OccamError("invalid-argument", "give the column to explain with --target (or a --formula).");
+  }
+  const inputs = flags.inputs?.split(",").map((s) => s.trim());
+  const columns = inputs ?? csv.columns.filter((c) => c !== flags.target);
+  return formulaDesign(
+    csv,
+    { target: flags.target, terms: columns.map((c) => [c]), dot: false },
+    { heredity: flags.heredity },
   );
-  const inclusion = formatTable(
-    [{ header: "input", align: "left" }, { header: "inclusion probability" }],
-    Object.entries(result.inclusionProbabilities)
-      .sort((x, y) => y[1] - x[1])
-      .map(([name, pr]) => [name, formatNumber(pr, 3)]),
-  );
-  const p = result.inputs.length;
-  const how = estimated
-    ? [
-        `log evidences estimated by ${result.estimator} (seed ${result.settings?.seed}` +
-          `${result.settings?.samples === undefined ? "" : `, ${result.settings.samples} samples`}` +
-          `${result.settings?.folds === undefined ? "" : `, ${result.settings.folds} folds`}); probabilities use the estimates`,
-        ...(result.agreement === undefined
-          ? []
-          : [
-              `against the exact evidences: largest error ${formatNumber(result.agreement.maxAbsError, 3)} nats; ` +
-                `${result.agreement.beyondFourStdErr} of ${result.modelCount} estimates beyond 4 std. errors`,
-            ]),
-      ]
-    : [];
-  const search = result.mcmc
-    ? [
-        `${p} inputs: too many to enumerate 2^${p} models; sampled subsets by MCMC (${result.mcmc.steps} steps, ` +
-          `${result.mcmc.distinctModels} distinct models visited, seed ${result.settings?.seed}); probabilities are ` +
-          `exact evidences renormalised over the visited models (visit frequencies differ by ${formatNumber(result.mcmc.frequencyDiscrepancy, 2)} in total variation)`,
-      ]
-    : [];
-  return [
-    `${target} on ${p} inputs, ${result.n} rows, ${result.modelCount} models; prior ${prior}` +
-      `${result.intercept ? ", intercept in every model" : ", no intercept"}${result.standardized ? ", inputs standardised" : ""}`,
-    ...search,
-    ...how,
-    "",
-    models,
-    "",
-    inclusion,
-    "",
-    `median-probability model: ${result.medianModel.length > 0 ? result.medianModel.join(", ") : "(none)"}`,
-  ].join("\n");
 }

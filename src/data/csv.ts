@@ -202,6 +202,44 @@ function numericColumn(csv: CsvTable, name: string, role: string): Float64Array 
   return out;
 }
 
+/** A column as occam reads it: numbers, or text (a factor) as level codes. */
+export type TypedColumn =
+  | { readonly kind: "numeric"; readonly values: Float64Array }
+  | { readonly kind: "factor"; readonly levels: readonly string[]; readonly codes: Int32Array };
+
+/**
+ * A column of a CSV table as numbers when every cell is one, or as a factor when none is: the levels in
+ * sorted (code-point) order, as R's `factor` has them, and each row's level index. Throws an
+ * `invalid-data` OccamError naming the row and column for a missing cell, and for a column that mixes
+ * numbers and text (naming one cell of each).
+ */
+export function typedColumn(csv: CsvTable, name: string, role: string): TypedColumn {
+  const cells = csv.data.get(name) as readonly string[];
+  let firstNumber = -1;
+  let firstText = -1;
+  for (let i = 0; i < csv.rows; i++) {
+    const cell = cells[i];
+    if (MISSING.has(cell.toLowerCase())) {
+      const shown = cell === "" ? "an empty cell" : `"${cell}"`;
+      throw invalid(
+        `Row ${i + 2}, column "${name}" (${role}): missing value (${shown}). occam does not impute or drop rows: fill in the value or remove the row before loading.`,
+      );
+    }
+    if (NUMBER.test(cell)) {
+      if (firstNumber < 0) firstNumber = i;
+    } else if (firstText < 0) firstText = i;
+  }
+  if (firstText < 0) return { kind: "numeric", values: numericColumn(csv, name, role) };
+  if (firstNumber >= 0) {
+    throw invalid(
+      `Column "${name}" (${role}) mixes numbers (row ${firstNumber + 2}: "${cells[firstNumber]}") and text (row ${firstText + 2}: "${cells[firstText]}"): fix the cell that is wrong, or make every cell text if the column is a category.`,
+    );
+  }
+  const levels = [...new Set(cells)].sort((x, y) => (x < y ? -1 : x > y ? 1 : 0));
+  const index = new Map(levels.map((level, j) => [level, j]));
+  return { kind: "factor", levels, codes: Int32Array.from(cells, (cell) => index.get(cell) as number) };
+}
+
 /**
  * Builds a regression table from chosen numeric columns of a CSV table: y from `target`, X from
  * `inputs` (default: every other column), with no intercept column added and no value changed.

@@ -37,8 +37,8 @@ import {
   scoreMlSubsets,
   selectMl,
 } from "../models/linear/maximum-likelihood.js";
+import { nigSubsets } from "../models/linear/nig-subsets.js";
 import { createRng, type Rng } from "../random/rng.js";
-import { nigSubsets } from "../selection/subsets.js";
 
 const LOG_TWO_PI = Math.log(2 * Math.PI);
 

@@ -1,9 +1,10 @@
 import tCdf from "@stdlib/stats-base-dists-t-cdf";
 import { OccamError } from "../errors.js";
 import { logGammaRatio } from "../math/special.js";
+import type { StudentTPredictive } from "../models/family.js";
+import type { NigSubsets } from "../models/linear/nig-subsets.js";
 import type { SubsetCollection, SubsetComparison } from "./compare.js";
 import { subsetMembers } from "./compare.js";
-import type { NigSubsets, StudentTPredictive } from "./subsets.js";
 
 /**
  * Bayesian model averaging of predictions (Everson et al. eq. 5): the predictive distribution is the

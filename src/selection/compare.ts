@@ -1,5 +1,6 @@
 import gammaln from "@stdlib/math-base-special-gammaln";
 import { OccamError } from "../errors.js";
+import type { Rng } from "../random/rng.js";
 
 /**
  * Posterior model probabilities and Bayes factors from log evidences: for a short list of models
@@ -414,4 +415,46 @@ export function subsetMembers(collection: SubsetCollection, i: number): Int32Arr
     throw new OccamError("invalid-argument", "subsetMembers: the collection has neither masks nor members.");
   }
   return members.slice(offsets[i], offsets[i + 1]);
+}
+
+/**
+ * Central intervals (default 90 %) of each model's posterior probability when the estimated log
+ * posteriors (log evidence + log prior) are uncertain: the log evidences are drawn `draws` times from
+ * N(estimate, stdErr²), independently (each model's estimator ran on its own stream), the probabilities
+ * normalised for each draw, and the quantiles taken. Unlike the delta method this stays inside [0, 1]
+ * and sees that a probability of 1 against 10⁻⁷ with errors of order 1 is not certain.
+ */
+export function probabilityIntervals(
+  logPosterior: ArrayLike<number>,
+  stdErr: ArrayLike<number>,
+  rng: Rng,
+  draws: number,
+  level = 0.9,
+): { lower: Float64Array; upper: Float64Array } {
+  const count = logPosterior.length;
+  const samples = new Float64Array(count * draws);
+  const drawn = new Float64Array(count);
+  for (let d = 0; d < draws; d++) {
+    let max = Number.NEGATIVE_INFINITY;
+    for (let i = 0; i < count; i++) {
+      drawn[i] = logPosterior[i] + stdErr[i] * rng.normal();
+      if (drawn[i] > max) max = drawn[i];
+    }
+    let total = 0;
+    for (let i = 0; i < count; i++) {
+      drawn[i] = Math.exp(drawn[i] - max);
+      total += drawn[i];
+    }
+    for (let i = 0; i < count; i++) samples[i * draws + d] = drawn[i] / total;
+  }
+  const lower = new Float64Array(count);
+  const upper = new Float64Array(count);
+  const lo = Math.floor(((1 - level) / 2) * (draws - 1));
+  const hi = Math.ceil(((1 + level) / 2) * (draws - 1));
+  for (let i = 0; i < count; i++) {
+    const sorted = samples.subarray(i * draws, (i + 1) * draws).sort();
+    lower[i] = sorted[lo];
+    upper[i] = sorted[hi];
+  }
+  return { lower, upper };
 }

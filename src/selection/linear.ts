@@ -1,45 +1,56 @@
-import gammaln from "@stdlib/math-base-special-gammaln";
 import type { NumericTable } from "../data/csv.js";
-import { standardize } from "../data/csv.js";
 import { OccamError } from "../errors.js";
 import {
   type EstimateEvidenceOptions,
-  type EvidenceMethod,
   type EvidenceMethodSettings,
   estimateEvidence,
 } from "../evidence/estimate.js";
-import type { BayesModel } from "../model/model.js";
-import { independentPrecisionRegression } from "../models/linear/independent.js";
-import { nigRegression } from "../models/linear/nig.js";
+import type { SubsetFamily } from "../models/family.js";
 import {
-  rSquared,
-  ZELLNER_SIOW_MEDIUM_SCALE,
-  zellnerSiowLogBayesFactor,
-} from "../models/linear/zellner-siow.js";
+  type CentredStatistics,
+  centredStatistics,
+  columnTerms,
+  type LinearDesign,
+} from "../models/linear/design.js";
+import { gPriorsFamily, unitInformationScorer } from "../models/linear/g-prior.js";
+import type { GTableStats } from "../models/linear/g-table.js";
+import { HYPER_G_DEFAULT_A, hyperGFamily } from "../models/linear/hyper-g.js";
+import { independentFamily } from "../models/linear/independent.js";
+import { nigFamily } from "../models/linear/nig-subsets.js";
+import { binomial } from "../models/linear/subsets.js";
+import { ZELLNER_SIOW_MEDIUM_SCALE, zellnerSiowFamily } from "../models/linear/zellner-siow.js";
 import { createRng } from "../random/rng.js";
-import { compareSubsets, type ModelPrior, type SubsetCollection, subsetMembers } from "./compare.js";
+import { logModelPrior, type ModelPrior, probabilityIntervals } from "./compare.js";
 import {
-  binomial,
+  hereditaryFilter,
   MAX_ENUMERATED_INPUTS,
-  nigSubsets,
-  type SubsetSystem,
-  type SubsetTable,
+  type SubsetSummary,
   sampleSubsets,
-  scoreSubsets,
+  searchSubsets,
+  summarizeSubsets,
 } from "./subsets.js";
 
-const LOG_TWO_PI = Math.log(2 * Math.PI);
-
-/** The priors over each model's weights that {@link compareLinearModels} offers. */
-export type LinearPrior = "nig" | "zellner-siow" | "independent";
+/** The priors over each model's coefficients that {@link compareLinearModels} offers. */
+export type LinearPrior = "zellner-siow" | "g-prior" | "hyper-g" | "hyper-g-n" | "nig" | "independent";
 
 /** Every prior {@link compareLinearModels} accepts, the default first. */
-export const LINEAR_PRIORS: readonly LinearPrior[] = ["nig", "zellner-siow", "independent"];
+export const LINEAR_PRIORS: readonly LinearPrior[] = [
+  "zellner-siow",
+  "g-prior",
+  "hyper-g",
+  "hyper-g-n",
+  "nig",
+  "independent",
+];
+
+/** The g-priors: scale-free, an intercept with a flat prior, Bayes factors against the intercept-only model. */
+const G_PRIORS: readonly LinearPrior[] = ["zellner-siow", "g-prior", "hyper-g", "hyper-g-n"];
 
 /**
- * How each model's log evidence is computed: `"exact"` (closed form), or one of occam's estimators run
- * on the model (`estimateEvidence` with the method of the same name; `"cv"` is the chain-rule
- * cross-validated evidence). Everything but `"exact"` needs a prior with a sampleable model (NIG).
+ * How each model's log evidence is computed: `"exact"` (closed form, or quadrature with a stated error),
+ * or one of occam's estimators run on the model (`estimateEvidence` with the method of the same name;
+ * `"cv"` is the chain-rule cross-validated evidence). Everything but `"exact"` needs a prior with a
+ * sampleable model (NIG, independent).
  */
 export type LinearEstimator =
   | "exact"
@@ -86,34 +97,36 @@ export const DEFAULT_SAMPLES: Readonly<Record<SampledLinearEstimator, number>> =
 
 /**
  * The work limit of estimated (non-exact) evidences: models × samples / DEFAULT_SAMPLES[estimator]
- * may be at most this, i.e. at most 128 models at the default sample size, proportionally fewer with
- * more samples (laplace: at most 128 models).
+ * may be at most this, i.e. at most 128 models at the default sample size (laplace: 128 models).
  */
 export const MAX_ESTIMATED_MODELS = 128;
 
-/**
- * Default number of Metropolis–Hastings steps over subsets when there are too many inputs to
- * enumerate (a tenth as many more are discarded first as burn-in).
- */
+/** Default Metropolis–Hastings steps over subsets when there are too many terms to enumerate. */
 export const DEFAULT_MCMC_STEPS = 20000;
+
+/** Models listed by default: all of them up to this many (the JSON document), else the best this many. */
+export const DEFAULT_LISTED = 10000;
+
+/** Draws of the evidences from their sampling distributions behind each probability interval. */
+const INTERVAL_DRAWS = 4000;
 
 /** Options of {@link compareLinearModels}. */
 export interface CompareLinearOptions {
   /**
-   * The prior of each model: the conjugate Normal–Inverse-Gamma (exact log evidence), the
-   * Zellner–Siow mixture of g-priors (Bayes factors against the intercept-only model), or independent
-   * Gamma priors on the noise and weight precisions (thesis 6.2.3; sampled estimators only).
-   * @defaultValue "nig"
+   * The prior of each model's coefficients (see docs/choosing-a-prior.md).
+   * @defaultValue "zellner-siow"
    */
   prior?: LinearPrior;
-  /** NIG: prior scale v of every weight, w | σ² ~ N(0, σ² v I). @defaultValue 10000 */
+  /** NIG: prior scale v of every coefficient, w | σ² ~ N(0, σ² v I). @defaultValue 10000 */
   v?: number;
   /** NIG: shape of the inverse-gamma prior of σ². @defaultValue 1 */
   a?: number;
   /** NIG: scale of the inverse-gamma prior of σ². @defaultValue 1 */
   b?: number;
-  /** Zellner–Siow: prior scale r. @defaultValue √2/4 */
+  /** Zellner–Siow: prior scale r, g ~ InverseGamma(½, r²n/2). @defaultValue √2/4 */
   r?: number;
+  /** hyper-g, hyper-g/n: the prior's a > 2. @defaultValue 3 */
+  hyperA?: number;
   /** Independent: shape of the Gamma prior of the noise precision τ. @defaultValue 1/2 */
   alpha?: number;
   /** Independent: scale of the Gamma prior of τ. @defaultValue 200 */
@@ -122,36 +135,38 @@ export interface CompareLinearOptions {
   alphaW?: number;
   /** Independent: scale of the Gamma prior of τ_w. @defaultValue 1600 */
   betaW?: number;
-  /** Put an intercept in every model. @defaultValue true */
+  /** NIG, independent: put an intercept in every model (the g-priors always have one). @defaultValue true */
   intercept?: boolean;
-  /** Standardise the inputs first (recorded in the result). @defaultValue false */
+  /**
+   * NIG, independent: standardise the candidate columns before the prior applies (the g-priors are
+   * invariant to the columns' units, so the option does not apply to them).
+   * @defaultValue true
+   */
   standardize?: boolean;
   /**
-   * Which models: every subset, every subset of at most `max` inputs, or only the full model. With
-   * "all" and more than MAX_ENUMERATED_INPUTS (25) inputs, subsets are sampled by MCMC instead.
+   * Which models: every subset of terms, every subset of at most `max` terms, or only the full model.
+   * With "all" and more than MAX_ENUMERATED_INPUTS (25) terms, subsets are sampled by MCMC instead.
    * @defaultValue "all"
    */
   subsets?: "all" | "none" | { max: number };
   /** Prior over models. @defaultValue "uniform" */
   modelPrior?: ModelPrior;
-  /** Keep only the best `top` models in the list. @defaultValue all */
+  /** A model holds an interaction only with its main effects (BAS's force.heredity). @defaultValue true */
+  heredity?: boolean;
+  /** List only the best `top` models. @defaultValue all, up to DEFAULT_LISTED */
   top?: number;
   /**
-   * How each model's log evidence is computed (see {@link LinearEstimator}); only "exact" under
-   * Zellner–Siow and when subsets are sampled by MCMC, only a sampled one under the independent prior.
+   * How each model's log evidence is computed (see {@link LinearEstimator}).
    * @defaultValue "exact", or "stepping-stone" under the independent prior
    */
   estimator?: LinearEstimator;
-  /**
-   * The sample size of a sampled estimator (see {@link DEFAULT_SAMPLES} for what it counts).
-   * @defaultValue DEFAULT_SAMPLES[estimator]
-   */
+  /** The sample size of a sampled estimator (see {@link DEFAULT_SAMPLES}). @defaultValue DEFAULT_SAMPLES[estimator] */
   samples?: number;
   /** Number of folds G of the cv estimator (2 ≤ G ≤ n). @defaultValue 5 */
   folds?: number;
   /**
-   * Seed of everything random: model i's estimator runs with {@link subsetSeed}(seed, its inputs),
-   * and the MCMC over subsets with `seed` itself.
+   * Seed of everything random: model i's estimator runs with {@link subsetSeed}(seed, its terms), the
+   * MCMC over subsets and the probability intervals with `seed` itself.
    * @defaultValue 1
    */
   seed?: number;
@@ -163,296 +178,140 @@ export interface CompareLinearOptions {
 
 /** One model of a comparison. */
 export interface LinearModelRow {
+  /** Its terms (inputs, factors, interactions); [] is the intercept-only model. */
   inputs: string[];
-  /** log p(y | X, M) in nats (the estimate, for a sampled estimator); null under Zellner–Siow. */
+  /** R² of its least-squares fit. */
+  rSquared: number;
+  /** log p(y | M) in nats (the estimate, for a sampled estimator); null under the g-priors. */
   logEvidence: number | null;
-  /** The estimator's standard error; 0 for exact values (and Laplace, an approximation without Monte Carlo error). */
+  /** The estimator's standard error; 0 for exact values. */
   stdErr: number;
-  /** The exact log evidence, present only when `logEvidence` is an estimate: its error is then visible. */
+  /** The exact log evidence, present only when `logEvidence` is an estimate and the exact value is known. */
   exactLogEvidence?: number;
-  /** Against the intercept-only model (the empty model without an intercept). */
+  /** Against the intercept-only model. */
   logBayesFactor: number;
+  /** Against the most probable model (≤ 0 for every other model under a uniform model prior). */
+  logBayesFactorVsBest: number;
+  /** √(s² + s_best²) with a sampled estimator (0 for the best model itself). */
+  logBayesFactorVsBestStdErr?: number;
   posteriorProbability: number;
+  /** With a sampled estimator: the 5 % and 95 % quantiles of the probability over the evidences' errors. */
+  probabilityInterval?: [number, number];
+}
+
+/** One design column's coefficient, averaged over the models. */
+export interface CoefficientSummary {
+  /** The column: an input, `factor=level`, or an interaction's column. */
+  name: string;
+  /** The inclusion probability of the term the column belongs to. */
+  inclusionProbability: number;
+  /** Model-averaged posterior mean (0 in models without it), in units of the target per unit of the column. */
+  mean: number | null;
+  /** Model-averaged posterior standard deviation; null when the prior has no closed-form posterior. */
+  sd: number | null;
+}
+
+/** A factor among the candidate terms: a text column, dummy-coded against its first level. */
+export interface FactorSummary {
+  name: string;
+  levels: string[];
+  /** The level the others are compared with (no column of its own). */
+  reference: string;
 }
 
 /** What an MCMC search over subsets did. */
 export interface SubsetSearchSummary {
-  /** Metropolis–Hastings steps kept. */
   steps: number;
-  /** Steps discarded first. */
   burnIn: number;
-  /** Number of distinct models visited (the models compared). */
   distinctModels: number;
   acceptanceRate: number;
   /**
    * Total-variation distance between the visit frequencies and the renormalised posterior
-   * probabilities over the visited models: near 0 when the chain has mixed; large values mean more
-   * steps are needed.
+   * probabilities over the visited models: near 0 when the chain has mixed.
    */
   frequencyDiscrepancy: number;
 }
 
+/** The prior of a comparison, with its settings. */
+export type LinearPriorSummary =
+  | { name: "zellner-siow"; r: number }
+  | { name: "g-prior"; g: number }
+  | { name: "hyper-g" | "hyper-g-n"; a: number }
+  | { name: "nig"; v: number; a: number; b: number; standardized: boolean }
+  | {
+      name: "independent";
+      alpha: number;
+      beta: number;
+      alphaW: number;
+      betaW: number;
+      standardized: boolean;
+    };
+
 /** The result of {@link compareLinearModels}, as `occam compare --json` prints it. */
 export interface LinearComparison {
   family: "linear";
-  prior:
-    | { name: "nig"; v: number; a: number; b: number }
-    | { name: "zellner-siow"; r: number }
-    | { name: "independent"; alpha: number; beta: number; alphaW: number; betaW: number };
+  prior: LinearPriorSummary;
   estimator: LinearEstimator;
-  /**
-   * "enumerated": every subset asked for was scored; "mcmc": too many inputs to enumerate, the
-   * models are those an MCMC over subsets visited, and probabilities are their exact evidences times
-   * model priors, renormalised over the visited models.
-   */
+  /** "enumerated": every subset asked for was scored; "mcmc": the models an MCMC over subsets visited. */
   search: "enumerated" | "mcmc";
   n: number;
+  /** The candidate terms. */
   inputs: string[];
   intercept: boolean;
+  /** Whether the columns were standardised before the prior applied (NIG, independent). */
   standardized: boolean;
   modelPrior: ModelPrior;
+  heredity: boolean;
   /** Number of models compared. */
   modelCount: number;
-  /** The seed and sample sizes, present when anything was random (a sampled estimator or MCMC search). */
+  /** The seed and sample sizes, present when anything was random. */
   settings?: { seed: number; samples?: number; folds?: number };
-  /**
-   * How the estimates compare with the exact log evidences, over every model compared (present for
-   * a sampled estimator under NIG): the largest |estimate − exact| in nats, and how many models'
-   * estimates lie more than 4 standard errors from the exact value (about 1 in 16 000 if the standard
-   * errors are right; Laplace, with standard error 0, counts every inexact value).
-   */
+  /** How estimates compare with exact log evidences (a sampled estimator under NIG). */
   agreement?: { maxAbsError: number; beyondFourStdErr: number };
-  /** Present when search is "mcmc". */
+  /**
+   * Mixtures of g-priors: how their Bayes factors were computed — tabulated panels (each with a proven
+   * error bound) and direct quadratures — and the largest error bound of any value used.
+   */
+  quadrature?: { panels: number; directEvaluations: number; maxError: number };
   mcmc?: SubsetSearchSummary;
   models: LinearModelRow[];
   inclusionProbabilities: Record<string, number>;
-  /** Inputs whose inclusion probability is at least ½. */
+  coefficients: CoefficientSummary[];
+  factors: FactorSummary[];
+  /** Terms whose inclusion probability is at least ½. */
   medianModel: string[];
   seconds: number;
 }
 
-/**
- * The seed of the estimator run on the model with the given (candidate-index) inputs: a 32-bit hash
- * of `seed` and the inputs. Each model's estimate thus depends only on the seed and the model, not on
- * which other models are compared or in what order.
- */
-export function subsetSeed(seed: number, members: ArrayLike<number>): number {
-  let h = fmix32((seed ^ 0x9e3779b9) >>> 0);
-  for (let i = 0; i < members.length; i++) {
-    h = fmix32((Math.imul(h, 0x85ebca6b) ^ (members[i] + 1)) >>> 0);
-  }
-  return fmix32((h ^ members.length) >>> 0);
+/** The data of a comparison: a design over terms, the target's name and the factors among the terms. */
+export interface LinearData {
+  design: LinearDesign;
+  targetName: string;
+  factors: FactorSummary[];
 }
 
-/** MurmurHash3's 32-bit finaliser (full avalanche). */
-function fmix32(h: number): number {
-  h ^= h >>> 16;
-  h = Math.imul(h, 0x85ebca6b);
-  h ^= h >>> 13;
-  h = Math.imul(h, 0xc2b2ae35);
-  h ^= h >>> 16;
-  return h >>> 0;
-}
-
-/**
- * What compareLinearModels needs of a prior over each model's weights. A new prior is one more
- * function returning this (and one more case in {@link priorFamily}).
- */
-interface PriorFamily {
-  readonly summary: LinearComparison["prior"];
-  /** True when `score` is a log evidence; false when it is a log Bayes factor against the null (no evidence). */
-  readonly givesEvidence: boolean;
-  /** False when no closed form exists: the table's scores are NaN and only sampled estimators apply. */
-  readonly exact: boolean;
-  /** Scores of every subset of at most maxSize inputs (p ≤ MAX_ENUMERATED_INPUTS when maxSize = p). */
-  enumerate(maxSize: number): SubsetTable;
-  /** The score of one subset (candidate indices). */
-  score(members: ArrayLike<number>): number;
-  /** The model of a subset for sampled estimators (null: no parameters to sample); absent when only exact scores exist. */
-  model?(members: ArrayLike<number>): BayesModel | null;
-}
-
-interface PreparedData {
-  X: Float64Array;
-  y: Float64Array;
-  n: number;
-  p: number;
-  names: string[];
-  intercept: boolean;
-}
-
-function priorFamily(prior: LinearPrior, d: PreparedData, o: CompareLinearOptions): PriorFamily {
-  switch (prior) {
-    case "nig":
-      return nigFamily(d, o.v ?? 1e4, o.a ?? 1, o.b ?? 1);
-    case "zellner-siow":
-      return zellnerSiowFamily(d, o.r ?? ZELLNER_SIOW_MEDIUM_SCALE);
-    case "independent":
-      return independentFamily(d, o);
-    default:
-      throw new OccamError(
-        "invalid-argument",
-        `compareLinearModels: unknown prior "${String(prior)}"; choose one of: ${LINEAR_PRIORS.join(", ")}.`,
-      );
-  }
-}
-
-/** The design [1, X_S] (or X_S without an intercept) of a subset, n × k row-major. */
-function subsetDesign(d: PreparedData, members: ArrayLike<number>): { Z: Float64Array; k: number } {
-  const { X, n, p, intercept } = d;
-  const k = members.length + (intercept ? 1 : 0);
-  const Z = new Float64Array(n * k);
-  const off = intercept ? 1 : 0;
-  for (let i = 0; i < n; i++) {
-    if (intercept) Z[i * k] = 1;
-    for (let c = 0; c < members.length; c++) Z[i * k + off + c] = X[i * p + members[c]];
-  }
-  return { Z, k };
-}
-
-function weightNames(d: PreparedData, members: ArrayLike<number>): string[] {
-  return [...(d.intercept ? ["(intercept)"] : []), ...Array.from(members, (j) => d.names[j])];
-}
-
-/**
- * Independent Gamma priors on the noise precision τ and on one precision τ_w shared by the weights
- * (the intercept included), as the thesis's Gibbs-sampled linear model (6.2.3): no closed-form
- * evidence, so every model is estimated, by default with stepping-stone over its tempered Gibbs
- * kernel. One τ_w for all weights is not invariant to the inputs' units: standardise them.
- */
-function independentFamily(d: PreparedData, o: CompareLinearOptions): PriorFamily {
-  const hyper = {
-    alpha: o.alpha ?? 0.5,
-    beta: o.beta ?? 200,
-    alphaW: o.alphaW ?? 0.25,
-    betaW: o.betaW ?? 1600,
-  };
-  const model = (members: ArrayLike<number>) => {
-    const { Z, k } = subsetDesign(d, members);
-    if (k === 0) return null;
-    return independentPrecisionRegression({
-      X: Z,
-      y: d.y,
-      n: d.n,
-      p: k,
-      ...hyper,
-      names: weightNames(d, members),
-    });
-  };
-  const noExactEvidence = (): never => {
-    throw new OccamError(
-      "invalid-argument",
-      "the independent-precision prior has no closed-form evidence; choose a sampled estimator (stepping-stone, path, ais, smc, bridge, importance, cv or laplace).",
-    );
-  };
+/** A numeric table as a design of one term per column (no factors). */
+export function numericDesign(table: NumericTable): LinearData {
   return {
-    summary: { name: "independent", ...hyper },
-    givesEvidence: true,
-    exact: false,
-    enumerate: (maxSize) => {
-      if (d.p > 31) throw new OccamError("invalid-argument", tooManyToEnumerate(d.p));
-      const subsets: number[][] = [];
-      const grow = (from: number, chosen: number[]) => {
-        subsets.push([...chosen]);
-        if (chosen.length === maxSize) return;
-        for (let j = from; j < d.p; j++) grow(j + 1, [...chosen, j]);
-      };
-      grow(0, []);
-      // Only the model without weights (no inputs, no intercept) has a closed form.
-      return singleModels(d.p, d.names, subsets, (m) =>
-        m.length === 0 && !d.intercept ? emptyIndependentLogEvidence(d, hyper) : Number.NaN,
-      );
+    design: {
+      X: table.X,
+      y: table.y,
+      n: table.n,
+      columns: table.p,
+      columnNames: table.inputNames,
+      terms: columnTerms(table.inputNames),
     },
-    score: noExactEvidence,
-    model,
+    targetName: table.targetName,
+    factors: [],
   };
-}
-
-/** The Normal–Inverse-Gamma prior w | σ² ~ N(0, σ² v I), σ² ~ IG(a, b), the intercept included in w. */
-function nigFamily(d: PreparedData, v: number, a: number, b: number): PriorFamily {
-  const { X, y, n, p, names, intercept } = d;
-  // nigSubsets keeps subsets as 32-bit masks; beyond 31 inputs a subset's evidence is computed alone.
-  const nig = p <= 31 ? nigSubsets({ X, y, n, p, intercept, v, a, b, names }) : null;
-  const model = (members: ArrayLike<number>) => {
-    const { Z, k } = subsetDesign(d, members);
-    if (k === 0) return null;
-    return nigRegression({ X: Z, y, n, p: k, v, a, b, names: weightNames(d, members) });
-  };
-  return {
-    summary: { name: "nig", v, a, b },
-    givesEvidence: true,
-    exact: true,
-    enumerate: (maxSize) => {
-      if (nig === null) throw new OccamError("invalid-argument", tooManyToEnumerate(p));
-      return nig.enumerate({ maxSize });
-    },
-    score: (members) => {
-      if (nig !== null) return nig.logEvidence(members);
-      const m = model(members);
-      return m === null ? emptyNigLogEvidence(y, n, a, b) : m.exactLogEvidence();
-    },
-    model,
-  };
-}
-
-/** log p(y) when y_i ~ N(0, σ²), σ² ~ IG(a, b): the model with no weights. */
-function emptyNigLogEvidence(y: Float64Array, n: number, a: number, b: number): number {
-  let yy = 0;
-  for (let i = 0; i < n; i++) yy += y[i] * y[i];
-  const aStar = a + 0.5 * n;
-  return (
-    -0.5 * n * LOG_TWO_PI + a * Math.log(b) - aStar * Math.log(b + 0.5 * yy) + gammaln(aStar) - gammaln(a)
-  );
-}
-
-/** log p(y) when y_i ~ N(0, 1/τ), τ ~ Gamma(α, scale β): the independent-precision model without weights. */
-function emptyIndependentLogEvidence(d: PreparedData, hyper: { alpha: number; beta: number }): number {
-  let yy = 0;
-  for (let i = 0; i < d.n; i++) yy += d.y[i] * d.y[i];
-  const { alpha, beta } = hyper;
-  const shape = alpha + 0.5 * d.n;
-  return (
-    -0.5 * d.n * LOG_TWO_PI +
-    gammaln(shape) -
-    gammaln(alpha) -
-    alpha * Math.log(beta) -
-    shape * Math.log(1 / beta + 0.5 * yy)
-  );
-}
-
-/** Zellner–Siow: Bayes factors against the intercept-only model through each subset's R². */
-function zellnerSiowFamily(d: PreparedData, r: number): PriorFamily {
-  const { X, y, n, p, names, intercept } = d;
-  if (!intercept) {
-    throw new OccamError(
-      "invalid-argument",
-      "the Zellner–Siow prior compares models that all have an (unpenalised) intercept; drop --no-intercept or use --prior nig.",
-    );
-  }
-  const logBf = (size: number, r2: number) =>
-    size === 0 ? 0 : zellnerSiowLogBayesFactor(Math.min(Math.max(r2, 0), 1 - 1e-15), n, size, { rScale: r });
-  return {
-    summary: { name: "zellner-siow", r },
-    givesEvidence: false,
-    exact: true,
-    enumerate: (maxSize) => {
-      if (p > 31) throw new OccamError("invalid-argument", tooManyToEnumerate(p));
-      const { system, yy } = centredSystem(X, y, n, p);
-      // R² of a subset is the share of the centred y's sum of squares its least-squares fit explains.
-      return scoreSubsets(system, { maxSize, names }, (view) => logBf(view.size, view.quad / yy));
-    },
-    score: (members) => logBf(members.length, members.length === 0 ? 0 : rSquared(X, y, n, p, members)),
-  };
-}
-
-function tooManyToEnumerate(p: number): string {
-  return `${p} inputs are too many to enumerate subsets of (subsets are 32-bit masks); use --subsets all (MCMC) or narrow with --inputs.`;
 }
 
 interface ResolvedOptions {
   prior: LinearPrior;
   intercept: boolean;
+  standardize: boolean;
   modelPrior: ModelPrior;
+  heredity: boolean;
   subsets: "all" | "none" | { max: number };
   estimator: LinearEstimator;
   samples: number | undefined;
@@ -461,9 +320,43 @@ interface ResolvedOptions {
   mcmcSteps: number | undefined;
 }
 
+/** The options that belong to each prior: any other prior refuses them. */
+const PRIOR_OPTIONS: Record<string, readonly LinearPrior[]> = {
+  v: ["nig"],
+  a: ["nig"],
+  b: ["nig"],
+  r: ["zellner-siow"],
+  hyperA: ["hyper-g", "hyper-g-n"],
+  alpha: ["independent"],
+  beta: ["independent"],
+  alphaW: ["independent"],
+  betaW: ["independent"],
+  intercept: ["nig", "independent"],
+  standardize: ["nig", "independent"],
+};
+
+const FLAG: Record<string, string> = {
+  hyperA: "hyper-g's a",
+  alphaW: "--alpha-w",
+  betaW: "--beta-w",
+  intercept: "--no-intercept",
+};
+
 function resolveOptions(options: CompareLinearOptions): ResolvedOptions {
   const bad = (message: string) => new OccamError("invalid-argument", message);
-  const prior = options.prior ?? "nig";
+  const prior = options.prior ?? "zellner-siow";
+  if (!LINEAR_PRIORS.includes(prior)) {
+    throw bad(`unknown prior "${String(prior)}"; choose one of: ${LINEAR_PRIORS.join(", ")}.`);
+  }
+  for (const [key, priors] of Object.entries(PRIOR_OPTIONS)) {
+    const value = options[key as keyof CompareLinearOptions];
+    if (value !== undefined && !priors.includes(prior)) {
+      throw bad(
+        `${FLAG[key] ?? `--${key}`} applies only to --prior ${priors.join(" or ")}, not to ${prior}` +
+          (key === "standardize" ? ": that prior is invariant to the columns' units." : "."),
+      );
+    }
+  }
   const subsets = options.subsets ?? "all";
   if (subsets !== "all" && subsets !== "none" && !(Number.isInteger(subsets.max) && subsets.max >= 1)) {
     throw bad(`the largest subset size must be a whole number of at least 1, got ${subsets.max}.`);
@@ -477,9 +370,9 @@ function resolveOptions(options: CompareLinearOptions): ResolvedOptions {
       "the independent-precision prior has no closed-form evidence; choose a sampled estimator (stepping-stone, the default, path, ais, smc, bridge, importance, cv or laplace).",
     );
   }
-  if (prior === "zellner-siow" && estimator !== "exact") {
+  if (G_PRIORS.includes(prior) && estimator !== "exact") {
     throw bad(
-      `the Zellner–Siow prior gives only exact Bayes factors (it has no sampleable model here); drop --estimator ${estimator} or use --prior nig.`,
+      `the ${prior} prior gives only exact Bayes factors (it has no sampleable model here); drop --estimator ${estimator} or use --prior nig.`,
     );
   }
   const { samples, folds, mcmcSteps } = options;
@@ -504,10 +397,15 @@ function resolveOptions(options: CompareLinearOptions): ResolvedOptions {
   if (mcmcSteps !== undefined && !(Number.isInteger(mcmcSteps) && mcmcSteps >= 1)) {
     throw bad(`--mcmc-steps must be a whole number of at least 1, got ${mcmcSteps}.`);
   }
+  if (options.top !== undefined && !(Number.isInteger(options.top) && options.top >= 1)) {
+    throw bad(`--top must be a whole number of at least 1, got ${options.top}.`);
+  }
   return {
     prior,
     intercept: options.intercept ?? true,
+    standardize: options.standardize ?? true,
     modelPrior: options.modelPrior ?? "uniform",
+    heredity: options.heredity ?? true,
     subsets,
     estimator,
     samples,
@@ -517,152 +415,365 @@ function resolveOptions(options: CompareLinearOptions): ResolvedOptions {
   };
 }
 
+/** The family of the chosen prior over the design's terms, and the summary of the prior. */
+function buildFamily(
+  data: LinearData,
+  stats: CentredStatistics,
+  o: ResolvedOptions,
+  options: CompareLinearOptions,
+  tables: GTableStats,
+): { family: SubsetFamily; summary: LinearPriorSummary } {
+  const { design } = data;
+  const { intercept, standardize } = o;
+  switch (o.prior) {
+    case "zellner-siow": {
+      const r = options.r ?? ZELLNER_SIOW_MEDIUM_SCALE;
+      return {
+        family: zellnerSiowFamily(design, stats, { r, tables }),
+        summary: { name: "zellner-siow", r },
+      };
+    }
+    case "g-prior":
+      return {
+        family: gPriorsFamily(design, stats, unitInformationScorer(design.n)),
+        summary: { name: "g-prior", g: design.n },
+      };
+    case "hyper-g":
+    case "hyper-g-n": {
+      const a = options.hyperA ?? HYPER_G_DEFAULT_A;
+      const perN = o.prior === "hyper-g-n";
+      return { family: hyperGFamily(design, stats, { a, perN, tables }), summary: { name: o.prior, a } };
+    }
+    case "nig": {
+      const v = options.v ?? 1e4;
+      const a = options.a ?? 1;
+      const b = options.b ?? 1;
+      return {
+        family: nigFamily(design, stats, { v, a, b, intercept, standardize }),
+        summary: { name: "nig", v, a, b, standardized: standardize },
+      };
+    }
+    case "independent": {
+      const hyper = {
+        alpha: options.alpha ?? 0.5,
+        beta: options.beta ?? 200,
+        alphaW: options.alphaW ?? 0.25,
+        betaW: options.betaW ?? 1600,
+      };
+      for (const [name, value] of Object.entries(hyper)) {
+        if (!(Number.isFinite(value) && value > 0)) {
+          throw new OccamError("invalid-argument", `--${name} must be a finite number > 0, got ${value}.`);
+        }
+      }
+      return {
+        family: independentFamily(design, stats, hyper, intercept, standardize),
+        summary: { name: "independent", ...hyper, standardized: standardize },
+      };
+    }
+  }
+}
+
 /**
- * Compares linear regressions of y on subsets of the inputs by their evidence: every subset (in
- * Gray-code order, one Cholesky row per step), those of at most K inputs, or only the full model.
- * Returns posterior model probabilities, Bayes factors against the intercept-only model, each input's
- * inclusion probability and the median-probability model.
+ * Compares linear regressions of the target on subsets of the candidate terms (inputs, factors,
+ * interactions) by their evidence under one prior, and returns posterior model probabilities, Bayes
+ * factors against the best and the intercept-only model, R², each term's inclusion probability and each
+ * coefficient's model-averaged posterior mean and standard deviation.
  *
- * - With a sampled `estimator` (NIG prior only) each model is `nigRegression` on its columns (and the
- *   intercept), its log evidence comes from `estimateEvidence` seeded by {@link subsetSeed}, and the
- *   probabilities use the estimates. At most {@link MAX_ESTIMATED_MODELS} models (at the default
- *   sample size; see there) are estimated: narrow the set with `subsets: { max }` or fewer inputs.
- * - With `subsets: "all"` and more than MAX_ENUMERATED_INPUTS inputs, subsets are sampled by
- *   Metropolis–Hastings (`sampleSubsets`) and probabilities are the visited models' exact evidences
- *   times their model priors, renormalised over the visited models (`search: "mcmc"`). This beats
- *   visit frequencies: the relative probabilities of visited models are then exact, with no Monte
- *   Carlo noise, and the only error is the mass of the unvisited models, which a chain that has mixed
- *   leaves small (`mcmc.frequencyDiscrepancy` checks it).
+ * - Exact scores (every prior but the independent one): all subsets are streamed through a running
+ *   summary (`searchSubsets`), in memory independent of their number; with more than
+ *   MAX_ENUMERATED_INPUTS terms they are sampled by Metropolis–Hastings and the visited models'
+ *   probabilities are their exact scores renormalised over them (`search: "mcmc"`).
+ * - A sampled `estimator` (NIG, independent): each model's evidence is estimated with a seed hashed from
+ *   the seed and the model ({@link subsetSeed}); Bayes factors carry standard errors and probabilities
+ *   90 % intervals over the evidences' errors. At most {@link MAX_ESTIMATED_MODELS} models.
  */
 export function compareLinearModels(
-  data: NumericTable,
+  input: NumericTable | LinearData,
   options: CompareLinearOptions = {},
 ): LinearComparison {
   const start = performance.now();
   const o = resolveOptions(options);
-  const { estimator, subsets, modelPrior, intercept } = o;
-  const { n, p } = data;
-  const X = options.standardize ? standardize(data.X, n, p).X : Float64Array.from(data.X);
-  const names = [...data.inputNames];
-  const prepared: PreparedData = { X, y: Float64Array.from(data.y), n, p, names, intercept };
-  const family = priorFamily(o.prior, prepared, options);
-  const search: LinearComparison["search"] =
-    subsets === "all" && p > MAX_ENUMERATED_INPUTS ? "mcmc" : "enumerated";
-  const base = {
-    family: "linear" as const,
-    prior: family.summary,
-    estimator,
-    search,
-    n,
-    inputs: names,
-    intercept,
-    standardized: options.standardize === true,
-    modelPrior,
-  };
-
-  if (search === "mcmc") {
-    if (!family.exact) {
-      throw new OccamError(
-        "invalid-argument",
-        `${p} inputs are too many to enumerate, and sampling subsets needs exact evidences, which the ` +
-          `${family.summary.name} prior does not have; narrow with --subsets max=K or --inputs.`,
-      );
-    }
-    if (estimator !== "exact") {
-      throw new OccamError(
-        "invalid-argument",
-        `${p} inputs are too many to enumerate, and sampling subsets needs exact evidences; use the exact ` +
-          `estimator, or narrow with --subsets max=K or --inputs to estimate with ${estimator}.`,
-      );
-    }
-    return { ...base, ...searchByMcmc(family, prepared, o, options.top), seconds: secondsSince(start) };
-  }
-  if (o.mcmcSteps !== undefined) {
+  const data = "design" in input ? input : numericDesign(input);
+  const { design } = data;
+  const p = design.terms.length;
+  if (p === 0) {
     throw new OccamError(
-      "invalid-argument",
-      `--mcmc-steps applies only when subsets are sampled (--subsets all with more than ${MAX_ENUMERATED_INPUTS} inputs); ` +
-        `these ${p} inputs are enumerated exactly.`,
+      "invalid-data",
+      "there are no candidate inputs: give the CSV at least one column besides the target, or name some with --inputs or --formula.",
     );
   }
-
-  const maxSize = subsets === "all" || subsets === "none" ? p : Math.min(subsets.max, p);
-  if (estimator !== "exact") {
-    const count = subsets === "none" ? 2 : countSubsets(p, maxSize);
-    checkWork(estimator, count, o.samples);
+  const stats = centredStatistics(design);
+  const tables: GTableStats = { panels: 0, directEvaluations: 0, maxError: 0 };
+  const { family, summary } = buildFamily(data, stats, o, options, tables);
+  const search: LinearComparison["search"] =
+    o.subsets === "all" && p > MAX_ENUMERATED_INPUTS ? "mcmc" : "enumerated";
+  if (search !== "mcmc" && o.mcmcSteps !== undefined) {
+    throw new OccamError(
+      "invalid-argument",
+      `--mcmc-steps applies only when subsets are sampled (--subsets all with more than ${MAX_ENUMERATED_INPUTS} inputs); these ${p} inputs are enumerated exactly.`,
+    );
   }
-  const table =
-    subsets === "none"
-      ? singleModels(p, names, [[], range(p)], (m) => family.score(m))
-      : family.enumerate(maxSize);
-
-  let stdErr: Float64Array | null = null;
-  let scores = table.logEvidence;
-  let agreement: LinearComparison["agreement"];
-  if (estimator !== "exact") {
-    const estimated = estimateAll(family, table, estimator, o, options.onProgress);
-    scores = estimated.logEvidence;
-    stdErr = estimated.stdErr;
-  }
-  if (stdErr !== null && family.exact) {
-    let maxAbsError = 0;
-    let beyondFourStdErr = 0;
-    for (let i = 0; i < table.count; i++) {
-      const error = Math.abs(scores[i] - table.logEvidence[i]);
-      maxAbsError = Math.max(maxAbsError, error);
-      if (error > 4 * stdErr[i]) beyondFourStdErr++;
-    }
-    agreement = { maxAbsError, beyondFourStdErr };
-  }
-  const scored: SubsetTable = { ...table, logEvidence: scores };
-  const reference = indexOfMask(table, 0);
-  const comparison = compareSubsets(scored, {
-    prior: modelPrior,
-    reference,
-    top: options.top ?? table.count,
+  const top = options.top ?? DEFAULT_LISTED;
+  let result: Ranked;
+  if (o.estimator !== "exact") result = estimated(family, o, top, options.onProgress);
+  else if (search === "mcmc") result = sampled(family, o, top);
+  else result = enumerated(family, o, top);
+  const { summary: s } = result;
+  const nullScore = family.exact ? family.score([]) : Number.NaN;
+  const bestScore = s.top[0].score;
+  const termNames = design.terms.map((t) => t.name);
+  const models = s.top.map((m, i): LinearModelRow => {
+    const e = result.errors?.[i];
+    return {
+      inputs: Array.from(m.members, (t) => termNames[t]),
+      rSquared: family.rSquared(m.members),
+      logEvidence: family.givesEvidence ? m.score : null,
+      stdErr: e?.stdErr ?? 0,
+      ...(e?.exact === undefined ? {} : { exactLogEvidence: e.exact }),
+      logBayesFactor: m.score - (e?.nullScore ?? nullScore),
+      logBayesFactorVsBest: m.score - bestScore,
+      ...(e === undefined ? {} : { logBayesFactorVsBestStdErr: e.vsBestStdErr }),
+      posteriorProbability: Math.exp(m.logPosterior),
+      ...(e === undefined ? {} : { probabilityInterval: e.interval }),
+    };
   });
-  const listed = subsets === "none" ? [indexOfMask(table, fullMask(p))] : Array.from(comparison.top);
-  const models = listed.map(
-    (i): LinearModelRow => ({
-      inputs: Array.from(subsetMembers(table, i), (j) => names[j]),
-      logEvidence: family.givesEvidence ? scores[i] : null,
-      stdErr: stdErr === null ? 0 : stdErr[i],
-      ...(stdErr !== null && family.exact ? { exactLogEvidence: table.logEvidence[i] } : {}),
-      logBayesFactor: comparison.logBayesFactor[i],
-      posteriorProbability: subsets === "none" ? 1 : comparison.probability[i],
-    }),
-  );
   const inclusionProbabilities: Record<string, number> = {};
-  names.forEach((name, j) => {
-    inclusionProbabilities[name] = subsets === "none" ? 1 : comparison.inclusion[j];
+  termNames.forEach((name, t) => {
+    inclusionProbabilities[name] = s.inclusion[t];
   });
+  const termOf = new Int32Array(design.columns);
+  design.terms.forEach((t, j) => {
+    for (const c of t.columns) termOf[c] = j;
+  });
+  const coefficients = design.columnNames.map((name, c) => ({
+    name,
+    inclusionProbability: s.inclusion[termOf[c]],
+    mean: Number.isFinite(s.coefficientMean[c]) ? s.coefficientMean[c] : null,
+    sd: Number.isFinite(s.coefficientSd[c]) ? s.coefficientSd[c] : null,
+  }));
+  const random = o.estimator !== "exact" || search === "mcmc";
   return {
-    ...base,
-    modelCount: subsets === "none" ? 1 : table.count,
-    ...(estimator === "exact"
-      ? {}
-      : {
-          settings: {
-            seed: o.seed,
-            ...(estimator === "laplace" ? {} : { samples: o.samples ?? DEFAULT_SAMPLES[estimator] }),
-            ...(estimator === "cv" ? { folds: o.folds ?? 5 } : {}),
-          },
-          agreement,
-        }),
+    family: "linear",
+    prior: summary,
+    estimator: o.estimator,
+    search,
+    n: design.n,
+    inputs: termNames,
+    intercept: G_PRIORS.includes(o.prior) || o.intercept,
+    standardized: (o.prior === "nig" || o.prior === "independent") && o.standardize,
+    modelPrior: o.modelPrior,
+    heredity: o.heredity,
+    modelCount: s.count,
+    ...(random ? { settings: { seed: o.seed, ...result.settings } } : {}),
+    ...(result.agreement === undefined ? {} : { agreement: result.agreement }),
+    ...(tables.panels + tables.directEvaluations > 0 ? { quadrature: { ...tables } } : {}),
+    ...(result.mcmc === undefined ? {} : { mcmc: result.mcmc }),
     models,
     inclusionProbabilities,
-    medianModel: names.filter((name) => inclusionProbabilities[name] >= 0.5),
-    seconds: secondsSince(start),
+    coefficients,
+    factors: data.factors,
+    medianModel: termNames.filter((_, t) => s.inclusion[t] >= 0.5),
+    seconds: (performance.now() - start) / 1000,
   };
 }
 
-function secondsSince(start: number): number {
-  return (performance.now() - start) / 1000;
+/** A run's summary, and with a sampled estimator the errors of each listed model. */
+interface Ranked {
+  summary: SubsetSummary;
+  errors?: {
+    stdErr: number;
+    exact?: number;
+    nullScore: number;
+    vsBestStdErr: number;
+    interval: [number, number];
+  }[];
+  settings?: { samples?: number; folds?: number };
+  agreement?: { maxAbsError: number; beyondFourStdErr: number };
+  mcmc?: SubsetSearchSummary;
 }
 
-function countSubsets(p: number, maxSize: number): number {
-  let count = 0;
-  for (let k = 0; k <= maxSize; k++) count += binomial(p, k);
-  return count;
+/** The subsets asked for, as ascending term lists (only for a few models: sampled estimators). */
+function listSubsets(p: number, which: ResolvedOptions["subsets"]): number[][] {
+  if (which === "none") return [Array.from({ length: p }, (_, j) => j)];
+  const maxSize = which === "all" ? p : Math.min(which.max, p);
+  const out: number[][] = [];
+  const grow = (from: number, chosen: number[]) => {
+    out.push([...chosen]);
+    if (chosen.length === maxSize) return;
+    for (let j = from; j < p; j++) grow(j + 1, [...chosen, j]);
+  };
+  grow(0, []);
+  return out;
+}
+
+function enumerated(family: SubsetFamily, o: ResolvedOptions, top: number): Ranked {
+  const p = family.terms.length;
+  if (o.subsets === "none") {
+    const members = Array.from({ length: p }, (_, j) => j);
+    return { summary: summarizeSubsets(family, [{ members, score: family.score(members) }], { top }) };
+  }
+  const maxSize = o.subsets === "all" ? p : Math.min(o.subsets.max, p);
+  return {
+    summary: searchSubsets(family, { maxSize, prior: o.modelPrior, top, heredity: o.heredity }),
+  };
+}
+
+/** Too many terms to enumerate: Metropolis–Hastings over subsets, exact scores of the visited ones. */
+function sampled(family: SubsetFamily, o: ResolvedOptions, top: number): Ranked {
+  const p = family.terms.length;
+  const steps = o.mcmcSteps ?? DEFAULT_MCMC_STEPS;
+  const burnIn = Math.ceil(steps / 10);
+  const sample = sampleSubsets({
+    p,
+    logEvidence: (members) => family.score(members),
+    rng: createRng(o.seed),
+    prior: o.modelPrior,
+    iterations: steps,
+    burnIn,
+    allowed: hereditaryFilter(family, o.heredity),
+  });
+  const visited = Array.from({ length: sample.count }, (_, i) => ({
+    members: sample.members.subarray(sample.offsets[i], sample.offsets[i + 1]),
+    score: sample.logEvidence[i],
+  }));
+  const summary = summarizeSubsets(family, visited, { prior: o.modelPrior, top });
+  let discrepancy = 0;
+  for (let i = 0; i < sample.count; i++) {
+    const logPost =
+      visited[i].score + logModelPrior(o.modelPrior, p, visited[i].members.length) - summary.logNormaliser;
+    discrepancy += Math.abs(sample.visits[i] / sample.iterations - Math.exp(logPost));
+  }
+  return {
+    summary,
+    mcmc: {
+      steps,
+      burnIn,
+      distinctModels: sample.count,
+      acceptanceRate: sample.acceptanceRate,
+      frequencyDiscrepancy: 0.5 * discrepancy,
+    },
+  };
+}
+
+/** Each listed model's evidence by a sampled estimator, with the errors carried to Bayes factors and probabilities. */
+function estimated(
+  family: SubsetFamily,
+  o: ResolvedOptions,
+  top: number,
+  onProgress: ((done: number, total: number) => void) | undefined,
+): Ranked {
+  const p = family.terms.length;
+  if (o.subsets === "all" && p > MAX_ENUMERATED_INPUTS) {
+    throw new OccamError(
+      "invalid-argument",
+      `${p} inputs are too many to enumerate, and sampling subsets needs exact evidences; use the exact estimator, or narrow with --subsets max=K or --inputs to estimate with ${o.estimator}.`,
+    );
+  }
+  const estimator = o.estimator as Exclude<LinearEstimator, "exact">;
+  const parents = hereditaryFilter(family, o.heredity);
+  const subsets = listSubsets(p, o.subsets).filter(
+    (m) =>
+      parents === undefined || parents(Uint8Array.from({ length: p }, (_, j) => (m.includes(j) ? 1 : 0))),
+  );
+  checkWork(estimator, subsets.length, o.samples);
+  const samples = estimator === "laplace" ? 0 : (o.samples ?? DEFAULT_SAMPLES[estimator]);
+  const settings = methodOptions(estimator, samples, o.folds ?? 5);
+  const scores = new Float64Array(subsets.length);
+  const stdErr = new Float64Array(subsets.length);
+  subsets.forEach((members, i) => {
+    const model = family.model?.(members) ?? null;
+    if (model === null) {
+      scores[i] = family.exact ? family.score(members) : Number.NaN;
+      if (!Number.isFinite(scores[i])) {
+        throw new OccamError("invalid-argument", "a model without coefficients needs an intercept here.");
+      }
+    } else {
+      const r = estimateEvidence(model, {
+        ...settings,
+        method: estimator,
+        seed: subsetSeed(o.seed, members),
+      });
+      if (!(Number.isFinite(r.logZ) && Number.isFinite(r.stdErr) && r.stdErr >= 0)) {
+        throw new OccamError(
+          "non-finite",
+          `the ${estimator} estimate of the model on {${members.map((t) => family.terms[t].name).join(", ")}} is ${r.logZ} ± ${r.stdErr}; try more --samples or another estimator.`,
+        );
+      }
+      scores[i] = r.logZ;
+      stdErr[i] = r.stdErr;
+    }
+    onProgress?.(i + 1, subsets.length);
+  });
+  const listed = subsets.map((members, i) => ({ members, score: scores[i] }));
+  const summary = summarizeSubsets(family, listed, {
+    prior: o.modelPrior,
+    top: Math.min(top, subsets.length),
+  });
+  const indexOf = new Map(subsets.map((m, i) => [m.join(","), i]));
+  const at = (members: ArrayLike<number>) => indexOf.get(Array.from(members).join(",")) as number;
+  const logPrior = subsets.map((m) => logModelPrior(o.modelPrior, p, m.length));
+  const intervals = probabilityIntervals(
+    Float64Array.from(scores, (s, i) => s + logPrior[i]),
+    stdErr,
+    createRng(o.seed),
+    INTERVAL_DRAWS,
+  );
+  const best = at(summary.top[0].members);
+  const empty = indexOf.get("");
+  let agreement: Ranked["agreement"];
+  const exact = family.exact ? subsets.map((m) => family.score(m)) : null;
+  if (exact !== null) {
+    let maxAbsError = 0;
+    let beyondFourStdErr = 0;
+    exact.forEach((x, i) => {
+      const error = Math.abs(scores[i] - x);
+      maxAbsError = Math.max(maxAbsError, error);
+      if (error > 4 * stdErr[i]) beyondFourStdErr++;
+    });
+    agreement = { maxAbsError, beyondFourStdErr };
+  }
+  const errors = summary.top.map((m) => {
+    const i = at(m.members);
+    return {
+      stdErr: stdErr[i],
+      ...(exact === null ? {} : { exact: exact[i] }),
+      nullScore: empty === undefined ? Number.NaN : scores[empty],
+      vsBestStdErr: i === best ? 0 : Math.hypot(stdErr[i], stdErr[best]),
+      interval: [intervals.lower[i], intervals.upper[i]] as [number, number],
+    };
+  });
+  return {
+    summary,
+    errors,
+    settings: {
+      ...(estimator === "laplace" ? {} : { samples }),
+      ...(estimator === "cv" ? { folds: o.folds ?? 5 } : {}),
+    },
+    agreement,
+  };
+}
+
+/**
+ * The seed of the estimator run on the model with the given (candidate-index) inputs: a 32-bit hash
+ * of `seed` and the inputs. Each model's estimate thus depends only on the seed and the model, not on
+ * which other models are compared or in what order.
+ */
+export function subsetSeed(seed: number, members: ArrayLike<number>): number {
+  let h = fmix32((seed ^ 0x9e3779b9) >>> 0);
+  for (let i = 0; i < members.length; i++) {
+    h = fmix32((Math.imul(h, 0x85ebca6b) ^ (members[i] + 1)) >>> 0);
+  }
+  return fmix32((h ^ members.length) >>> 0);
+}
+
+/** MurmurHash3's 32-bit finaliser (full avalanche). */
+function fmix32(h: number): number {
+  h ^= h >>> 16;
+  h = Math.imul(h, 0x85ebca6b);
+  h ^= h >>> 13;
+  h = Math.imul(h, 0xc2b2ae35);
+  h ^= h >>> 16;
+  return h >>> 0;
 }
 
 /** Refuses a run of estimated evidences whose work exceeds MAX_ESTIMATED_MODELS default-size models. */
@@ -707,172 +818,4 @@ function methodOptions(
       // of draws per fold; estimateEvidence passes the settings through unchanged, so it arrives.
       return { settings: { folds, draws: samples } as EvidenceMethodSettings["cv"] };
   }
-}
-
-/** Runs the estimator on every model of the table, each with its own seed. */
-function estimateAll(
-  family: PriorFamily,
-  table: SubsetTable,
-  estimator: Exclude<LinearEstimator, "exact">,
-  o: ResolvedOptions,
-  onProgress: ((done: number, total: number) => void) | undefined,
-): { logEvidence: Float64Array; stdErr: Float64Array } {
-  if (family.model === undefined) {
-    throw new OccamError(
-      "invalid-argument",
-      `this prior supports only the exact estimator, not ${estimator}.`,
-    );
-  }
-  const method: EvidenceMethod = estimator;
-  const samples = estimator === "laplace" ? 0 : (o.samples ?? DEFAULT_SAMPLES[estimator]);
-  const settings = methodOptions(estimator, samples, o.folds ?? 5);
-  const logEvidence = new Float64Array(table.count);
-  const stdErr = new Float64Array(table.count);
-  for (let i = 0; i < table.count; i++) {
-    const members = subsetMembers(table, i);
-    const model = family.model(members);
-    if (model === null) {
-      // No weights and no intercept: nothing to sample; the closed form is the only sensible value.
-      logEvidence[i] = table.logEvidence[i];
-    } else {
-      const result = estimateEvidence(model, { ...settings, method, seed: subsetSeed(o.seed, members) });
-      if (!(Number.isFinite(result.logZ) && Number.isFinite(result.stdErr) && result.stdErr >= 0)) {
-        throw new OccamError(
-          "non-finite",
-          `the ${estimator} estimate of the model on {${Array.from(members, (j) => table.names[j]).join(", ")}} ` +
-            `is ${result.logZ} ± ${result.stdErr}; try more --samples or another estimator.`,
-        );
-      }
-      logEvidence[i] = result.logZ;
-      stdErr[i] = result.stdErr;
-    }
-    onProgress?.(i + 1, table.count);
-  }
-  return { logEvidence, stdErr };
-}
-
-/** Too many inputs to enumerate: Metropolis–Hastings over subsets, exact evidences of the visited ones. */
-function searchByMcmc(
-  family: PriorFamily,
-  d: PreparedData,
-  o: ResolvedOptions,
-  top: number | undefined,
-): Pick<
-  LinearComparison,
-  "modelCount" | "settings" | "mcmc" | "models" | "inclusionProbabilities" | "medianModel"
-> {
-  const { p, names } = d;
-  const steps = o.mcmcSteps ?? DEFAULT_MCMC_STEPS;
-  const burnIn = Math.ceil(steps / 10);
-  const sample = sampleSubsets({
-    p,
-    logEvidence: (members) => family.score(members),
-    rng: createRng(o.seed),
-    prior: o.modelPrior,
-    iterations: steps,
-    burnIn,
-  });
-  const collection: SubsetCollection = {
-    p,
-    logEvidence: sample.logEvidence,
-    sizes: sample.sizes,
-    members: sample.members,
-    offsets: sample.offsets,
-    names,
-  };
-  const comparison = compareSubsets(collection, { prior: o.modelPrior, top: top ?? sample.count });
-  const nullScore = family.score([]);
-  let discrepancy = 0;
-  for (let i = 0; i < sample.count; i++) {
-    discrepancy += Math.abs(sample.visits[i] / sample.iterations - comparison.probability[i]);
-  }
-  const models = Array.from(
-    comparison.top,
-    (i): LinearModelRow => ({
-      inputs: Array.from(subsetMembers(collection, i), (j) => names[j]),
-      logEvidence: family.givesEvidence ? sample.logEvidence[i] : null,
-      stdErr: 0,
-      logBayesFactor: sample.logEvidence[i] - nullScore,
-      posteriorProbability: comparison.probability[i],
-    }),
-  );
-  const inclusionProbabilities: Record<string, number> = {};
-  names.forEach((name, j) => {
-    inclusionProbabilities[name] = comparison.inclusion[j];
-  });
-  return {
-    modelCount: sample.count,
-    settings: { seed: o.seed },
-    mcmc: {
-      steps,
-      burnIn,
-      distinctModels: sample.count,
-      acceptanceRate: sample.acceptanceRate,
-      frequencyDiscrepancy: 0.5 * discrepancy,
-    },
-    models,
-    inclusionProbabilities,
-    medianModel: names.filter((name) => inclusionProbabilities[name] >= 0.5),
-  };
-}
-
-function range(p: number): number[] {
-  return Array.from({ length: p }, (_, j) => j);
-}
-
-function fullMask(p: number): number {
-  return p >= 32 ? 0xffffffff : (2 ** p - 1) >>> 0;
-}
-
-function indexOfMask(table: SubsetTable, mask: number): number {
-  for (let i = 0; i < table.count; i++) if (table.masks[i] === mask) return i;
-  throw new OccamError("internal", `subset ${mask} is not in the table.`);
-}
-
-/** A table of just the given subsets (by their members), scored one by one. */
-function singleModels(
-  p: number,
-  names: readonly string[],
-  subsets: readonly number[][],
-  score: (members: number[]) => number,
-): SubsetTable {
-  const masks = Uint32Array.from(subsets, (m) => m.reduce((mask, j) => (mask | (1 << j)) >>> 0, 0));
-  return {
-    p,
-    count: subsets.length,
-    masks,
-    sizes: Uint8Array.from(subsets, (m) => m.length),
-    logEvidence: Float64Array.from(subsets, score),
-    names,
-  };
-}
-
-/** The centred cross-products of X and y, whose subset quadratic forms give each subset's R². */
-function centredSystem(
-  X: ArrayLike<number>,
-  y: ArrayLike<number>,
-  n: number,
-  p: number,
-): { system: SubsetSystem; yy: number } {
-  const xBar = new Float64Array(p);
-  let yBar = 0;
-  for (let i = 0; i < n; i++) {
-    yBar += y[i] / n;
-    for (let j = 0; j < p; j++) xBar[j] += X[i * p + j] / n;
-  }
-  const gram = new Float64Array(p * p);
-  const rhs = new Float64Array(p);
-  const xc = new Float64Array(p);
-  let yy = 0;
-  for (let i = 0; i < n; i++) {
-    const yc = y[i] - yBar;
-    yy += yc * yc;
-    for (let j = 0; j < p; j++) xc[j] = X[i * p + j] - xBar[j];
-    for (let j = 0; j < p; j++) {
-      rhs[j] += xc[j] * yc;
-      for (let k = 0; k <= j; k++) gram[j * p + k] += xc[j] * xc[k];
-    }
-  }
-  for (let j = 0; j < p; j++) for (let k = 0; k < j; k++) gram[k * p + j] = gram[j * p + k];
-  return { system: { p, fixed: 0, gram, rhs }, yy };
 }

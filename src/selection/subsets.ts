@@ -1,618 +1,285 @@
-import gammaln from "@stdlib/math-base-special-gammaln";
+/**
+ * Subsets of a family's candidate terms: every one of them streamed through a running summary
+ * ({@link searchSubsets}), or, when there are too many, a Metropolis–Hastings sample
+ * ({@link sampleSubsets}). Only the family contract of `models/family.ts` is used.
+ *
+ * Memory stays flat as the model space grows: the summary keeps the best K models in a heap and running
+ * sums for the normaliser, inclusion, size and coefficient moments — never a value per model. The sums
+ * are kept relative to the largest log posterior seen so far and rescaled when it grows; a model more
+ * than 50 nats below it (weight < 2e-22 of the best, so all 2^30 of them together < 3e-13) is counted but
+ * not summed, and its coefficient moments, the costly part, are never computed.
+ */
 import { OccamError } from "../errors.js";
+import type { SubsetFamily } from "../models/family.js";
 import type { Rng } from "../random/rng.js";
+import { type Move, mixture, moveStep } from "../samplers/mixture.js";
 import { logModelPrior, type ModelPrior } from "./compare.js";
 
-/**
- * Input (variable) selection by enumerating subsets of p candidate inputs.
- *
- * The machinery is generic: a {@link SubsetSystem} holds a symmetric positive-definite q × q matrix G
- * and a vector c over q columns, of which the first `fixed` are in every model (an intercept) and the
- * next p are the candidates. For each subset S the enumerator maintains the Cholesky factor L of G_SS
- * and u = L⁻¹c_S, so a visitor reads log|G_SS| = 2 Σ log L_ii and c_Sᵀ G_SS⁻¹ c_S = ‖u‖² at O(1).
- *
- * - NIG regression with V = vI, m = 0 (Everson eqs. 13–17): G = ZᵀZ + I/v, c = Zᵀy (Z = [1, X]).
- * - Zellner–Siow / g-priors: G = X_cᵀX_c, c = X_cᵀy_c on centred data; R² = ‖u‖² / y_cᵀy_c.
- *
- * Numerical care.
- * - Rows of L are kept in a canonical order: fixed columns first, then candidates by *decreasing*
- *   index. Every row is always computed by the row-oriented (bordered) Cholesky formula from G, c and
- *   the rows above it, never by updating an old row. The factor of a subset is therefore bit-for-bit
- *   the plain Cholesky factor of G_SS, whatever path led there: no rounding error accumulates over the
- *   10⁶ steps of an enumeration.
- * - Adding or removing a candidate recomputes only its row and the rows below it. In reflected
- *   Gray-code order the bit that flips at step t is j = ctz(t), and at that moment the only lower bit
- *   set is j − 1; with the decreasing order at most one row sits below the changed one. So an addition
- *   costs one forward solve, O(k²), and a removal at most one recomputed row, O(k²) — never O(k³).
- * - A pivot d² = G_jj − ‖l‖² that is not above its own rounding error (4(k+1)ε G_jj) means the new
- *   column is numerically in the span of the others: an OccamError by default, or NaN results (the
- *   `singular: "nan"` option) that stay confined to the subsets containing the offending column.
- * - yᵀy − c_Sᵀ G_SS⁻¹ c_S loses about log₁₀(1/(1 − R²)) digits to cancellation (10⁻¹³ relative at
- *   R² = 0.999); the exact value is positive, and a negative result can only be rounding, so it is
- *   clamped at 0 (β* ≥ b > 0 keeps the logarithm finite).
- */
-
-const LOG_TWO_PI = Math.log(2 * Math.PI);
-const EPS = 2.220446049250313e-16;
-/** Largest p for which all 2^p subsets are enumerated into a table (2^25 doubles = 256 MB). */
+/** Largest number of terms whose 2^p subsets are enumerated (beyond, subsets are sampled). */
 export const MAX_ENUMERATED_INPUTS = 25;
 
-/** The quadratic-form system over which subsets are enumerated (see the module comment). */
-export interface SubsetSystem {
-  /** Number of candidate inputs p (at most 31: subsets are 32-bit masks). */
-  readonly p: number;
-  /** Number of leading columns in every model (1 for an intercept, else 0). */
-  readonly fixed: number;
-  /** G, (fixed + p) × (fixed + p) row-major, symmetric positive definite on every subset. */
-  readonly gram: Float64Array;
-  /** c, length fixed + p. */
-  readonly rhs: Float64Array;
+/** Below the running maximum by more than this (nats), a model's weight is not summed. */
+const NEGLIGIBLE = 50;
+
+/** One of the best models of a summary. */
+export interface RankedSubset {
+  /** Ascending term indices. */
+  readonly members: Int32Array;
+  /** The family's score (log evidence or log Bayes factor against the empty subset). */
+  readonly score: number;
+  /** log p(S | D), normalised over the models summarised. */
+  readonly logPosterior: number;
+}
+
+/** What {@link searchSubsets} and {@link summarizeSubsets} return. */
+export interface SubsetSummary {
+  /** Number of models summarised (those the model space allows). */
+  readonly count: number;
+  /** log Σ_S p(D | S) p(S) over them. */
+  readonly logNormaliser: number;
+  /** The best models, most probable first. */
+  readonly top: readonly RankedSubset[];
+  /** Posterior inclusion probability of each term. */
+  readonly inclusion: Float64Array;
+  /** Posterior probability of each model size 0 … p. */
+  readonly sizeProbability: Float64Array;
+  /** Model-averaged posterior mean of each design column's coefficient (0 in the models without it). */
+  readonly coefficientMean: Float64Array;
+  /** Model-averaged posterior standard deviation of each design column's coefficient. */
+  readonly coefficientSd: Float64Array;
 }
 
 /**
- * What a visitor sees for the current subset. One object is reused for every subset: read it inside
- * the callback and do not keep it.
+ * The running summary (see the module comment). `add` takes a model's members (or its mask, for p ≤ 30),
+ * its size and score, and a callback writing its coefficient moments.
  */
-export interface SubsetView {
-  /** Bit j set when candidate input j is in the subset. */
-  mask: number;
-  /** |S|, the number of candidate inputs in the subset. */
-  size: number;
-  /** k = fixed + |S|, the number of columns of the model. */
-  dim: number;
-  /** log |G_SS| (NaN when the subset is numerically singular and `singular` is "nan"). */
-  logDet: number;
-  /** c_Sᵀ G_SS⁻¹ c_S = ‖u‖². */
-  quad: number;
-  /** L, the Cholesky factor of G_SS: row i at offset i·stride, columns 0 … i. */
-  readonly factor: Float64Array;
-  /** u = L⁻¹ c_S (first `dim` entries). */
-  readonly solved: Float64Array;
-  /** The columns (indices into G) of the rows of L: fixed ones first, then candidates by decreasing index. */
-  readonly columns: Int32Array;
-  /** The row stride of `factor` (= fixed + p). */
-  readonly stride: number;
+class RunningSummary {
+  private max = Number.NEGATIVE_INFINITY;
+  private total = 0;
+  count = 0;
+  readonly inclusion: Float64Array;
+  readonly size: Float64Array;
+  private readonly sumMean: Float64Array;
+  private readonly sumSecond: Float64Array;
+  private readonly mean: Float64Array;
+  private readonly variance: Float64Array;
+  private readonly heap: { logPost: number; score: number; members: Int32Array }[] = [];
+  private readonly logPrior: Float64Array;
+
+  constructor(
+    private readonly family: SubsetFamily,
+    prior: ModelPrior,
+    private readonly topK: number,
+  ) {
+    const p = family.terms.length;
+    const P = family.columnNames.length;
+    this.inclusion = new Float64Array(p);
+    this.size = new Float64Array(p + 1);
+    this.sumMean = new Float64Array(P);
+    this.sumSecond = new Float64Array(P);
+    this.mean = new Float64Array(P);
+    this.variance = new Float64Array(P);
+    this.logPrior = Float64Array.from({ length: p + 1 }, (_, s) => logModelPrior(prior, p, s));
+  }
+
+  add(
+    mask: number,
+    members: ArrayLike<number> | null,
+    size: number,
+    score: number,
+    moments: (mean: Float64Array, variance: Float64Array) => void,
+  ): void {
+    if (Number.isNaN(score) || score === Number.POSITIVE_INFINITY) {
+      const names = this.names(mask, members);
+      throw new OccamError(
+        "non-finite",
+        `the score of the model on {${names.join(", ")}} is ${score}; check those columns for extreme values.`,
+      );
+    }
+    this.count++;
+    const l = score + this.logPrior[size];
+    if (l > this.max) this.rescale(l);
+    this.offerTop(l, score, mask, members);
+    if (l < this.max - NEGLIGIBLE) return;
+    const w = Math.exp(l - this.max);
+    this.total += w;
+    this.size[size] += w;
+    const { terms } = this.family;
+    const visitTerm = (t: number) => {
+      this.inclusion[t] += w;
+    };
+    this.forEachMember(mask, members, visitTerm);
+    moments(this.mean, this.variance);
+    this.forEachMember(mask, members, (t) => {
+      for (const c of terms[t].columns) {
+        const m = this.mean[c];
+        this.sumMean[c] += w * m;
+        this.sumSecond[c] += w * (this.variance[c] + m * m);
+      }
+    });
+  }
+
+  private forEachMember(mask: number, members: ArrayLike<number> | null, f: (t: number) => void): void {
+    if (members === null) {
+      for (let m = mask; m !== 0; m &= m - 1) f(31 - Math.clz32(m & -m));
+    } else for (let i = 0; i < members.length; i++) f(members[i]);
+  }
+
+  private names(mask: number, members: ArrayLike<number> | null): string[] {
+    const out: string[] = [];
+    this.forEachMember(mask, members, (t) => out.push(this.family.terms[t].name));
+    return out;
+  }
+
+  private rescale(l: number): void {
+    const f = this.max === Number.NEGATIVE_INFINITY ? 0 : Math.exp(this.max - l);
+    this.max = l;
+    this.total *= f;
+    for (const a of [this.inclusion, this.size, this.sumMean, this.sumSecond]) {
+      for (let i = 0; i < a.length; i++) a[i] *= f;
+    }
+  }
+
+  /** A min-heap on log posterior of the best topK models. */
+  private offerTop(l: number, score: number, mask: number, members: ArrayLike<number> | null): void {
+    const heap = this.heap;
+    if (this.topK === 0 || (heap.length === this.topK && !(l > heap[0].logPost))) return;
+    const list: number[] = [];
+    this.forEachMember(mask, members, (t) => list.push(t));
+    const entry = { logPost: l, score, members: Int32Array.from(list.sort((x, y) => x - y)) };
+    if (heap.length < this.topK) {
+      heap.push(entry);
+      let i = heap.length - 1;
+      while (i > 0) {
+        const up = (i - 1) >> 1;
+        if (heap[up].logPost <= heap[i].logPost) break;
+        [heap[up], heap[i]] = [heap[i], heap[up]];
+        i = up;
+      }
+      return;
+    }
+    heap[0] = entry;
+    for (let i = 0; ; ) {
+      const a = 2 * i + 1;
+      const b = a + 1;
+      let least = i;
+      if (a < heap.length && heap[a].logPost < heap[least].logPost) least = a;
+      if (b < heap.length && heap[b].logPost < heap[least].logPost) least = b;
+      if (least === i) break;
+      [heap[least], heap[i]] = [heap[i], heap[least]];
+      i = least;
+    }
+  }
+
+  finish(): SubsetSummary {
+    if (this.count === 0 || !(this.total > 0)) {
+      throw new OccamError("invalid-argument", "no model of the model space has positive probability.");
+    }
+    const logTotal = this.max + Math.log(this.total);
+    const P = this.sumMean.length;
+    const coefficientMean = new Float64Array(P);
+    const coefficientSd = new Float64Array(P);
+    for (let c = 0; c < P; c++) {
+      coefficientMean[c] = this.sumMean[c] / this.total;
+      coefficientSd[c] = Math.sqrt(Math.max(0, this.sumSecond[c] / this.total - coefficientMean[c] ** 2));
+    }
+    const top = [...this.heap]
+      .sort((x, y) => y.logPost - x.logPost)
+      .map((e) => ({ members: e.members, score: e.score, logPosterior: e.logPost - logTotal }));
+    return {
+      count: this.count,
+      logNormaliser: logTotal,
+      top,
+      inclusion: this.inclusion.map((v) => v / this.total),
+      sizeProbability: this.size.map((v) => v / this.total),
+      coefficientMean,
+      coefficientSd,
+    };
+  }
 }
 
-/** Options of {@link enumerateSubsets}. */
-export interface EnumerateSubsetsOptions {
-  /**
-   * Visit only subsets of at most this many candidate inputs (depth-first enumeration).
-   * @defaultValue p (all 2^p subsets, in Gray-code order)
-   */
+/** Options of {@link searchSubsets}. */
+export interface SearchSubsetsOptions {
+  /** Only subsets of at most this many terms. @defaultValue every subset */
   maxSize?: number;
+  /** The prior over subsets. @defaultValue "uniform" */
+  prior?: ModelPrior;
+  /** How many of the best models to keep. @defaultValue 10 */
+  top?: number;
   /**
-   * What to do with a numerically singular subset: throw an OccamError, or report NaN `logDet` and
-   * `quad` for it (and every subset containing the offending column in that position) and go on.
-   * @defaultValue "throw"
+   * Heredity (BAS's force.heredity): a model holds a term only with all of the term's parents (an
+   * interaction only with its main effects); the others are left out of the model space.
+   * @defaultValue true
    */
-  singular?: "throw" | "nan";
+  heredity?: boolean;
+}
+
+/** The parent masks of a family's terms, or null when no term has parents (or heredity is off). */
+function parentMasks(family: SubsetFamily, heredity: boolean): Uint32Array | null {
+  if (!heredity || family.terms.every((t) => t.parents.length === 0)) return null;
+  return Uint32Array.from(family.terms, (t) => t.parents.reduce((m, j) => (m | (1 << j)) >>> 0, 0));
+}
+
+/** True when every member's parents are members too. */
+function hereditary(mask: number, parents: Uint32Array): boolean {
+  for (let m = mask; m !== 0; m &= m - 1) {
+    if ((parents[31 - Math.clz32(m & -m)] & ~mask) !== 0) return false;
+  }
+  return true;
+}
+
+/**
+ * Every subset of the family's terms (of at most `maxSize`), streamed through a running summary: the
+ * best `top` models, the normaliser, inclusion and size probabilities and model-averaged coefficients,
+ * in memory independent of the number of subsets.
+ *
+ * @example
+ * const summary = searchSubsets(zellnerSiowFamily(design, stats), { top: 10 });
+ */
+export function searchSubsets(family: SubsetFamily, options: SearchSubsetsOptions = {}): SubsetSummary {
+  const p = family.terms.length;
+  const maxSize = Math.min(options.maxSize ?? p, p);
+  if (maxSize === p && p > 30) {
+    throw new OccamError("invalid-argument", `all 2^${p} subsets are too many to enumerate; sample them.`);
+  }
+  const summary = new RunningSummary(family, options.prior ?? "uniform", options.top ?? 10);
+  const parents = parentMasks(family, options.heredity ?? true);
+  family.enumerate(maxSize, (view) => {
+    if (parents !== null && !hereditary(view.mask, parents)) return;
+    summary.add(view.mask, null, view.size, view.score, view.moments);
+  });
+  return summary.finish();
+}
+
+/**
+ * The same summary over a list of scored subsets (distinct, ascending members): the models an MCMC run
+ * visited, or the models whose evidences were estimated. Moments come from `family.moments`.
+ */
+export function summarizeSubsets(
+  family: SubsetFamily,
+  subsets: readonly { members: ArrayLike<number>; score: number }[],
+  options: Pick<SearchSubsetsOptions, "prior" | "top"> = {},
+): SubsetSummary {
+  const summary = new RunningSummary(family, options.prior ?? "uniform", options.top ?? 10);
+  for (const s of subsets) {
+    summary.add(0, s.members, s.members.length, s.score, (mean, variance) =>
+      family.moments(s.members, mean, variance),
+    );
+  }
+  return summary.finish();
+}
+
+/** A model-space filter for {@link sampleSubsets} from a family's heredity, or undefined when there is none. */
+export function hereditaryFilter(
+  family: SubsetFamily,
+  heredity: boolean,
+): ((inModel: Uint8Array) => boolean) | undefined {
+  if (!heredity || family.terms.every((t) => t.parents.length === 0)) return undefined;
+  return (inModel) => family.terms.every((t, j) => !inModel[j] || t.parents.every((q) => inModel[q] === 1));
 }
 
 function invalid(where: string, message: string): OccamError {
   return new OccamError("invalid-argument", `${where}: ${message}`);
-}
-
-function checkSystem(system: SubsetSystem, where: string): void {
-  if (system === null || typeof system !== "object") throw invalid(where, "a SubsetSystem is required.");
-  const { p, fixed, gram, rhs } = system;
-  if (!(Number.isInteger(p) && p >= 0 && p <= 31)) {
-    throw invalid(where, `p must be an integer in [0, 31] (subsets are 32-bit masks), got ${p}.`);
-  }
-  if (!(Number.isInteger(fixed) && fixed >= 0)) {
-    throw invalid(where, `fixed must be a non-negative integer, got ${fixed}.`);
-  }
-  const q = p + fixed;
-  if (!(gram instanceof Float64Array) || gram.length !== q * q) {
-    throw new OccamError(
-      "dimension-mismatch",
-      `${where}: gram must be a Float64Array of (fixed + p)² = ${q * q} entries, got ${gram?.length}.`,
-    );
-  }
-  if (!(rhs instanceof Float64Array) || rhs.length !== q) {
-    throw new OccamError(
-      "dimension-mismatch",
-      `${where}: rhs must be a Float64Array of fixed + p = ${q} entries, got ${rhs?.length}.`,
-    );
-  }
-}
-
-/**
- * The incremental factor: rows of L kept in the canonical order, each row recomputed from scratch
- * (see the module comment). Preallocated once; no allocation per step.
- */
-class SubsetFactor {
-  readonly q: number;
-  readonly L: Float64Array;
-  readonly u: Float64Array;
-  readonly cols: Int32Array;
-  /** logDiag[i] = Σ_{l<i} log L_ll; quadPrefix[i] = Σ_{l<i} u_l². */
-  readonly logDiag: Float64Array;
-  readonly quadPrefix: Float64Array;
-  k = 0;
-
-  constructor(
-    readonly G: Float64Array,
-    readonly c: Float64Array,
-    q: number,
-    private readonly singular: "throw" | "nan",
-    private readonly where: string,
-  ) {
-    this.q = q;
-    this.L = new Float64Array(q * q);
-    this.u = new Float64Array(q);
-    this.cols = new Int32Array(q);
-    this.logDiag = new Float64Array(q + 1);
-    this.quadPrefix = new Float64Array(q + 1);
-  }
-
-  /** Computes row i from G, c and rows 0 … i−1 (bordered Cholesky; O(i²)). */
-  private row(i: number): void {
-    const { q, L, G, u, cols } = this;
-    const ci = cols[i];
-    const ri = i * q;
-    const gi = ci * q;
-    let d2 = G[gi + ci];
-    let ui = this.c[ci];
-    for (let j = 0; j < i; j++) {
-      const rj = j * q;
-      let s = G[gi + cols[j]];
-      for (let l = 0; l < j; l++) s -= L[ri + l] * L[rj + l];
-      const lij = s / L[rj + j];
-      L[ri + j] = lij;
-      d2 -= lij * lij;
-      ui -= lij * u[j];
-    }
-    // d² below its own rounding error: the column is (numerically) in the span of the ones above.
-    if (!(d2 > 4 * (i + 1) * EPS * Math.abs(G[gi + ci]))) {
-      if (this.singular === "throw" && !Number.isNaN(d2)) {
-        throw new OccamError(
-          "not-positive-definite",
-          `${this.where}: column ${ci} is numerically a linear combination of columns ` +
-            `[${Array.from(cols.subarray(0, i)).join(", ")}] (pivot ${d2}); remove duplicated or collinear ` +
-            "inputs, or use a proper prior (v < ∞) on them.",
-        );
-      }
-      L[ri + i] = Number.NaN;
-      u[i] = Number.NaN;
-      this.logDiag[i + 1] = Number.NaN;
-      this.quadPrefix[i + 1] = Number.NaN;
-      return;
-    }
-    const lii = Math.sqrt(d2);
-    L[ri + i] = lii;
-    ui /= lii;
-    u[i] = ui;
-    this.logDiag[i + 1] = this.logDiag[i] + Math.log(lii);
-    this.quadPrefix[i + 1] = this.quadPrefix[i] + ui * ui;
-  }
-
-  /** Inserts column `col` at row `pos` (rows below are recomputed). */
-  insert(col: number, pos: number): void {
-    const { cols } = this;
-    for (let i = this.k; i > pos; i--) cols[i] = cols[i - 1];
-    cols[pos] = col;
-    this.k++;
-    for (let i = pos; i < this.k; i++) this.row(i);
-  }
-
-  /** Removes the row at `pos` (rows below are recomputed). */
-  remove(pos: number): void {
-    const { cols } = this;
-    this.k--;
-    for (let i = pos; i < this.k; i++) cols[i] = cols[i + 1];
-    for (let i = pos; i < this.k; i++) this.row(i);
-  }
-
-  /** Sets the factor to that of the given columns, in the given order. */
-  setColumns(columns: ArrayLike<number>): void {
-    this.k = columns.length;
-    for (let i = 0; i < this.k; i++) this.cols[i] = columns[i];
-    for (let i = 0; i < this.k; i++) this.row(i);
-  }
-}
-
-function popcount(x: number): number {
-  x -= (x >>> 1) & 0x55555555;
-  x = (x & 0x33333333) + ((x >>> 2) & 0x33333333);
-  x = (x + (x >>> 4)) & 0x0f0f0f0f;
-  return Math.imul(x, 0x01010101) >>> 24;
-}
-
-/**
- * Calls `visit` once for every subset of the p candidate inputs (of at most `maxSize` inputs), with
- * the Cholesky factor of G_SS, log|G_SS| and c_Sᵀ G_SS⁻¹ c_S ready in a reused {@link SubsetView}.
- * Without `maxSize` the order is the reflected Gray code (each step adds or removes one input; the
- * empty subset comes first); with it, a depth-first search that appends inputs in decreasing index
- * order. Each subset costs O(k²). Returns the number of subsets visited.
- *
- * @example
- * enumerateSubsets(system, {}, (s) => { out[s.mask] = score(s.logDet, s.quad, s.dim); });
- */
-export function enumerateSubsets(
-  system: SubsetSystem,
-  options: EnumerateSubsetsOptions,
-  visit: (view: SubsetView) => void,
-): number {
-  const where = "enumerateSubsets";
-  checkSystem(system, where);
-  if (typeof visit !== "function") throw invalid(where, "visit must be a function.");
-  const { p, fixed } = system;
-  const maxSize = options?.maxSize ?? p;
-  if (!(Number.isInteger(maxSize) && maxSize >= 0)) {
-    throw invalid(where, `maxSize must be a non-negative integer, got ${maxSize}.`);
-  }
-  const singular = options?.singular ?? "throw";
-  if (singular !== "throw" && singular !== "nan") {
-    throw invalid(where, `singular must be "throw" or "nan", got ${String(singular)}.`);
-  }
-  const q = p + fixed;
-  const f = new SubsetFactor(system.gram, system.rhs, q, singular, where);
-  for (let i = 0; i < fixed; i++) f.insert(i, i);
-  const view: SubsetView = {
-    mask: 0,
-    size: 0,
-    dim: fixed,
-    logDet: 0,
-    quad: 0,
-    factor: f.L,
-    solved: f.u,
-    columns: f.cols,
-    stride: q,
-  };
-  const emit = (mask: number, size: number): void => {
-    view.mask = mask;
-    view.size = size;
-    view.dim = f.k;
-    view.logDet = 2 * f.logDiag[f.k];
-    view.quad = f.quadPrefix[f.k];
-    visit(view);
-  };
-  let count = 0;
-  if (maxSize >= p) {
-    if (p > 30) throw invalid(where, `all 2^${p} subsets are too many to enumerate; give maxSize.`);
-    let mask = 0;
-    let size = 0;
-    emit(0, 0);
-    count++;
-    const total = 2 ** p;
-    for (let t = 1; t < total; t++) {
-      const j = 31 - Math.clz32(t & -t); // the bit the Gray code flips at step t
-      const bit = 1 << j;
-      const pos = fixed + popcount(mask >>> (j + 1)); // rows above: fixed + active candidates > j
-      if (mask & bit) {
-        f.remove(pos);
-        size--;
-      } else {
-        f.insert(fixed + j, pos);
-        size++;
-      }
-      mask ^= bit;
-      emit(mask >>> 0, size);
-      count++;
-    }
-    return count;
-  }
-  // Depth-first: children of S add an input below S's smallest one, appended as the last row (O(k²)),
-  // and backtracking drops the last row (free: the leading block of L is the factor of the leading block).
-  emit(0, 0);
-  count++;
-  const dfs = (below: number, mask: number, size: number): void => {
-    for (let j = below - 1; j >= 0; j--) {
-      f.insert(fixed + j, f.k);
-      const m = (mask | (1 << j)) >>> 0;
-      emit(m, size + 1);
-      count++;
-      if (size + 1 < maxSize) dfs(j, m, size + 1);
-      f.k--;
-    }
-  };
-  if (maxSize > 0) dfs(p, 0, 0);
-  return count;
-}
-
-/** Scores of subsets in compact form: entry i is the subset `masks[i]` with `sizes[i]` inputs. */
-export interface SubsetTable {
-  /** Number of candidate inputs. */
-  readonly p: number;
-  /** Number of subsets scored. */
-  readonly count: number;
-  /** The subsets as bitmasks (bit j: input j). For a full enumeration masks[i] = i. */
-  readonly masks: Uint32Array;
-  /** |S| of each subset. */
-  readonly sizes: Uint8Array;
-  /** The log evidence (or other score) of each subset. */
-  readonly logEvidence: Float64Array;
-  /** Names of the p candidate inputs. */
-  readonly names: readonly string[];
-}
-
-function defaultNames(p: number): string[] {
-  return Array.from({ length: p }, (_, j) => `x[${j}]`);
-}
-
-/**
- * Scores every subset (of at most `maxSize` inputs) with `score(view)` and returns the compact
- * {@link SubsetTable}. For a full enumeration the table is indexed by mask. Any scorer built on G_SS's
- * factor fits (NIG evidence, Zellner–Siow through R², BIC, …).
- */
-export function scoreSubsets(
-  system: SubsetSystem,
-  options: EnumerateSubsetsOptions & { names?: readonly string[] },
-  score: (view: SubsetView) => number,
-): SubsetTable {
-  const where = "scoreSubsets";
-  checkSystem(system, where);
-  const { p } = system;
-  const maxSize = Math.min(options?.maxSize ?? p, p);
-  let count = 0;
-  for (let k = 0; k <= maxSize; k++) count += binomial(p, k);
-  if (maxSize === p && p > MAX_ENUMERATED_INPUTS) {
-    throw invalid(
-      where,
-      `all 2^${p} subsets of ${p} inputs are too many to tabulate (limit ${MAX_ENUMERATED_INPUTS} inputs); ` +
-        "give maxSize, or sample subsets with sampleSubsets.",
-    );
-  }
-  if (count > 2 ** 26) {
-    throw invalid(where, `${count} subsets are too many to tabulate; lower maxSize or use sampleSubsets.`);
-  }
-  const names = options?.names ?? defaultNames(p);
-  if (names.length !== p) {
-    throw new OccamError("dimension-mismatch", `${where}: names has ${names.length} entries, expected ${p}.`);
-  }
-  const masks = new Uint32Array(count);
-  const sizes = new Uint8Array(count);
-  const logEvidence = new Float64Array(count);
-  const full = maxSize === p;
-  let i = 0;
-  enumerateSubsets(system, options, (view) => {
-    // A full enumeration stores by mask (Gray order is not index order); a partial one in visit order.
-    const at = full ? view.mask : i;
-    masks[at] = view.mask;
-    sizes[at] = view.size;
-    logEvidence[at] = score(view);
-    i++;
-  });
-  return { p, count, masks, sizes, logEvidence, names: [...names] };
-}
-
-/** C(n, k) as a double (exact below 2^53). */
-export function binomial(n: number, k: number): number {
-  if (k < 0 || k > n) return 0;
-  k = Math.min(k, n - k);
-  let c = 1;
-  for (let i = 1; i <= k; i++) c = (c * (n - k + i)) / i;
-  return Math.round(c);
-}
-
-/** Options of {@link nigSubsets}. */
-export interface NigSubsetsOptions {
-  /** The n × p candidate inputs, row-major (no column of ones: see `intercept`). */
-  X: ArrayLike<number>;
-  /** The n responses. */
-  y: ArrayLike<number>;
-  /** Number of observations. */
-  n: number;
-  /** Number of candidate inputs (at most 31). */
-  p: number;
-  /**
-   * Include an intercept in every model, with the same N(0, σ²v) prior as the weights (Everson's
-   * setting: a proper prior on the bias keeps the evidence finite).
-   * @defaultValue true
-   */
-  intercept?: boolean;
-  /**
-   * The prior scale v of every weight: w | σ² ~ N(0, σ² v I) (Everson et al.: v = 10⁴).
-   * @defaultValue 1
-   */
-  v?: number;
-  /** Shape a > 0 of the inverse-gamma prior of σ². */
-  a: number;
-  /** Scale b > 0 of the inverse-gamma prior of σ². */
-  b: number;
-  /**
-   * Names of the candidate inputs.
-   * @defaultValue ["x[0]", …]
-   */
-  names?: readonly string[];
-}
-
-/** The Student-t predictive distributions of one model at m new inputs. */
-export interface StudentTPredictive {
-  /** Degrees of freedom 2a*. */
-  readonly dof: number;
-  /** x*ᵀm* at each new input. */
-  readonly location: Float64Array;
-  /** √((b* ÷ a*)(1 + x*ᵀV*x*)) at each new input. */
-  readonly scale: Float64Array;
-}
-
-/** All subsets of a NIG linear regression (V = vI, m = 0), sharing one set of sufficient statistics. */
-export interface NigSubsets {
-  readonly p: number;
-  readonly n: number;
-  readonly intercept: boolean;
-  readonly names: readonly string[];
-  /** The system G = ZᵀZ + I/v, c = Zᵀy (Z = [1, X] with an intercept). */
-  readonly system: SubsetSystem;
-  /** log p(y | X_S) from an enumerator's view (O(1)). */
-  scoreView(view: SubsetView): number;
-  /** log p(y | X_S) of the subset given by its candidate indices (O(k³)). */
-  logEvidence(members: ArrayLike<number>): number;
-  /** The table of log evidences of all subsets (of at most `maxSize` inputs). */
-  enumerate(options?: EnumerateSubsetsOptions): SubsetTable;
-  /** The posterior predictive of the subset at the m rows of `Xnew` (m × p, all p candidate columns). */
-  predictive(members: ArrayLike<number>, Xnew: ArrayLike<number>, m: number): StudentTPredictive;
-}
-
-/**
- * Exact log evidences of subsets of p candidate inputs of a Normal–Inverse-Gamma linear regression
- * (Everson et al. eqs. 10–17, m = 0 so eq. 16 holds as printed, V = vI):
- *   log p(y | X_S) = −(n/2) log 2π − (k/2) log v − ½ log|V*⁻¹| + a log b − a* log b* + log Γ(a*) − log Γ(a),
- * V*⁻¹ = X_SᵀX_S + I/v, b* = b + (yᵀy − yᵀX_S V* X_Sᵀy)/2, a* = a + n/2, k = |S| (+1 with an intercept).
- * XᵀX and Xᵀy are computed once (O(np²)); each subset then costs O(k²) (see {@link enumerateSubsets}).
- *
- * @example
- * const table = nigSubsets({ X, y, n, p: 10, v: 1e4, a: 1, b: 1 }).enumerate();
- */
-export function nigSubsets(options: NigSubsetsOptions): NigSubsets {
-  const where = "nigSubsets";
-  if (options === null || typeof options !== "object") {
-    throw invalid(where, "options { X, y, n, p, a, b } are required.");
-  }
-  const { n, p, a, b } = options;
-  const intercept = options.intercept ?? true;
-  const v = options.v ?? 1;
-  if (!(Number.isInteger(n) && n >= 1)) throw invalid(where, `n must be a positive integer, got ${n}.`);
-  if (!(Number.isInteger(p) && p >= 1 && p <= 31)) {
-    throw invalid(where, `p must be an integer in [1, 31], got ${p}.`);
-  }
-  if (!(Number.isFinite(a) && a > 0))
-    throw invalid(where, `the prior shape a must be finite and > 0, got ${a}.`);
-  if (!(Number.isFinite(b) && b > 0))
-    throw invalid(where, `the prior scale b must be finite and > 0, got ${b}.`);
-  if (!(Number.isFinite(v) && v > 0))
-    throw invalid(where, `the prior scale v must be finite and > 0, got ${v}.`);
-  if (typeof intercept !== "boolean") throw invalid(where, "intercept must be true or false.");
-  const { X, y } = options;
-  if (X === null || typeof X !== "object" || X.length !== n * p) {
-    throw new OccamError(
-      "dimension-mismatch",
-      `${where}: X must have n·p = ${n * p} entries, got ${X?.length}.`,
-    );
-  }
-  if (y === null || typeof y !== "object" || y.length !== n) {
-    throw new OccamError("dimension-mismatch", `${where}: y must have n = ${n} entries, got ${y?.length}.`);
-  }
-  const names = options.names ?? defaultNames(p);
-  if (names.length !== p) {
-    throw new OccamError("dimension-mismatch", `${where}: names has ${names.length} entries, expected ${p}.`);
-  }
-  const fixed = intercept ? 1 : 0;
-  const q = p + fixed;
-  const G = new Float64Array(q * q);
-  const c = new Float64Array(q);
-  const z = new Float64Array(q);
-  let yy = 0;
-  for (let i = 0; i < n; i++) {
-    if (intercept) z[0] = 1;
-    for (let j = 0; j < p; j++) {
-      const x = X[i * p + j];
-      if (!Number.isFinite(x)) {
-        throw new OccamError("invalid-data", `${where}: X[${i}][${j}] is ${x}; every value must be finite.`);
-      }
-      z[fixed + j] = x;
-    }
-    const yi = y[i];
-    if (!Number.isFinite(yi)) {
-      throw new OccamError("invalid-data", `${where}: y[${i}] is ${yi}; every value must be finite.`);
-    }
-    yy += yi * yi;
-    for (let j = 0; j < q; j++) {
-      const zj = z[j];
-      c[j] += zj * yi;
-      for (let k = 0; k <= j; k++) G[j * q + k] += zj * z[k];
-    }
-  }
-  for (let j = 0; j < q; j++) {
-    G[j * q + j] += 1 / v;
-    for (let k = 0; k < j; k++) G[k * q + j] = G[j * q + k];
-  }
-  const system: SubsetSystem = { p, fixed, gram: G, rhs: c };
-  const aStar = a + 0.5 * n;
-  const constant = -0.5 * n * LOG_TWO_PI + a * Math.log(b) + gammaln(aStar) - gammaln(a);
-  const halfLogV = 0.5 * Math.log(v);
-  const score = (dim: number, logDet: number, quad: number): number => {
-    // yᵀy − c_Sᵀ G_SS⁻¹ c_S = yᵀ(I + v X_S X_Sᵀ)⁻¹ y > 0 exactly; below 0 only through cancellation.
-    const bStar = b + 0.5 * Math.max(0, yy - quad);
-    return constant - dim * halfLogV - 0.5 * logDet - aStar * Math.log(bStar);
-  };
-  const scratch = new SubsetFactor(G, c, q, "throw", where);
-  const columnsOf = (members: ArrayLike<number>): Int32Array => {
-    const cols = new Int32Array(fixed + members.length);
-    if (intercept) cols[0] = 0;
-    for (let i = 0; i < members.length; i++) {
-      const j = members[i];
-      if (!(Number.isInteger(j) && j >= 0 && j < p)) {
-        throw invalid(where, `subset member ${j} is not an input index in [0, ${p}).`);
-      }
-      cols[fixed + i] = fixed + j;
-    }
-    const seen = new Set(cols);
-    if (seen.size !== cols.length) throw invalid(where, "a subset lists an input twice.");
-    return cols;
-  };
-  return {
-    p,
-    n,
-    intercept,
-    names: [...names],
-    system,
-    scoreView: (view) => score(view.dim, view.logDet, view.quad),
-    logEvidence(members) {
-      const cols = columnsOf(members);
-      scratch.setColumns(cols);
-      return score(cols.length, 2 * scratch.logDiag[cols.length], scratch.quadPrefix[cols.length]);
-    },
-    enumerate(enumOptions) {
-      return scoreSubsets(system, { ...enumOptions, names }, (view) =>
-        score(view.dim, view.logDet, view.quad),
-      );
-    },
-    predictive(members, Xnew, m) {
-      if (!(Number.isInteger(m) && m >= 1)) throw invalid(where, `m must be a positive integer, got ${m}.`);
-      if (Xnew === null || typeof Xnew !== "object" || Xnew.length !== m * p) {
-        throw new OccamError(
-          "dimension-mismatch",
-          `${where}.predictive: Xnew must have m·p = ${m * p} entries (all p candidate columns), got ${Xnew?.length}.`,
-        );
-      }
-      const cols = columnsOf(members);
-      const k = cols.length;
-      scratch.setColumns(cols);
-      const { L, u } = scratch;
-      // m* = G_SS⁻¹ c_S = L⁻ᵀu; b*/a* from the same quadratic form as the evidence.
-      const mean = new Float64Array(k);
-      for (let i = k - 1; i >= 0; i--) {
-        let s = u[i];
-        for (let j = i + 1; j < k; j++) s -= L[j * q + i] * mean[j];
-        mean[i] = s / L[i * q + i];
-      }
-      const bStar = b + 0.5 * Math.max(0, yy - scratch.quadPrefix[k]);
-      const s2 = bStar / aStar;
-      const location = new Float64Array(m);
-      const scale = new Float64Array(m);
-      const x = new Float64Array(k);
-      for (let r = 0; r < m; r++) {
-        for (let i = 0; i < k; i++) {
-          const col = cols[i];
-          x[i] = col < fixed ? 1 : Xnew[r * p + col - fixed];
-        }
-        let loc = 0;
-        for (let i = 0; i < k; i++) loc += x[i] * mean[i];
-        // x*ᵀ V* x* = ‖L⁻¹x*‖² (V* = G_SS⁻¹), by forward substitution in place.
-        let qf = 0;
-        for (let i = 0; i < k; i++) {
-          let s = x[i];
-          for (let j = 0; j < i; j++) s -= L[i * q + j] * x[j];
-          x[i] = s / L[i * q + i];
-          qf += x[i] * x[i];
-        }
-        location[r] = loc;
-        scale[r] = Math.sqrt(s2 * (1 + qf));
-      }
-      return { dof: 2 * aStar, location, scale };
-    },
-  };
-}
-
-/**
- * Exact NIG log evidences of all subsets (or all of at most `maxSize` inputs) in compact form: a
- * shorthand for `nigSubsets(options).enumerate({ maxSize })`.
- */
-export function subsetLogEvidence(options: NigSubsetsOptions & { maxSize?: number }): SubsetTable {
-  return nigSubsets(options).enumerate({ maxSize: options?.maxSize });
 }
 
 /** Options of {@link sampleSubsets}. */
@@ -648,6 +315,12 @@ export interface SampleSubsetsOptions {
    * @defaultValue the empty subset
    */
   start?: readonly number[];
+  /**
+   * Which subsets the model space holds (inModel[j] = 1 for a member), e.g. heredity; the others have
+   * prior probability 0 and are never visited.
+   * @defaultValue every subset
+   */
+  allowed?: (inModel: Uint8Array) => boolean;
 }
 
 /** The subsets an MCMC run visited, in compact form (CSR: members of subset i are members[offsets[i] … offsets[i+1])). */
@@ -674,7 +347,8 @@ export interface SubsetSample {
 
 /**
  * Metropolis–Hastings over input subsets for p too large to enumerate (Sykacek's add/remove/swap
- * moves, with the exact log evidence in place of reversible jumps). Moves: with probability
+ * moves, with the exact log evidence in place of reversible jumps), built on the samplers' move mixture
+ * and the shared accept step. Moves: with probability
  * 1 − swapProbability flip a uniformly chosen input (q = (1 − w)/p both ways); otherwise swap a
  * uniformly chosen member with a uniformly chosen non-member (q = w/(k(p − k)) both ways; a swap from
  * the empty or full subset is a rejected step). Both moves are symmetric, so the acceptance
@@ -686,7 +360,7 @@ export function sampleSubsets(options: SampleSubsetsOptions): SubsetSample {
   if (options === null || typeof options !== "object") {
     throw invalid(where, "options { p, logEvidence, rng } are required.");
   }
-  const { p, rng } = options;
+  const { p, rng, allowed } = options;
   if (!(Number.isInteger(p) && p >= 1 && p <= 255)) {
     throw invalid(where, `p must be an integer in [1, 255], got ${p}.`);
   }
@@ -753,39 +427,55 @@ export function sampleSubsets(options: SampleSubsetsOptions): SubsetSample {
   const inclusion = new Float64Array(p);
   let accepted = 0;
   const total = burnIn + iterations;
-  for (let t = 0; t < total; t++) {
-    let flipA = -1;
-    let flipB = -1;
-    if (rng.uniform() < swapProbability) {
-      if (size > 0 && size < p) {
-        // The r-th member and the s-th non-member, uniformly.
-        let r = rng.integer(size);
-        let s = rng.integer(p - size);
-        for (let j = 0; j < p; j++) {
-          if (inModel[j]) {
-            if (r-- === 0) flipA = j;
-          } else if (s-- === 0) flipB = j;
-        }
-      }
-    } else {
-      flipA = rng.integer(p);
+  // Moves propose which inputs to flip; both are symmetric, so their logFactor is 0 (−∞: impossible).
+  const proposal = { a: -1, b: -1 };
+  const flip: Move<null, typeof proposal> = (r) => {
+    proposal.a = r.integer(p);
+    proposal.b = -1;
+    return { proposal, logFactor: 0 };
+  };
+  const swap: Move<null, typeof proposal> = (r) => {
+    if (size === 0 || size === p) return { proposal, logFactor: Number.NEGATIVE_INFINITY };
+    // The r-th member and the s-th non-member, uniformly.
+    let i = r.integer(size);
+    let o = r.integer(p - size);
+    for (let j = 0; j < p; j++) {
+      if (inModel[j]) {
+        if (i-- === 0) proposal.a = j;
+      } else if (o-- === 0) proposal.b = j;
     }
-    if (flipA >= 0) {
-      inModel[flipA] ^= 1;
-      if (flipB >= 0) inModel[flipB] ^= 1;
-      const newSize = flipB >= 0 ? size : size + (inModel[flipA] ? 1 : -1);
-      const newKey = keyOf();
-      const proposal = evaluate(newKey) + logModelPrior(prior, p, newSize);
-      const logRatio = proposal - logTarget;
-      if (logRatio >= 0 || Math.log(rng.uniform()) < logRatio) {
-        logTarget = proposal;
-        size = newSize;
-        key = newKey;
-        if (t >= burnIn) accepted++;
-      } else {
-        inModel[flipA] ^= 1;
-        if (flipB >= 0) inModel[flipB] ^= 1;
-      }
+    return { proposal, logFactor: 0 };
+  };
+  const moves: [Move<null, typeof proposal>, number][] = [];
+  if (swapProbability < 1) moves.push([flip, 1 - swapProbability]);
+  if (swapProbability > 0) moves.push([swap, swapProbability]);
+  const move = mixture(moves);
+  const apply = (prop: typeof proposal): void => {
+    inModel[prop.a] ^= 1;
+    if (prop.b >= 0) inModel[prop.b] ^= 1;
+  };
+  let proposed = logTarget;
+  let proposedKey = key;
+  let proposedSize = size;
+  const logTargetRatio = (_state: null, prop: typeof proposal): number => {
+    apply(prop);
+    proposedSize = prop.b >= 0 ? size : size + (inModel[prop.a] ? 1 : -1);
+    proposedKey = keyOf();
+    proposed =
+      allowed !== undefined && !allowed(inModel)
+        ? Number.NEGATIVE_INFINITY
+        : evaluate(proposedKey) + logModelPrior(prior, p, proposedSize);
+    apply(prop); // undone; redone below if accepted
+    return proposed - logTarget;
+  };
+  for (let t = 0; t < total; t++) {
+    const step = moveStep(rng, move, null, logTargetRatio);
+    if (step.accepted) {
+      apply(step.proposal);
+      logTarget = proposed;
+      size = proposedSize;
+      key = proposedKey;
+      if (t >= burnIn) accepted++;
     }
     if (t < burnIn) continue;
     for (let j = 0; j < p; j++) inclusion[j] += inModel[j];

@@ -4,10 +4,10 @@ import { describe, expect, it } from "vitest";
 import { OccamError } from "../../src/errors.js";
 import { cholesky, invertFromCholesky } from "../../src/math/linalg.js";
 import { nigRegression } from "../../src/models/linear/nig.js";
+import { nigSubsets } from "../../src/models/linear/nig-subsets.js";
 import { createRng } from "../../src/random/rng.js";
 import { averageSubsetPredictions, modelAverage, studentTCdf } from "../../src/selection/average.js";
 import { compareSubsets } from "../../src/selection/compare.js";
-import { nigSubsets } from "../../src/selection/subsets.js";
 
 describe("studentTCdf", () => {
   it("matches the closed forms for ν = 1 (Cauchy) and ν = 2, and the normal for huge ν", () => {

@@ -3,17 +3,16 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { OccamError } from "../../src/errors.js";
 import { nigRegression } from "../../src/models/linear/nig.js";
-import { createRng } from "../../src/random/rng.js";
-import { compareSubsets } from "../../src/selection/compare.js";
+import { nigSubsets, subsetLogEvidence } from "../../src/models/linear/nig-subsets.js";
 import {
   binomial,
   enumerateSubsets,
-  nigSubsets,
   type SubsetSystem,
-  sampleSubsets,
   scoreSubsets,
-  subsetLogEvidence,
-} from "../../src/selection/subsets.js";
+} from "../../src/models/linear/subsets.js";
+import { createRng } from "../../src/random/rng.js";
+import { compareSubsets } from "../../src/selection/compare.js";
+import { sampleSubsets } from "../../src/selection/subsets.js";
 
 /** n × p standard-normal inputs and y = Xw + 0.5 ε with the given weights. */
 function simulate(n: number, p: number, weights: number[], seed: number) {

@@ -8,6 +8,15 @@
  * Mixtures of g-priors (Zellner–Siow, in `zellner-siow.ts`) integrate this over a prior on g.
  */
 import { OccamError } from "../../errors.js";
+import type { SubsetFamily } from "../family.js";
+import {
+  type CentredStatistics,
+  centredSystem,
+  type LinearDesign,
+  rSquaredOf,
+  subsetColumns,
+} from "./design.js";
+import { enumerateSubsets, type SubsetView, subsetView, viewInverseDiagonal, viewSolve } from "./subsets.js";
 
 /**
  * Checks the summary statistics of a regression Bayes factor: R² in [0, 1), n and k integers with
@@ -48,4 +57,105 @@ export function gPriorLogBayesFactor(r2: number, n: number, k: number, g: number
     );
   }
   return 0.5 * (n - 1 - k) * Math.log1p(g) - 0.5 * (n - 1) * Math.log1p(g * (1 - r2));
+}
+
+/** How a g-prior (fixed g or a mixture) scores a subset from its (R², k) and n. */
+export interface GPriorScorer {
+  /** log BF of the subset with k columns and coefficient of determination r2 against the empty subset. */
+  logBayesFactor(r2: number, k: number): number;
+  /** Writes E[g/(1+g) | y] and E[(g/(1+g))² | y] of the subset to out[0] and out[1]. */
+  shrinkage(r2: number, k: number, out: Float64Array): void;
+}
+
+/** The unit-information g-prior, g = n: a closed form, and a shrinkage factor n/(n + 1) for every model. */
+export function unitInformationScorer(n: number): GPriorScorer {
+  const s = n / (n + 1);
+  return {
+    logBayesFactor: (r2, k) =>
+      k === 0 ? 0 : 0.5 * (n - 1 - k) * Math.log1p(n) - 0.5 * (n - 1) * Math.log1p(n * (1 - r2)),
+    shrinkage(_r2, _k, out) {
+      out[0] = s;
+      out[1] = s * s;
+    },
+  };
+}
+
+/**
+ * The family of g-prior regressions over subsets of a design's terms: an intercept with a flat prior in
+ * every model, each subset scored by its R² through `scorer` (Liang et al. 2008), so the result is the
+ * same whatever the units of any column. The posterior of a subset's coefficients given g is centred at
+ * s β̂ (s = g/(1+g), β̂ least squares) with variance s σ² (XcᵀXc)⁻¹ and E[σ² | g, y] = TSS (1 − s R²)/(n − 3);
+ * over g, E[β | y] = E[s] β̂ and Var β_j = (E[s] − R² E[s²]) TSS/(n − 3) · (XcᵀXc)⁻¹_jj + Var(s) β̂_j².
+ */
+export function gPriorsFamily(
+  design: LinearDesign,
+  stats: CentredStatistics,
+  scorer: GPriorScorer,
+): SubsetFamily {
+  const { n, columns: P } = design;
+  if (n < 4) {
+    throw new OccamError(
+      "invalid-data",
+      `a g-prior comparison needs at least 4 rows (the intercept, a coefficient, the noise and its spread), got ${n}.`,
+    );
+  }
+  const system = centredSystem(design, stats);
+  const tss = stats.tss;
+  const where = "g-prior";
+  const r2Of = (view: SubsetView): number => {
+    const r2 = Math.max(0, view.quad / tss);
+    if (!(r2 < 1 - 1e-12)) {
+      const names = Array.from(view.columns.subarray(0, view.dim), (c) => `"${design.columnNames[c]}"`);
+      throw new OccamError(
+        "invalid-data",
+        `the columns ${names.join(", ")} fit the target exactly (R² = ${r2}), so the Bayes factor is infinite; check for a column that copies the target.`,
+      );
+    }
+    return r2;
+  };
+  const scoreView = (view: SubsetView): number => scorer.logBayesFactor(r2Of(view), view.dim);
+  const beta = new Float64Array(P);
+  const diagonal = new Float64Array(P);
+  const scratch = new Float64Array(P);
+  const s = new Float64Array(2);
+  const moments = (view: SubsetView, mean: Float64Array, variance: Float64Array): void => {
+    if (view.dim === 0) return;
+    const r2 = r2Of(view);
+    scorer.shrinkage(r2, view.dim, s);
+    viewSolve(view, beta);
+    viewInverseDiagonal(view, diagonal, scratch);
+    const noise = (Math.max(0, s[0] - r2 * s[1]) * tss) / (n - 3);
+    const spread = Math.max(0, s[1] - s[0] * s[0]);
+    for (let i = 0; i < view.dim; i++) {
+      const c = view.columns[i];
+      mean[c] = s[0] * beta[i];
+      variance[c] = noise * diagonal[i] + spread * beta[i] * beta[i];
+    }
+  };
+  return {
+    terms: design.terms,
+    columnNames: design.columnNames,
+    givesEvidence: false,
+    exact: true,
+    score: (members) => scoreView(subsetView(system, members, where)),
+    enumerate(maxSize, visit) {
+      let current: SubsetView | null = null;
+      const fv = {
+        mask: 0,
+        size: 0,
+        score: 0,
+        moments: (mean: Float64Array, variance: Float64Array) =>
+          moments(current as SubsetView, mean, variance),
+      };
+      return enumerateSubsets(system, { maxSize }, (view) => {
+        current = view;
+        fv.mask = view.mask;
+        fv.size = view.size;
+        fv.score = scoreView(view);
+        visit(fv);
+      });
+    },
+    moments: (members, mean, variance) => moments(subsetView(system, members, where), mean, variance),
+    rSquared: (members) => rSquaredOf(stats, P, subsetColumns(design, members), design.columnNames),
+  };
 }

@@ -30,6 +30,7 @@ import {
   locatePeak,
   softplus,
 } from "./g-mixture.js";
+import type { GPriorScorer } from "./g-prior.js";
 
 /** Degree Q of the Taylor polynomial on each panel. */
 const DEGREE = 35;
@@ -179,4 +180,28 @@ export class GMixtureTable {
     const coefficients = error <= MAX_TABLE_ERROR ? integral.slice(0, DEGREE + 1) : null;
     return { x0, width: delta, logScale: shift, coefficients, error };
   }
+}
+
+/**
+ * A {@link GPriorScorer} for a mixture of g-priors over tables of J₀, J₁, J₂ (one table per number of
+ * columns k and moment m, made on first use): log BF = log J₀ and E[s^m | y] = J_m/J₀.
+ */
+export function gMixtureScorer(mix: GMixingDensity, n: number, stats: GTableStats): GPriorScorer {
+  const tables: GMixtureTable[][] = [[], [], []];
+  const table = (k: number, m: number): GMixtureTable => {
+    let t = tables[m][k];
+    if (t === undefined) {
+      t = new GMixtureTable(mix, n, k, m, stats);
+      tables[m][k] = t;
+    }
+    return t;
+  };
+  return {
+    logBayesFactor: (r2, k) => (k === 0 ? 0 : table(k, 0).logValue(r2)),
+    shrinkage(r2, k, out) {
+      const log0 = table(k, 0).logValue(r2);
+      out[0] = Math.exp(table(k, 1).logValue(r2) - log0);
+      out[1] = Math.exp(table(k, 2).logValue(r2) - log0);
+    },
+  };
 }

@@ -7,6 +7,14 @@ import type { Rng } from "../../random/rng.js";
 import { logGammaVariate } from "../../random/variates.js";
 import { buildGibbsKernel } from "../../samplers/gibbs.js";
 import type { Kernel, PositionState, StepInfo } from "../../samplers/kernel.js";
+import type { SubsetFamily } from "../family.js";
+import {
+  type CentredStatistics,
+  type LinearDesign,
+  rSquaredOf,
+  subsetColumns,
+  subsetDesignMatrix,
+} from "./design.js";
 
 const LOG_TWO_PI = Math.log(2 * Math.PI);
 const NAME = "independentPrecisionRegression";
@@ -427,4 +435,54 @@ export function independentPrecisionRegression(
   };
 
   return defineModel(model) as IndependentPrecisionModel;
+}
+
+/** The hyperparameters of {@link independentFamily}, as {@link IndependentPrecisionOptions} names them. */
+export interface IndependentHyperparameters {
+  alpha: number;
+  beta: number;
+  alphaW: number;
+  betaW: number;
+}
+
+/**
+ * The independent-precision regressions over subsets of a design's terms: no closed-form evidence
+ * (`exact` is false; only `model` serves, for sampled estimators) and no closed-form posterior moments
+ * (NaN). Columns are standardised when asked, since one τ_w for all coefficients is not invariant to
+ * their units.
+ */
+export function independentFamily(
+  design: LinearDesign,
+  stats: CentredStatistics,
+  hyper: IndependentHyperparameters,
+  intercept: boolean,
+  standardize: boolean,
+): SubsetFamily {
+  const noClosedForm = (): never => {
+    throw new OccamError(
+      "invalid-argument",
+      "the independent-precision prior has no closed-form evidence; choose a sampled estimator.",
+    );
+  };
+  return {
+    terms: design.terms,
+    columnNames: design.columnNames,
+    givesEvidence: true,
+    exact: false,
+    score: noClosedForm,
+    enumerate: noClosedForm,
+    moments(members, mean, variance) {
+      for (const c of subsetColumns(design, members)) {
+        mean[c] = Number.NaN;
+        variance[c] = Number.NaN;
+      }
+    },
+    rSquared: (members) =>
+      rSquaredOf(stats, design.columns, subsetColumns(design, members), design.columnNames),
+    model(members) {
+      const { Z, k, names } = subsetDesignMatrix(design, stats, members, intercept, standardize);
+      if (k === 0) return null;
+      return independentPrecisionRegression({ X: Z, y: design.y, n: design.n, p: k, ...hyper, names });
+    },
+  };
 }

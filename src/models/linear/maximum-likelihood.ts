@@ -33,7 +33,7 @@
  */
 import { OccamError } from "../../errors.js";
 import { cholesky, solveLower, solveLowerTranspose } from "../../math/linalg.js";
-import { enumerateSubsets, type SubsetSystem, type SubsetView } from "../../selection/subsets.js";
+import { enumerateSubsets, type SubsetSystem, type SubsetView } from "./subsets.js";
 
 const LOG_TWO_PI = Math.log(2 * Math.PI);
 

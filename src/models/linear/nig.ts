@@ -111,6 +111,8 @@ interface NigUpdate {
   K: Float64Array;
   /** log |A| = log |V| − log |V*|. */
   logDetA: number;
+  /** β(y − Xm)ᵀ(I + βXVXᵀ)⁻¹(y − Xm) = 2(scale − b). */
+  bracket: number;
 }
 
 function invalid(message: string): OccamError {
@@ -274,17 +276,13 @@ export function nigRegression(options: NigRegressionOptions): NigRegressionModel
       mean,
       shape: a + 0.5 * beta * n,
       scale: b + 0.5 * bracket,
+      bracket,
       K,
       logDetA: logDetFromCholesky(K, p),
     };
   };
   const post = update(1);
-  const exact =
-    -0.5 * n * LOG_TWO_PI -
-    0.5 * post.logDetA +
-    a * Math.log(b) -
-    post.shape * Math.log(post.scale) +
-    logGammaRatio(a, 0.5 * n);
+  const exact = nigLogEvidence(n, a, b, post.logDetA, post.bracket);
 
   // Residual sum of squares about the posterior mean w0 = m*: RSS(w) = RSS0 − 2dᵀg0 + dᵀXᵀXd with
   // d = w − w0 and g0 = Xᵀ(y − Xw0). O(p²) per evaluation instead of O(np), and, unlike
@@ -460,6 +458,22 @@ export function nigRegression(options: NigRegressionOptions): NigRegressionModel
     },
   };
   return defineModel(model) as NigRegressionModel;
+}
+
+/**
+ * The one home of the NIG log evidence (Everson et al. eq. 17 with the corrected β*):
+ *   log p(y) = −(n/2) log 2π − ½ log|A| + a log b − a* log β* + log Γ(a*) − log Γ(a),
+ * a* = a + n/2, β* = b + bracket/2, where |A| = |V|/|V*| = |I + LᵀXᵀXL| and
+ * bracket = yᵀy + mᵀV⁻¹m − m*ᵀ(V*)⁻¹m* ≥ 0.
+ */
+export function nigLogEvidence(n: number, a: number, b: number, logDetA: number, bracket: number): number {
+  return (
+    -0.5 * n * LOG_TWO_PI -
+    0.5 * logDetA +
+    a * Math.log(b) -
+    (a + 0.5 * n) * Math.log(b + 0.5 * bracket) +
+    logGammaRatio(a, 0.5 * n)
+  );
 }
 
 /**

@@ -17,8 +17,11 @@
  */
 import { OccamError } from "../../errors.js";
 import { choleskyInPlace, solveLower } from "../../math/linalg.js";
+import type { SubsetFamily } from "../family.js";
+import type { CentredStatistics, LinearDesign } from "./design.js";
 import { gMixtureLogIntegral, zellnerSiowDensity } from "./g-mixture.js";
-import { checkR2Statistics } from "./g-prior.js";
+import { checkR2Statistics, gPriorsFamily } from "./g-prior.js";
+import { type GTableStats, gMixtureScorer } from "./g-table.js";
 
 /** BayesFactor's default prior scale for continuous covariates, `rscaleCont = "medium"`: √2/4. */
 export const ZELLNER_SIOW_MEDIUM_SCALE = Math.SQRT2 / 4;
@@ -244,4 +247,21 @@ export function zellnerSiowAllSubsets(
     results.push(Object.freeze({ columns: Object.freeze(columns), r2, logBF }));
   }
   return results;
+}
+
+/** The Zellner–Siow family over subsets of a design's terms: g ~ InverseGamma(½, r²n/2). */
+export function zellnerSiowFamily(
+  design: LinearDesign,
+  stats: CentredStatistics,
+  options: { r?: number; tables: GTableStats },
+): SubsetFamily {
+  const r = options.r ?? ZELLNER_SIOW_MEDIUM_SCALE;
+  if (!(Number.isFinite(r) && r > 0)) {
+    throw new OccamError("invalid-argument", `the Zellner–Siow scale r must be a number > 0, got ${r}.`);
+  }
+  return gPriorsFamily(
+    design,
+    stats,
+    gMixtureScorer(zellnerSiowDensity(design.n, r), design.n, options.tables),
+  );
 }

@@ -2,7 +2,7 @@ import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { numericTable, readCsv } from "../../../src/data/csv.js";
 import { nigRegression } from "../../../src/models/linear/nig.js";
-import { nigSubsets } from "../../../src/selection/subsets.js";
+import { nigSubsets } from "../../../src/models/linear/nig-subsets.js";
 
 interface Reference {
   target: string;

@@ -1,0 +1,302 @@
+/**
+ * Model formulas in R's syntax for the terms occam supports — `y ~ a + b + a:b`, `y ~ a*b` (= a + b +
+ * a:b), `y ~ (a + b)*c`, `y ~ . - c` — and the design they make from a CSV table: numeric columns as they
+ * are, text columns as factors dummy-coded against their first level (columns named `column=level`),
+ * interactions as products of their variables' columns. Each term owns a contiguous run of columns and
+ * enters or leaves a model as a whole.
+ */
+
+import { OccamError } from "../errors.js";
+import type { FamilyTerm } from "../models/family.js";
+import type { LinearDesign } from "../models/linear/design.js";
+import type { FactorSummary, LinearData } from "../selection/linear.js";
+import { type CsvTable, type TypedColumn, typedColumn } from "./csv.js";
+
+/** A parsed formula: the target and the terms, each a list of variables (a main effect has one). */
+export interface Formula {
+  readonly target: string;
+  /** Terms as lists of column names; `.` stands for every other column (see `dot`). */
+  readonly terms: readonly (readonly string[])[];
+  /** True when the right side used `.`; its terms are expanded by {@link formulaDesign}. */
+  readonly dot: boolean;
+}
+
+function invalid(message: string): OccamError {
+  return new OccamError("invalid-argument", message);
+}
+
+type TermSet = string[][];
+
+/** Tokens: names (plain or `backquoted`), `.`, numbers 0/1, and the operators ~ + - * : ( ). */
+function tokenize(text: string): string[] {
+  const tokens: string[] = [];
+  let i = 0;
+  while (i < text.length) {
+    const ch = text[i];
+    if (/\s/.test(ch)) i++;
+    else if ("~+-*:().".includes(ch) && !(ch === "." && /[\w.]/.test(text[i + 1] ?? ""))) {
+      tokens.push(ch);
+      i++;
+    } else if (ch === "`") {
+      const end = text.indexOf("`", i + 1);
+      if (end < 0)
+        throw invalid(`--formula: the name starting at "${text.slice(i)}" has no closing backquote.`);
+      tokens.push(`\`${text.slice(i + 1, end)}`);
+      i = end + 1;
+    } else {
+      const match = /^[A-Za-z0-9_.]+/.exec(text.slice(i));
+      if (!match)
+        throw invalid(
+          `--formula: unexpected "${ch}" in "${text}"; occam reads + - * : ( ) and . in formulas.`,
+        );
+      tokens.push(`\`${match[0]}`);
+      i += match[0].length;
+    }
+  }
+  return tokens;
+}
+
+/**
+ * Parses `target ~ terms`. Throws an `invalid-argument` OccamError for anything outside the supported
+ * syntax (names, `.`, `+`, `-`, `*`, `:`, parentheses), with what to write instead.
+ */
+export function parseFormula(text: string): Formula {
+  const tokens = tokenize(text);
+  const tilde = tokens.indexOf("~");
+  if (tilde !== 1 || !tokens[0].startsWith("`")) {
+    throw invalid(`--formula must read "target ~ terms", e.g. "y ~ a + b + a:b"; got "${text}".`);
+  }
+  const target = tokens[0].slice(1);
+  let at = 2;
+  let dot = false;
+  const peek = () => tokens[at];
+  const expect = (what: string) => {
+    if (tokens[at] !== what)
+      throw invalid(`--formula: expected "${what}" at "${tokens.slice(at).join(" ")}" in "${text}".`);
+    at++;
+  };
+  const unique = (set: TermSet): TermSet => {
+    const seen = new Set<string>();
+    return set.filter((t) => {
+      const key = [...t].sort().join(":");
+      if (seen.has(key)) return false;
+      seen.add(key);
+      return true;
+    });
+  };
+  const cross = (a: TermSet, b: TermSet): TermSet =>
+    unique(a.flatMap((x) => b.map((y) => [...x, ...y.filter((v) => !x.includes(v))])));
+  const atom = (): TermSet => {
+    const t = peek();
+    if (t === "(") {
+      at++;
+      const inner = sum();
+      expect(")");
+      return inner;
+    }
+    if (t === ".") {
+      at++;
+      dot = true;
+      return [["."]];
+    }
+    if (t === "`1" || t === "`0") {
+      throw invalid(
+        `--formula: occam puts the intercept in every model; leave out "${t.slice(1)}" (use --no-intercept with --prior nig to drop it).`,
+      );
+    }
+    if (t?.startsWith("`")) {
+      at++;
+      return [[t.slice(1)]];
+    }
+    throw invalid(
+      `--formula: expected a column name at "${tokens.slice(at).join(" ") || "the end"}" in "${text}".`,
+    );
+  };
+  const interaction = (): TermSet => {
+    let set = atom();
+    while (peek() === ":") {
+      at++;
+      set = cross(set, atom());
+    }
+    return set;
+  };
+  const product = (): TermSet => {
+    let set = interaction();
+    while (peek() === "*") {
+      at++;
+      const other = interaction();
+      set = unique([...set, ...other, ...cross(set, other)]);
+    }
+    return set;
+  };
+  const sum = (): TermSet => {
+    let set: TermSet = peek() === "-" ? [] : product();
+    while (peek() === "+" || peek() === "-") {
+      const op = tokens[at++];
+      const other = product();
+      if (op === "+") set = unique([...set, ...other]);
+      else {
+        const drop = new Set(other.map((t) => [...t].sort().join(":")));
+        set = set.filter((t) => !drop.has([...t].sort().join(":")));
+      }
+    }
+    return set;
+  };
+  const terms = sum();
+  if (at !== tokens.length)
+    throw invalid(`--formula: unexpected "${tokens.slice(at).join(" ")}" in "${text}".`);
+  if (terms.some((t) => t.length > 1 && t.includes("."))) {
+    throw invalid('--formula: write interactions with named columns, not with ".".');
+  }
+  return { target, terms, dot };
+}
+
+/** One variable's columns in a term: a numeric column, or a factor's dummies. */
+interface VariableColumns {
+  names: string[];
+  value: (row: number, j: number) => number;
+}
+
+function variableColumns(name: string, column: TypedColumn): VariableColumns {
+  if (column.kind === "numeric") return { names: [name], value: (row) => column.values[row] };
+  const { levels, codes } = column;
+  return {
+    names: levels.slice(1).map((level) => `${name}=${level}`),
+    value: (row, j) => (codes[row] === j + 1 ? 1 : 0),
+  };
+}
+
+/** Checks a factor: at least two levels, each seen at least twice. */
+function checkFactor(name: string, column: TypedColumn & { kind: "factor" }): void {
+  if (column.levels.length < 2) {
+    throw new OccamError(
+      "invalid-data",
+      `Column "${name}" is text with one level ("${column.levels[0]}"): as a factor it is constant and duplicates the intercept. Leave it out.`,
+    );
+  }
+  const counts = new Int32Array(column.levels.length);
+  for (const c of column.codes) counts[c]++;
+  const once = column.levels.filter((_, j) => counts[j] === 1);
+  if (once.length > 0) {
+    throw new OccamError(
+      "invalid-data",
+      `Column "${name}" is a factor whose level${once.length > 1 ? "s" : ""} ${once.map((l) => `"${l}"`).join(", ")} ${once.length > 1 ? "are" : "is"} seen in only one row: its coefficient would fit that row exactly. Merge rare levels, or leave the column out.`,
+    );
+  }
+}
+
+/**
+ * The design of a formula on a CSV table: the target (numeric), every term's columns (a factor's
+ * dummies, interactions as products), terms ordered by degree then as written, and with `heredity` each
+ * interaction's parents (its lower-order terms, which the formula must then contain). Throws an
+ * `invalid-data` OccamError for an unknown column, a text target, a factor with one level or a level
+ * seen once, an interaction whose main effects are missing under heredity, and too few rows.
+ */
+export function formulaDesign(csv: CsvTable, formula: Formula, options: { heredity: boolean }): LinearData {
+  const { target } = formula;
+  const known = (name: string, what: string) => {
+    if (!csv.data.has(name)) {
+      throw new OccamError(
+        "invalid-data",
+        `Unknown ${what} "${name}": the columns are ${csv.columns.map((c) => `"${c}"`).join(", ")}. Check the spelling.`,
+      );
+    }
+  };
+  known(target, "target column");
+  const yColumn = typedColumn(csv, target, "target");
+  if (yColumn.kind !== "numeric") {
+    throw new OccamError(
+      "invalid-data",
+      `The target column "${target}" is text: occam compare explains a numeric target (for a class label, use occam select-inputs).`,
+    );
+  }
+  // Terms: `.` expands to every other column; then by degree (stable), duplicates dropped.
+  const raw = formula.terms.flatMap((t) =>
+    t[0] === "." ? csv.columns.filter((c) => c !== target).map((c) => [c]) : [[...t]],
+  );
+  const seen = new Set<string>();
+  const terms = raw
+    .filter((t) => {
+      const key = [...t].sort().join(":");
+      if (seen.has(key)) return false;
+      seen.add(key);
+      return true;
+    })
+    .sort((x, y) => x.length - y.length);
+  for (const t of terms) for (const v of t) known(v, `column "${v}" in the formula, the column`);
+  for (const t of terms) {
+    if (t.includes(target))
+      throw invalid(`Column "${target}" is both the target and an input: remove it from the inputs.`);
+  }
+  const keyOf = (t: readonly string[]) => [...t].sort().join(":");
+  const index = new Map(terms.map((t, j) => [keyOf(t), j]));
+  const parentsOf = (t: string[]): number[] => {
+    if (!options.heredity || t.length === 1) return [];
+    const parents: number[] = [];
+    for (let mask = 1; mask < (1 << t.length) - 1; mask++) {
+      const sub = t.filter((_, i) => mask & (1 << i));
+      const j = index.get(keyOf(sub));
+      if (j === undefined) {
+        throw new OccamError(
+          "invalid-data",
+          `The interaction "${t.join(":")}" needs "${sub.join(":")}" in the formula too (heredity: an interaction enters a model only with its main effects, as BAS's force.heredity has it). Add it, or give --no-heredity.`,
+        );
+      }
+      parents.push(j);
+    }
+    return parents;
+  };
+  const columns = new Map<string, TypedColumn>();
+  const factors: FactorSummary[] = [];
+  for (const t of terms) {
+    for (const v of t) {
+      if (columns.has(v)) continue;
+      const c = typedColumn(csv, v, "input");
+      if (c.kind === "factor") {
+        checkFactor(v, c);
+        factors.push({ name: v, levels: [...c.levels], reference: c.levels[0] });
+      }
+      columns.set(v, c);
+    }
+  }
+  // Each term's columns: the product of its variables' columns, every combination of them.
+  const names: string[] = [];
+  const makers: ((row: number) => number)[] = [];
+  const familyTerms: FamilyTerm[] = terms.map((t) => {
+    let combos: { name: string; value: (row: number) => number }[] = [{ name: "", value: () => 1 }];
+    for (const v of t) {
+      const vc = variableColumns(v, columns.get(v) as TypedColumn);
+      combos = combos.flatMap((c) =>
+        vc.names.map((n, j) => ({
+          name: c.name === "" ? n : `${c.name}:${n}`,
+          value: (row: number) => c.value(row) * vc.value(row, j),
+        })),
+      );
+    }
+    const first = names.length;
+    for (const c of combos) {
+      names.push(c.name);
+      makers.push(c.value);
+    }
+    return { name: t.join(":"), columns: combos.map((_, j) => first + j), parents: parentsOf(t) };
+  });
+  const n = csv.rows;
+  const P = names.length;
+  if (n < P + 2) {
+    throw new OccamError(
+      "invalid-data",
+      `The table has ${n} data row${n === 1 ? "" : "s"} for ${P} input column${P === 1 ? "" : "s"}: a regression with an intercept needs at least ${P + 2} rows (one per coefficient, one for the intercept, one for the noise). Use fewer inputs or more rows.`,
+    );
+  }
+  const X = new Float64Array(n * P);
+  for (let i = 0; i < n; i++) for (let j = 0; j < P; j++) X[i * P + j] = makers[j](i);
+  const design: LinearDesign = {
+    X,
+    y: yColumn.values,
+    n,
+    columns: P,
+    columnNames: names,
+    terms: familyTerms,
+  };
+  return { design, targetName: target, factors };
+}
