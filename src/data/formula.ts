@@ -223,7 +223,7 @@ export function formulaDesign(csv: CsvTable, formula: Formula, options: { heredi
       return true;
     })
     .sort((x, y) => x.length - y.length);
-  for (const t of terms) for (const v of t) known(v, `column "${v}" in the formula, the column`);
+  for (const t of terms) for (const v of t) known(v, "column");
   for (const t of terms) {
     if (t.includes(target))
       throw invalid(`Column "${target}" is both the target and an input: remove it from the inputs.`);

@@ -29,7 +29,7 @@ function design(members: number[]): Float64Array {
 
 describe("compareLinearModels", () => {
   it("gives each subset its exact NIG log evidence, with the intercept in every model", () => {
-    const result = compareLinearModels(data, { v: 100, a: 2, b: 1 });
+    const result = compareLinearModels(data, { prior: "nig", standardize: false, v: 100, a: 2, b: 1 });
     expect(result.modelCount).toBe(16);
     for (const model of result.models) {
       const members = model.inputs.map((name) => names.indexOf(name));
@@ -78,7 +78,7 @@ describe("compareLinearModels", () => {
   });
 
   it("records standardisation and the top-K cut", () => {
-    const result = compareLinearModels(data, { standardize: true, top: 3 });
+    const result = compareLinearModels(data, { prior: "nig", standardize: true, top: 3 });
     expect(result.standardized).toBe(true);
     expect(result.models).toHaveLength(3);
     expect(result.modelCount).toBe(16);
@@ -86,7 +86,12 @@ describe("compareLinearModels", () => {
 
   it("reads a CSV end to end", () => {
     const csv = parseCsv("x1,x2,y\n1,0.5,2.1\n2,0.1,3.9\n3,0.7,6.2\n4,0.2,8.1\n5,0.9,9.8\n6,0.3,12.2\n");
-    const result = compareLinearModels(numericTable(csv, { target: "y" }), { v: 10, a: 1, b: 0.1 });
+    const result = compareLinearModels(numericTable(csv, { target: "y" }), {
+      prior: "nig",
+      v: 10,
+      a: 1,
+      b: 0.1,
+    });
     expect(result.models[0].inputs).toEqual(["x1"]);
   });
 
@@ -101,7 +106,7 @@ describe("compareLinearModels with a sampled estimator", () => {
   // discretisation bias that its stdErr does not include; that is path sampling's matter, not this wiring's.)
   const small = linearRegressionData({ n: 30, p: 2, weights: [1, 0.3], noiseSd: 1, seed: 11 });
   const smallData = { X: small.X, y: small.y, n: 30, p: 2, inputNames: ["u", "w"], targetName: "y" };
-  const prior = { v: 10, a: 2, b: 2, subsets: { max: 1 } } as const;
+  const prior = { prior: "nig", standardize: false, v: 10, a: 2, b: 2, subsets: { max: 1 } } as const;
   const exact = compareLinearModels(smallData, prior);
   const exactOf = (inputs: string[]) => exact.models.find((m) => m.inputs.join() === inputs.join());
 
@@ -163,6 +168,8 @@ describe("compareLinearModels with a sampled estimator", () => {
   it("gives a model the same estimate whatever else is compared, and another with another seed", () => {
     const one = compareLinearModels(smallData, { ...prior, estimator: "bridge", samples: 200, seed: 3 });
     const all = compareLinearModels(smallData, {
+      prior: "nig",
+      standardize: false,
       v: 10,
       a: 2,
       b: 2,
@@ -196,14 +203,18 @@ describe("compareLinearModels with a sampled estimator", () => {
   it("refuses what it cannot do, before any work", () => {
     expect(() => compareLinearModels(data, { prior: "zellner-siow", estimator: "bridge" })).toThrow(/exact/);
     expect(() => compareLinearModels(data, { samples: 100 })).toThrow(/--samples applies only/);
-    expect(() => compareLinearModels(data, { estimator: "bridge", folds: 3 })).toThrow(
+    expect(() => compareLinearModels(data, { prior: "zellner-siow", v: 10 })).toThrow(
+      /--v applies only to --prior nig/,
+    );
+    expect(() => compareLinearModels(data, { prior: "g-prior", standardize: true })).toThrow(/invariant/);
+    expect(() => compareLinearModels(data, { prior: "nig", estimator: "bridge", folds: 3 })).toThrow(
       /--folds applies only/,
     );
     expect(() => compareLinearModels(data, { estimator: "estimate" as unknown as "bridge" })).toThrow(
       /unknown estimator/,
     );
     // 16 models at 10× the default sample size is 160 default-size models: over the limit of 128.
-    expect(() => compareLinearModels(data, { estimator: "smc", samples: 2000 })).toThrow(
+    expect(() => compareLinearModels(data, { prior: "nig", estimator: "smc", samples: 2000 })).toThrow(
       /too slow \(limit 12 models at that sample size\).*--subsets max=K/,
     );
     expect(() => compareLinearModels(data, { mcmcSteps: 100 })).toThrow(/--mcmc-steps applies only/);
@@ -216,9 +227,15 @@ describe("compareLinearModels under the independent-precision prior", () => {
   const hyper = { alpha: 2, beta: 1, alphaW: 2, betaW: 1 };
 
   it("estimates every model by stepping-stone over its Gibbs kernel, within 4 std. errors of a quadrature", () => {
-    const result = compareLinearModels(table, { prior: "independent", ...hyper, samples: 400, seed: 4 });
+    const result = compareLinearModels(table, {
+      prior: "independent",
+      standardize: false,
+      ...hyper,
+      samples: 400,
+      seed: 4,
+    });
     expect(result.estimator).toBe("stepping-stone");
-    expect(result.prior).toEqual({ name: "independent", ...hyper });
+    expect(result.prior).toEqual({ name: "independent", ...hyper, standardized: false });
     expect(result.agreement).toBeUndefined();
     expect(result.modelCount).toBe(4);
     for (const model of result.models) {
@@ -265,7 +282,7 @@ describe("compareLinearModels with too many inputs to enumerate", () => {
   const data30 = { X: sim30.X, y: sim30.y, n: 150, p: p30, inputNames: names30, targetName: "y" };
 
   it("samples subsets by MCMC and finds the true inputs", () => {
-    const result = compareLinearModels(data30, { seed: 2 });
+    const result = compareLinearModels(data30, { prior: "nig", seed: 2 });
     expect(result.search).toBe("mcmc");
     expect(result.mcmc?.steps).toBe(20000);
     expect(result.modelCount).toBe(result.mcmc?.distinctModels);
@@ -281,8 +298,11 @@ describe("compareLinearModels with too many inputs to enumerate", () => {
       (first.logEvidence as number) - (second.logEvidence as number),
       8,
     );
-    const empty = compareLinearModels({ ...data30, p: 1, X: new Float64Array(150), inputNames: ["z"] }, {});
-    expect(empty.search).toBe("enumerated");
+    const one = compareLinearModels(
+      { ...data30, p: 1, X: sim30.X.filter((_, i) => i % 30 === 0), inputNames: ["z"] },
+      {},
+    );
+    expect(one.search).toBe("enumerated");
   });
 
   it("samples under Zellner–Siow too, and refuses a sampled estimator", () => {
@@ -298,6 +318,8 @@ describe("compareLinearModels with too many inputs to enumerate", () => {
     expect(zs.models).toHaveLength(5);
     expect(zs.models[0].logEvidence).toBeNull();
     expect(zs.models[0].inputs).toEqual(["x3", "x11", "x22"]);
-    expect(() => compareLinearModels(data30, { estimator: "bridge" })).toThrow(/too many to enumerate/);
+    expect(() => compareLinearModels(data30, { prior: "nig", estimator: "bridge" })).toThrow(
+      /too many to enumerate/,
+    );
   });
 });

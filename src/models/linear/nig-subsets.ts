@@ -29,11 +29,6 @@ function defaultNames(p: number): string[] {
   return Array.from({ length: p }, (_, j) => `x[${j}]`);
 }
 
-/** Ascending copy of a subset's term indices (subsets from MCMC come in any order). */
-function sorted(members: ArrayLike<number>): number[] {
-  return Array.from(members).sort((x, y) => x - y);
-}
-
 /**
  * The NIG log evidence of a subset from its enumerator view (V = vI, m = 0): with G = ZᵀZ + I/v,
  * |I + vZᵀZ| = v^k |G| and the bracket of β* is yᵀy − c_Sᵀ G_SS⁻¹ c_S.
@@ -185,7 +180,7 @@ export function nigSubsets(options: NigSubsetsOptions): NigSubsets {
     system,
     scoreView: (view) => score(view.dim, view.logDet, view.quad),
     logEvidence(members) {
-      const view = subsetView(system, sorted(members), where);
+      const view = subsetView(system, members, where);
       return score(view.dim, view.logDet, view.quad);
     },
     enumerate(enumOptions) {
@@ -201,7 +196,7 @@ export function nigSubsets(options: NigSubsetsOptions): NigSubsets {
           `${where}.predictive: Xnew must have m·p = ${m * p} entries (all p candidate columns), got ${Xnew?.length}.`,
         );
       }
-      const view = subsetView(system, sorted(members), where);
+      const view = subsetView(system, members, where);
       const { factor: L, columns: cols, dim: k } = view;
       // m* = G_SS⁻¹ c_S = L⁻ᵀu; b*/a* from the same quadratic form as the evidence.
       const mean = new Float64Array(k);

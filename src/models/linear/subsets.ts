@@ -381,7 +381,7 @@ export function viewInverseDiagonal(view: SubsetView, out: Float64Array, scratch
 }
 
 /**
- * The view of one subset (ascending term indices), factored from scratch: what {@link enumerateSubsets}
+ * The view of one subset (distinct term indices, factored in the order given), factored from scratch: what {@link enumerateSubsets}
  * shows, for a subset met out of order (an MCMC proposal, a listed model). O(k³).
  */
 export function subsetView(system: SubsetSystem, members: ArrayLike<number>, where: string): SubsetView {
@@ -389,11 +389,13 @@ export function subsetView(system: SubsetSystem, members: ArrayLike<number>, whe
   const terms = termColumns(system);
   const cols: number[] = Array.from({ length: fixed }, (_, i) => i);
   let mask = 0;
+  const seen = new Set<number>();
   for (let i = 0; i < members.length; i++) {
     const t = members[i];
-    if (!(Number.isInteger(t) && t >= 0 && t < p) || (i > 0 && t <= members[i - 1])) {
-      throw invalid(where, `a subset must list distinct term indices in [0, ${p}) in increasing order.`);
+    if (!(Number.isInteger(t) && t >= 0 && t < p) || seen.has(t)) {
+      throw invalid(where, `a subset lists term ${t} twice or outside [0, ${p}); list distinct terms.`);
     }
+    seen.add(t);
     for (const c of terms[t]) cols.push(c);
     if (t < 31) mask |= 1 << t;
   }
