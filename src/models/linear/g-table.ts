@@ -17,9 +17,10 @@
  * estimate of the coefficients (relative to A₀). A panel whose bound exceeds MAX_TABLE_ERROR is not used:
  * its points are integrated directly.
  *
- * Panels are built lazily: the first subset that falls in a panel is integrated directly, the second
- * builds it. A data set whose subsets spread thinly over many panels (very large n) thus costs at most
- * about twice direct quadrature, and a dense one (2^20 subsets) builds each panel once.
+ * Panels are built lazily: the first four subsets that fall in a panel are integrated directly (a
+ * panel costs about as much as eight direct integrals), the fifth builds it. A data set whose subsets
+ * spread thinly over many panels (very large n, few inputs) thus costs little more than direct
+ * quadrature, and a dense one (2^20 subsets) builds each panel once.
  */
 
 import { adaptiveGaussKronrodVector, peakPanelBreaks } from "../../math/quadrature.js";
@@ -46,7 +47,7 @@ const COEFFICIENT_TOL = 1e-11;
 /** A panel whose proven error bound is above this is integrated point by point instead. */
 export const MAX_TABLE_ERROR = 1e-10;
 /** Requests in a panel answered by direct quadrature before the panel is built. */
-const DIRECT_BEFORE_BUILD = 1;
+const DIRECT_BEFORE_BUILD = 4;
 
 interface Panel {
   readonly x0: number;
