@@ -2,8 +2,9 @@
  * `occam compare` speed, with R's BayesFactor beside it where R is installed:
  * - all 1023 Zellner–Siow subsets of a 442-row, 10-input data set (compute time, as `regressionBF`'s
  *   `system.time` is), occam against `regressionBF(whichModels = "all")`;
- * - all 2^20 NIG subsets of a 1000-row, 20-input data set, the whole `occam compare … --top 10`
- *   process (needs `dist/`, which `npm ci` builds).
+ * - all 2^20 Zellner–Siow subsets (the default prior) of a 1000-row, 20-input data set, the whole
+ *   `occam compare … --top 10` process (needs `dist/`, which `npm ci` builds).
+ * Peak memory of the same commands: `/usr/bin/time -f "%e s %M KB" node dist/cli/main.js compare …`.
  */
 import { spawnSync } from "node:child_process";
 import { mkdtempSync, writeFileSync } from "node:fs";
@@ -68,6 +69,6 @@ export function measurements(): Record<string, number> {
     if (run.status !== 0) throw new Error(`occam compare failed: ${run.stderr}`);
     return (performance.now() - start) / 1000;
   });
-  out["nig 2^20 subsets, n = 1000: whole process seconds"] = median(times);
+  out["zellner-siow 2^20 subsets, n = 1000: whole process seconds"] = median(times);
   return out;
 }
