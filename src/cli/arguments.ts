@@ -1,4 +1,5 @@
 import { InvalidArgumentError } from "commander";
+import { OccamError } from "../errors.js";
 
 /** A commander parser for a finite number > 0; `name` is the option, for the message. */
 export function positiveNumber(name: string): (text: string) => number {
@@ -38,4 +39,13 @@ export function parseSeed(text: string): number {
     throw new InvalidArgumentError(`the seed must be an integer from 0 to 4294967295, got "${text}".`);
   }
   return seed;
+}
+
+/** Splits a comma-separated list of column names (`--inputs a,b,c`), refusing an empty name. */
+export function columnList(text: string, flag: string): string[] {
+  const names = text.split(",").map((s) => s.trim());
+  if (names.some((s) => s === "")) {
+    throw new OccamError("invalid-argument", `${flag} takes comma-separated column names, got "${text}".`);
+  }
+  return names;
 }

@@ -12,7 +12,7 @@ import {
   type LinearPrior,
   MAX_ESTIMATED_MODELS,
 } from "../selection/linear.js";
-import { parseSeed, positiveNumber, wholeNumber } from "./arguments.js";
+import { columnList, parseSeed, positiveNumber, wholeNumber } from "./arguments.js";
 import type { Io } from "./io.js";
 import { checkedJson } from "./json.js";
 import { formatComparison } from "./reports/compare.js";
@@ -189,7 +189,7 @@ function linearData(csv: CsvTable, flags: CompareFlags): LinearData {
   if (flags.target === undefined) {
     throw new OccamError("invalid-argument", "give the column to explain with --target (or a --formula).");
   }
-  const inputs = flags.inputs?.split(",").map((s) => s.trim());
+  const inputs = flags.inputs === undefined ? undefined : columnList(flags.inputs, "--inputs");
   const columns = inputs ?? csv.columns.filter((c) => c !== flags.target);
   return formulaDesign(
     csv,

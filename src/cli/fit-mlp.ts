@@ -3,7 +3,7 @@ import { type CsvTable, numericTable, readCsv } from "../data/csv.js";
 import { OccamError } from "../errors.js";
 import { type BayesianMlpFit, fitBayesianMlp, type MlpPredictive } from "../models/mlp/bayesian.js";
 import type { MlpData } from "../models/mlp/network.js";
-import { openUnitInterval, parseSeed, wholeNumber } from "./arguments.js";
+import { columnList, openUnitInterval, parseSeed, wholeNumber } from "./arguments.js";
 import type { Io } from "./io.js";
 import { checkedJson } from "./json.js";
 import { formatNumber, formatTable } from "./table.js";
@@ -19,14 +19,6 @@ interface FitMlpFlags {
   level: number;
   rows: number;
   json?: boolean;
-}
-
-function columnList(text: string, flag: string): string[] {
-  const names = text.split(",").map((s) => s.trim());
-  if (names.some((s) => s === "")) {
-    throw new OccamError("invalid-argument", `${flag} takes comma-separated column names, got "${text}".`);
-  }
-  return names;
 }
 
 /** Reads inputs and targets from a CSV table as an MlpData, with the CSV loader's checks. */
@@ -133,6 +125,7 @@ export function registerFitMlp(program: Command, io: Io): void {
           : undefined,
       });
       const divergences = fit.draws.divergences;
+      refuseStuckChain(fit, train, flags.draws);
       if (divergences > 0) {
         io.stderr(
           `occam: warning: ${divergences} of ${flags.draws} kept HMC trajectories diverged (rejected, so the chain stayed put); more --warmup may help.\n`,
@@ -169,6 +162,27 @@ export function registerFitMlp(program: Command, io: Io): void {
           : `${formatFit(fit, result, prediction, on, inputs, targets, flags.rows, test !== undefined)}\n`,
       );
     });
+}
+
+/**
+ * Refuses a chain whose weights never moved: every kept HMC proposal rejected (acceptance 0; all of
+ * them divergent, typically). Its draws are one point repeated, so predictive means and intervals from
+ * it would look like results while saying nothing; the same error ends the run with or without --json.
+ */
+function refuseStuckChain(fit: BayesianMlpFit, train: MlpData, draws: number): void {
+  const { acceptanceRate, divergences } = fit.draws;
+  if (acceptanceRate > 0 && divergences < draws) return;
+  let largest = 0;
+  for (const v of train.X) largest = Math.max(largest, Math.abs(v));
+  for (const v of train.Y) largest = Math.max(largest, Math.abs(v));
+  const scale =
+    largest > 1e3 || largest < 1e-3
+      ? `the data reach ${largest.toExponential(1)}: standardise the columns, or `
+      : "";
+  throw new OccamError(
+    "non-finite",
+    `the HMC chain never moved (acceptance 0, ${divergences} of ${draws} kept trajectories divergent), so its draws are one point and no prediction from them can be trusted; ${scale}give more --warmup.`,
+  );
 }
 
 function meanSquaredErrors(p: MlpPredictive, data: MlpData): Float64Array {

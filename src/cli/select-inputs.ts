@@ -3,18 +3,20 @@ import { readCsv } from "../data/csv.js";
 import { OccamError } from "../errors.js";
 import {
   type ClassificationData,
+  checkClassRows,
   classificationTable,
   fitMixtureClassifier,
   stratifiedSplit,
 } from "../models/mixture-classifier/index.js";
 import { createRng } from "../random/rng.js";
-import { openUnitInterval, parseSeed, positiveNumber, wholeNumber } from "./arguments.js";
+import { columnList, openUnitInterval, parseSeed, positiveNumber, wholeNumber } from "./arguments.js";
 import type { Io } from "./io.js";
 import { checkedJson } from "./json.js";
 import { formatNumber, formatTable } from "./table.js";
 
 interface SelectFlags {
   target: string;
+  inputs?: string;
   test?: string;
   split?: number;
   kernels?: number;
@@ -35,8 +37,15 @@ export interface SelectInputsReport {
   distinctSubsets: number;
   subsets: { inputs: string[]; probability: number }[];
   inputProbabilities: Record<string, number>;
+  /** Kept draws, all chains together (sweeps after burn-in). */
   draws: number;
+  /** Sweeps discarded at the start of each chain. */
+  burnIn: number;
   chains: number;
+  /** The random seed (of the chains and of the split). */
+  seed: number;
+  /** The stratified training fraction of TRAIN when the test rows came from it; null otherwise. */
+  split: number | null;
   /** Largest between-chain standard deviation of an input probability (0 with one chain). */
   inputProbabilitySpread: number;
   kernels: number;
@@ -59,6 +68,7 @@ export function registerSelectInputs(program: Command, io: Io): void {
     .description("posterior probabilities of input subsets for a mixture classifier (reversible-jump MCMC)")
     .argument("<train>", "training CSV with a header row")
     .requiredOption("--target <column>", "the class-label column")
+    .option("--inputs <a,b,c>", "the candidate inputs (default: every column but the target)")
     .option("--test <file>", "test CSV with the same columns")
     .addOption(
       new Option("--split <fraction>", "stratified training fraction of TRAIN when no --test").argParser(
@@ -104,6 +114,7 @@ export function registerSelectInputs(program: Command, io: Io): void {
       }
       let train: ClassificationData = classificationTable(readCsv(path), {
         target: flags.target,
+        inputs: flags.inputs === undefined ? undefined : columnList(flags.inputs, "--inputs"),
         source: path,
       });
       let test: ClassificationData | null = null;
@@ -116,9 +127,11 @@ export function registerSelectInputs(program: Command, io: Io): void {
         });
       } else if (flags.split !== undefined) {
         const parts = stratifiedSplit(train, flags.split, createRng(flags.seed).split(2)[1]);
+        checkClassRows(parts.train, `${path} after --split ${flags.split}`, train);
         train = parts.train;
         test = parts.test;
       }
+      checkClassRows(train, path);
       const kernels = flags.kernels ?? defaultKernels(train.p, train.n);
       const h = flags.h ?? 0.25;
       const fit = fitMixtureClassifier(train, {
@@ -147,7 +160,10 @@ export function registerSelectInputs(program: Command, io: Io): void {
           fit.inputNames.map((name, i) => [name, fit.inputProbabilities[i]]),
         ),
         draws: fit.draws,
+        burnIn: flags.burnIn,
         chains: fit.chains,
+        seed: flags.seed,
+        split: flags.split ?? null,
         inputProbabilitySpread: fit.inputProbabilitySpread,
         kernels,
         h,
@@ -171,10 +187,10 @@ function formatReport(r: SelectInputsReport): string {
       .map(([name, pr]) => [name, formatNumber(pr, 3)]),
   );
   return [
-    `${r.draws} draws kept, --structure ${r.structure}, ${r.kernels} kernels, h = ${r.h}, ${formatNumber(r.seconds, 3)} s`,
+    `${r.draws} draws kept after ${r.burnIn} burn-in sweeps${r.chains > 1 ? " per chain" : ""}, seed ${r.seed}, --structure ${r.structure}, ${r.kernels} kernels, h = ${r.h}, ${formatNumber(r.seconds, 3)} s`,
     r.accuracy === null
       ? "no test data"
-      : `test accuracy ${formatNumber(100 * r.accuracy, 3)} % on ${r.testRows} rows`,
+      : `test accuracy ${formatNumber(100 * r.accuracy, 3)} % on ${r.testRows} rows${r.split === null ? "" : ` (the rest of --split ${r.split})`}`,
     `inputs used: mean ${formatNumber(r.meanInputs, 3)}, max ${r.maxInputs}; ${r.distinctSubsets} distinct subsets`,
     r.chains > 1
       ? `between-chain spread of input probabilities: ${formatNumber(r.inputProbabilitySpread, 2)} (max sd over inputs${r.inputProbabilitySpread > 0.1 ? "; chains disagree: run longer" : ""})`

@@ -75,7 +75,7 @@ describe("occam fit-mlp", () => {
       "--draws",
       "5",
       "--warmup",
-      "20",
+      "60",
     ]);
     expect(code).toBe(0);
     expect(stdout).toMatch(/2 tanh hidden units/);
@@ -97,6 +97,28 @@ describe("occam fit-mlp", () => {
       expect(stderr).toMatch(message);
     });
   }
+
+  it("refuses predictions from a chain that never moved, the same way with and without --json", async () => {
+    // Columns of order 1e12 and 1e24 and no warm-up to adapt the step: every HMC trajectory diverges.
+    const rows = Array.from({ length: 30 }, (_, r) => {
+      const x = (Math.abs(Math.sin(r * 12.9898 + 1) * 43758.5453) % 1) * 1e12;
+      return `${x},${x * 1e12 + Math.cos(r) * 1e20}`;
+    });
+    const huge = csv("huge.csv", `x,y\n${rows.join("\n")}\n`);
+    const args = ["fit-mlp", huge, "--targets", "y", "--hidden", "2", "--draws", "10", "--warmup", "0"];
+    const plain = await run(args);
+    const json = await run([...args, "--json"]);
+    for (const r of [plain, json]) {
+      expect(r.code).toBe(2);
+      expect(r.stdout).toBe("");
+      expect(r.stderr.trim().split("\n")).toHaveLength(1);
+      expect(r.stderr).toMatch(
+        /the HMC chain never moved \(acceptance 0, 10 of 10 kept trajectories divergent\)/,
+      );
+      expect(r.stderr).toMatch(/standardise the columns/);
+    }
+    expect(json.stderr).toBe(plain.stderr);
+  });
 
   it("exits 2 naming the row and column of a missing or non-numeric value", async () => {
     const missing = csv("missing.csv", "x,y\n1,2\n2,\n3,5\n4,4\n");

@@ -49,6 +49,33 @@ describe("occam select-inputs", () => {
     expect(total).toBeCloseTo(1, 10);
   });
 
+  it("takes --inputs and records the seed, burn-in and split in its JSON", async () => {
+    const { code, stdout, stderr } = await run([
+      "select-inputs",
+      train,
+      "--target",
+      "y",
+      "--inputs",
+      "x2, x1",
+      "--split",
+      "0.6",
+      "--draws",
+      "60",
+      "--burn-in",
+      "20",
+      "--kernels",
+      "2",
+      "--seed",
+      "7",
+      "--json",
+    ]);
+    expect(stderr).toBe("");
+    expect(code).toBe(0);
+    const r = JSON.parse(stdout);
+    expect(Object.keys(r.inputProbabilities)).toEqual(["x2", "x1"]);
+    expect(r).toMatchObject({ seed: 7, burnIn: 20, split: 0.6, draws: 40, testRows: 12 });
+  });
+
   it("runs Sykacek's shared-kernel structure with --structure shared", async () => {
     const { code, stdout, stderr } = await run([
       "select-inputs",
@@ -75,7 +102,7 @@ describe("occam select-inputs", () => {
     expect(r.accuracy).toBeGreaterThanOrEqual(0);
   });
 
-  const bad: [string, string[]][] = [
+  const bad: [string, string[], RegExp?][] = [
     ["a target with one class", [csv("one.csv", "x1,x2,y\n1,2,a\n2,3,a\n3,1,a\n4,5,a\n"), "--target", "y"]],
     [
       "a test class unseen in training",
@@ -84,10 +111,39 @@ describe("occam select-inputs", () => {
     ["a non-numeric input", [csv("text.csv", "x1,x2,y\n1,red,a\n2,3,b\n3,1,a\n4,5,b\n"), "--target", "y"]],
     [
       "more kernels than training rows",
-      [csv("few.csv", "x1,x2,y\n1,2,a\n2,3,b\n3,1,a\n"), "--target", "y", "--kernels", "5"],
+      [csv("few.csv", "x1,x2,y\n1,2,a\n2,3,b\n3,1,a\n4,4,b\n"), "--target", "y", "--kernels", "5"],
+      /5 kernels for 4 training rows/,
     ],
+    [
+      "a continuous target",
+      [
+        csv(
+          "continuous.csv",
+          `x1,x2,y\n${rows.map((_, r) => `${r},${(r * 7) % 11},${(0.37 * r * r).toFixed(2)}`).join("\n")}\n`,
+        ),
+        "--target",
+        "y",
+      ],
+      /"y" \(target\).* 40 distinct values among 40 rows.*continuous quantity.*occam compare/,
+    ],
+    [
+      "a class with one training row",
+      [csv("single.csv", "x1,x2,y\n1,2,a\n2,3,b\n3,1,a\n4,4,b\n5,2,c\n6,1,b\n"), "--target", "y"],
+      /class "c" \(1\) with fewer than two rows/,
+    ],
+    [
+      "a split that leaves a class one training row",
+      [train, "--target", "y", "--split", "0.05"],
+      /after --split 0.05 leave classes "no" \(1 of 15\), "yes" \(1 of 15\) with fewer than two rows.*Raise the training fraction/,
+    ],
+    [
+      "an empty name in --inputs",
+      [train, "--target", "y", "--inputs", "x1,"],
+      /--inputs takes comma-separated/,
+    ],
+    ["an unknown input", [train, "--target", "y", "--inputs", "x1,x9"], /Unknown input column "x9"/],
   ];
-  for (const [what, args] of bad) {
+  for (const [what, args, message] of bad) {
     it(`exits 2 with one stderr line for ${what}`, async () => {
       const { code, stdout, stderr } = await run([
         "select-inputs",
@@ -100,6 +156,7 @@ describe("occam select-inputs", () => {
       expect(code).toBe(2);
       expect(stdout).toBe("");
       expect(stderr.trim().split("\n")).toHaveLength(1);
+      if (message) expect(stderr).toMatch(message);
     });
   }
 });

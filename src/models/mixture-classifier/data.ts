@@ -36,6 +36,63 @@ function sortClasses(names: string[]): string[] {
   return numeric ? names.sort((a, b) => Number(a) - Number(b)) : names.sort();
 }
 
+/**
+ * The most classes a training target may have. Each class gets its own mixture of kernels fitted to its
+ * own rows, so a few classes with many rows each is what the classifier can use; a column with more
+ * distinct values than this (or than half its rows) is a measured quantity, not a label.
+ */
+export const MAX_CLASSES = 20;
+
+/** Refuses a target with more classes than a classifier can learn from these rows (a continuous column). */
+function checkClassCount(target: string, source: string, classNames: readonly string[], n: number): void {
+  const limit = Math.min(MAX_CLASSES, Math.floor(n / 2));
+  if (classNames.length <= limit) return;
+  const numeric = classNames.every((c) => NUMBER.test(c));
+  const shown = classNames
+    .slice(0, 3)
+    .map((c) => `"${c}"`)
+    .join(", ");
+  throw invalid(
+    `Column "${target}" (target) of ${source} has ${classNames.length} distinct values among ${n} rows (${shown}, …)` +
+      (numeric ? ": it looks like a continuous quantity, not class labels. " : ": too many classes. ") +
+      `A classifier of ${n} rows can learn at most ${limit} classes (never more than ${MAX_CLASSES}); ` +
+      (numeric
+        ? "to explain a numeric target use occam compare, or bin the column into a few classes."
+        : "merge rare classes, or choose another target."),
+  );
+}
+
+/**
+ * Refuses training data with a class of fewer than two labelled rows: one row cannot show how a class
+ * spreads, and its kernels would fit that single point. Given `whole`, the data before a split made
+ * `train` (a stratified split keeps at least one row of each class for testing), the message says how
+ * many rows each such class has in all and what to do.
+ */
+export function checkClassRows(train: ClassificationData, source: string, whole?: ClassificationData): void {
+  const count = (data: ClassificationData) => {
+    const counts = new Int32Array(data.classNames.length);
+    for (const k of data.labels) if (k >= 0) counts[k]++;
+    return counts;
+  };
+  const kept = count(train);
+  const all = whole === undefined ? kept : count(whole);
+  const thin = train.classNames.flatMap((_, k) => (kept[k] < 2 ? [k] : []));
+  if (thin.length === 0) return;
+  const list = thin
+    .map((k) => `"${train.classNames[k]}" (${kept[k]}${whole === undefined ? "" : ` of ${all[k]}`})`)
+    .join(", ");
+  const advice =
+    whole === undefined
+      ? "Add rows of that class, or leave them out."
+      : thin.some((k) => all[k] < 3)
+        ? "A class needs three rows or more to be split into at least two training rows and a test row: add rows, or give a --test file."
+        : "Raise the training fraction, or add rows.";
+  throw invalid(
+    `The training rows of ${source} leave ${thin.length > 1 ? "classes" : "class"} ${list} with fewer than two rows: ` +
+      `every class needs at least two training rows. ${advice}`,
+  );
+}
+
 /** Options of {@link classificationTable}. */
 export interface ClassificationTableOptions {
   /** The class-label column (strings or integers). */
@@ -58,7 +115,8 @@ export interface ClassificationTableOptions {
 /**
  * Reads a classification table from a CSV table. Throws `invalid-data` for an unknown target or
  * input column, a missing or non-numeric input cell (naming row and column), a missing label, and —
- * when `classNames` is given — a label not among them.
+ * when `classNames` is given — a label not among them; without `classNames`, for a target with more
+ * than {@link MAX_CLASSES} classes or more than half as many as rows (a continuous column).
  */
 export function classificationTable(csv: CsvTable, options: ClassificationTableOptions): ClassificationData {
   const { target } = options;
@@ -85,6 +143,7 @@ export function classificationTable(csv: CsvTable, options: ClassificationTableO
     }
   }
   const classNames = options.classNames ? [...options.classNames] : sortClasses([...new Set(raw)]);
+  if (options.classNames === undefined) checkClassCount(target, source, classNames, n);
   const index = new Map(classNames.map((c, k) => [c, k]));
   const labels = new Int32Array(n);
   for (let r = 0; r < n; r++) {

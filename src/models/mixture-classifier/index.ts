@@ -2,7 +2,9 @@
 export {
   type ClassificationData,
   type ClassificationTableOptions,
+  checkClassRows,
   classificationTable,
+  MAX_CLASSES,
   selectRows,
   stratifiedSplit,
 } from "./data.js";
