@@ -97,7 +97,9 @@ const TAIL_DROP = 60;
 export class GMixtureIntegrand {
   readonly a: number; // (n − 1 − k)/2
   readonly b: number; // (n − 1)/2
+  readonly x: number; // R²
   readonly lc: number; // log(1 − x)
+  readonly c: number; // 1 − x
   readonly constant: number; // log (b)_q
   evaluations = 0;
 
@@ -111,23 +113,42 @@ export class GMixtureIntegrand {
   ) {
     this.a = 0.5 * (n - 1 - k);
     this.b = 0.5 * (n - 1);
+    this.x = x;
     this.lc = Math.log1p(-x);
+    this.c = 1 - x;
     this.constant = q === 0 ? 0 : logGammaRatio(this.b, q);
   }
 
-  /** φ(u) = a sp(u) − b sp(u + log c) + P(u) + m (u − sp(u)) + q (u − sp(u + log c)) + log (b)_q. */
+  /**
+   * φ(u) = a sp(u) − b sp(u + log c) + P(u) + m (u − sp(u)) + q (u − sp(u + log c)) + log (b)_q, written
+   * as −a d(u) − (b − a) sp(u + log c) + … with d = sp(u + log c) − sp(u) = log(1 − x σ(u)) computed
+   * directly: a and b are about n/2, so subtracting a sp(u) from b sp(u + log c) would lose the digits of
+   * the difference (at n = 2·10⁶ the rounding error reached 1e-9 of the integrand).
+   */
   value(u: number): number {
     this.evaluations++;
-    const s0 = softplus(u);
     const s1 = softplus(u + this.lc);
+    const xs = this.x * logistic(u);
+    // 1 − xσ(u) = (e^(−u) + c)/(e^(−u) + 1): the quotient form keeps its digits when xσ is near 1.
+    const d = xs <= 0.5 ? Math.log1p(-xs) : Math.log(Math.exp(-u) + this.c) - Math.log1p(Math.exp(-u));
+    // u − sp(u) = −sp(−u).
+    const shrinkage = this.m === 0 ? 0 : -this.m * softplus(-u);
     return (
-      this.a * s0 -
-      this.b * s1 +
+      -this.a * d -
+      (this.b - this.a) * s1 +
       this.mix.logDensity(u) +
-      this.m * (u - s0) +
+      shrinkage +
       this.q * (u - s1) +
       this.constant
     );
+  }
+
+  /**
+   * The rounding error of {@link value} near the peak relative to the integrand, which bounds the
+   * accuracy any quadrature of e^φ can reach: a few ulps of the largest term, a|log c| + |P| + |log (b)_q|.
+   */
+  roundingFloor(peak: number): number {
+    return 8 * Number.EPSILON * (1 + Math.abs(peak) + this.a * Math.abs(this.lc) + Math.abs(this.constant));
   }
 
   slope(u: number): number {
@@ -210,7 +231,9 @@ export interface GMixtureIntegral {
  * interval, so a second mode cannot be missed by more than the scan's spacing) sets a floor 60 nats
  * below it; the left end is where an increasing upper bound of the integrand falls below the floor, the
  * right end where a linear upper bound does (see {@link GMixtureIntegrand}), so the neglected tails hold at
- * most about e^(−60) of the peak's height. Throws an `internal` OccamError if the quadrature fails.
+ * most about e^(−60) of the peak's height. The accuracy asked is relTol, or the integrand's rounding error
+ * when that is larger (n of millions: a few 1e-10), and the error returned is at least that. Throws an
+ * `internal` OccamError if the quadrature fails.
  */
 export function gMixtureLogIntegral(
   mix: GMixingDensity,
@@ -225,12 +248,16 @@ export function gMixtureLogIntegral(
   const { mode, peak, left, right } = locatePeak(f);
   const width = 1 / Math.sqrt(Math.max(-f.curvature(mode), 1e-300));
   const breaks = peakPanelBreaks(left, right, mode, width);
-  const { integral, error } = adaptiveGaussKronrod(
+  // No quadrature beats the integrand's own rounding: ask for at most that accuracy, and report it.
+  const floor = f.roundingFloor(peak);
+  const result = adaptiveGaussKronrod(
     (u) => Math.exp(f.value(u) - peak),
     breaks,
-    relTol,
+    Math.max(relTol, floor),
     "mixture of g-priors",
   );
+  const integral = result.integral;
+  const error = Math.max(result.error, floor * integral);
   if (!(integral > 0 && Number.isFinite(integral))) {
     throw new OccamError(
       "internal",

@@ -6,6 +6,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { numericTable, readCsv } from "../../../src/data/csv.js";
 import { OccamError } from "../../../src/errors.js";
+import { GMixtureIntegrand, zellnerSiowDensity } from "../../../src/models/linear/g-mixture.js";
 import { gPriorLogBayesFactor } from "../../../src/models/linear/g-prior.js";
 import {
   rSquared,
@@ -138,6 +139,41 @@ describe("zellnerSiowBayesFactor against a brute-force integral", () => {
   it("k = 0 integrates the prior alone: log BF = 0", () => {
     for (const n of [2, 5, 100, 1e6]) {
       expect(Math.abs(zellnerSiowLogBayesFactor(0, n, 0))).toBeLessThan(1e-11);
+    }
+  });
+});
+
+describe("zellnerSiowBayesFactor with millions of rows", () => {
+  it("writes the integrand without cancelling a sp(u) against b sp(u + log c): same values at moderate n", () => {
+    for (const [r2, n, k, m, q] of [
+      [0.3, 100, 2, 0, 0],
+      [0.9, 40, 5, 1, 0],
+      [0.999, 1000, 3, 2, 7],
+    ]) {
+      const f = new GMixtureIntegrand(zellnerSiowDensity(n, 0.5), r2, n, k, m, q);
+      for (const u of [-8, -1, 0, 0.5, 3, 9, 30]) {
+        const sp = (x: number) => Math.log1p(Math.exp(-Math.abs(x))) + Math.max(x, 0);
+        const s0 = sp(u);
+        const s1 = sp(u + Math.log1p(-r2));
+        const direct = f.a * s0 - f.b * s1 + f.mix.logDensity(u) + m * (u - s0) + q * (u - s1) + f.constant;
+        expect(Math.abs(f.value(u) - direct)).toBeLessThan(1e-11 * (1 + Math.abs(direct)));
+      }
+    }
+  });
+
+  it("n = 2·10⁶: reaches its rounding floor instead of failing, and agrees with Simpson on a fine grid", () => {
+    const n = 2e6;
+    for (const [r2, k] of [
+      [0.238, 4],
+      [1e-6, 1],
+      [0.9, 3],
+    ]) {
+      const result = zellnerSiowBayesFactor(r2, n, k);
+      // The reported error is the integrand's rounding floor, a few ulps of log BF ≈ 10⁶.
+      expect(result.error).toBeLessThan(2e-8);
+      // The brute force's own rounding at this n is about 1e-9.
+      const simpson = bruteForceLogBF(r2, n, k, ZELLNER_SIOW_MEDIUM_SCALE);
+      expect(Math.abs(result.logBF - simpson), `R² = ${r2}, k = ${k}`).toBeLessThan(1e-7);
     }
   });
 });
