@@ -1,5 +1,6 @@
 import { type Command, InvalidArgumentError, Option } from "commander";
-import { type CsvTable, readCsv } from "../data/csv.js";
+import { type CsvColumns, readCsvColumns } from "../data/csv.js";
+import type { LinearData } from "../data/design.js";
 import { formulaDesign, parseFormula } from "../data/formula.js";
 import { OccamError } from "../errors.js";
 import {
@@ -7,7 +8,6 @@ import {
   DEFAULT_MCMC_STEPS,
   LINEAR_ESTIMATORS,
   LINEAR_PRIORS,
-  type LinearData,
   type LinearEstimator,
   type LinearPrior,
   MAX_ESTIMATED_MODELS,
@@ -140,8 +140,8 @@ export function registerCompare(program: Command, io: Io): void {
       ).argParser(wholeNumber("--mcmc-steps")),
     )
     .option("--json", "print one JSON document instead of tables")
-    .action((path: string, flags: CompareFlags, command: Command) => {
-      const data = linearData(readCsv(path), flags);
+    .action(async (path: string, flags: CompareFlags, command: Command) => {
+      const data = linearData(await readCsvColumns(path), flags);
       const progressLabel = flags.estimator ?? (flags.prior === "independent" ? "stepping-stone" : "exact");
       const given = (name: string) => command.getOptionValueSource(name) === "cli";
       const result = compareLinearModels(data, {
@@ -176,7 +176,7 @@ export function registerCompare(program: Command, io: Io): void {
 }
 
 /** The design of the comparison: from --formula, or the target and the numeric or text input columns. */
-function linearData(csv: CsvTable, flags: CompareFlags): LinearData {
+function linearData(csv: CsvColumns, flags: CompareFlags): LinearData {
   if (flags.formula !== undefined) {
     if (flags.target !== undefined || flags.inputs !== undefined) {
       throw new OccamError(

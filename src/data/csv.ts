@@ -1,6 +1,7 @@
 /**
  * Loading and validating tabular data from CSV. `parseCsv` / `readCsv` read a header and rows of
- * cells (strings, untouched apart from trimming surrounding spaces); `numericTable` turns chosen
+ * cells (strings, untouched apart from trimming surrounding spaces); `readCsvColumns` streams a file
+ * straight into typed columns (numbers or factors, see `columns.ts`) for large data; `numericTable` turns chosen
  * columns into a design matrix X and a response y, refusing — with an `invalid-data` OccamError that
  * names the row and column and says what to do — anything it would otherwise have to guess about:
  * missing values, non-numeric cells, constant inputs, too few rows. Nothing is imputed, dropped or
@@ -8,9 +9,11 @@
  *
  * Rows are numbered as a spreadsheet shows them: the header is row 1, the first data row is row 2.
  */
-import { readFileSync } from "node:fs";
+import { createReadStream, readFileSync, statSync } from "node:fs";
+import { parse as parseStream } from "csv-parse";
 import { parse } from "csv-parse/sync";
 import { OccamError } from "../errors.js";
+import { ColumnBuilder, columnFromCells, type TypedColumn } from "./columns.js";
 
 /** Options of {@link parseCsv} and {@link readCsv}. */
 export interface CsvOptions {
@@ -64,25 +67,58 @@ export function parseCsv(text: string, options: CsvOptions = {}): CsvTable {
   const { delimiter } = fillCsvOptions(options);
   let records: string[][];
   try {
-    records = parse(text, {
-      bom: true,
-      delimiter,
-      trim: true,
-      relax_column_count: true, // ragged rows are reported below, with the row number
-      skip_empty_lines: false,
-    });
+    records = parse(text, parserOptions(delimiter));
   } catch (error) {
-    const detail = error instanceof Error ? error.message : String(error);
-    throw invalid(`The CSV text could not be parsed: ${detail} Check the quoting near that line.`);
+    throw unparsable(error);
   }
   // Blank lines at the end of a file are formatting, not rows.
   while (records.length > 0 && isBlankRecord(records[records.length - 1])) records.pop();
-  if (records.length === 0) {
-    throw invalid(
-      "The CSV text is empty: it needs a header row naming the columns, then one row per observation.",
-    );
+  if (records.length === 0) throw emptyText();
+  const header = checkHeader(records[0]);
+  const rows = records.length - 1;
+  if (rows === 0) throw noDataRows();
+  const p = header.length;
+  const columns: string[][] = header.map(() => new Array<string>(rows));
+  for (let i = 0; i < rows; i++) {
+    const record = records[i + 1];
+    if (record.length !== p) throw raggedRow(record, i + 2, p, delimiter);
+    for (let j = 0; j < p; j++) columns[j][i] = record[j];
   }
-  const header = records[0];
+  const data = new Map<string, readonly string[]>();
+  for (let j = 0; j < p; j++) data.set(header[j], columns[j]);
+  return Object.freeze({ columns: Object.freeze([...header]), rows, data });
+}
+
+/** csv-parse's options, the same for text and for a stream. */
+function parserOptions(delimiter: string) {
+  return {
+    bom: true,
+    delimiter,
+    trim: true,
+    relax_column_count: true, // ragged rows are reported by occam, with the row number
+    skip_empty_lines: false,
+  };
+}
+
+function unparsable(error: unknown): OccamError {
+  const detail = error instanceof Error ? error.message : String(error);
+  return invalid(`The CSV text could not be parsed: ${detail} Check the quoting near that line.`);
+}
+
+function emptyText(): OccamError {
+  return invalid(
+    "The CSV text is empty: it needs a header row naming the columns, then one row per observation.",
+  );
+}
+
+function noDataRows(): OccamError {
+  return invalid(
+    "The CSV text has a header row but no data rows: add one row per observation below the header.",
+  );
+}
+
+/** Refuses an empty or repeated column name; returns the header. */
+function checkHeader(header: string[]): string[] {
   const seen = new Map<string, number>();
   for (let j = 0; j < header.length; j++) {
     const name = header[j];
@@ -99,27 +135,14 @@ export function parseCsv(text: string, options: CsvOptions = {}): CsvTable {
     }
     seen.set(name, j);
   }
-  const rows = records.length - 1;
-  if (rows === 0) {
-    throw invalid(
-      "The CSV text has a header row but no data rows: add one row per observation below the header.",
-    );
-  }
-  const p = header.length;
-  const columns: string[][] = header.map(() => new Array<string>(rows));
-  for (let i = 0; i < rows; i++) {
-    const record = records[i + 1];
-    if (record.length !== p) {
-      const blank = isBlankRecord(record) ? " (the line is empty)" : "";
-      throw invalid(
-        `Row ${i + 2} has ${record.length} field${record.length === 1 ? "" : "s"} but the header has ${p}${blank}: make every row have exactly ${p} fields separated by "${delimiter}".`,
-      );
-    }
-    for (let j = 0; j < p; j++) columns[j][i] = record[j];
-  }
-  const data = new Map<string, readonly string[]>();
-  for (let j = 0; j < p; j++) data.set(header[j], columns[j]);
-  return Object.freeze({ columns: Object.freeze([...header]), rows, data });
+  return header;
+}
+
+function raggedRow(record: readonly string[], row: number, p: number, delimiter: string): OccamError {
+  const blank = isBlankRecord(record) ? " (the line is empty)" : "";
+  return invalid(
+    `Row ${row} has ${record.length} field${record.length === 1 ? "" : "s"} but the header has ${p}${blank}: make every row have exactly ${p} fields separated by "${delimiter}".`,
+  );
 }
 
 function isBlankRecord(record: readonly string[]): boolean {
@@ -135,13 +158,104 @@ export function readCsv(path: string, options: CsvOptions = {}): CsvTable {
   try {
     text = readFileSync(path, "utf8");
   } catch (error) {
-    const detail = error instanceof Error ? error.message : String(error);
-    throw new OccamError(
-      "invalid-argument",
-      `Cannot read the CSV file "${path}": ${detail}. Check the path and the file's permissions.`,
-    );
+    throw unreadable(path, error);
   }
   return parseCsv(text, options);
+}
+
+function unreadable(path: string, error: unknown): OccamError {
+  const detail = error instanceof Error ? error.message : String(error);
+  return new OccamError(
+    "invalid-argument",
+    `Cannot read the CSV file "${path}": ${detail}. Check the path and the file's permissions.`,
+  );
+}
+
+/**
+ * The columns of a CSV table, each typed when asked for: numbers, or text as a factor (see
+ * {@link ColumnBuilder.typed}); the role ("target", "input") names the column's use in messages.
+ */
+export interface CsvColumns {
+  /** Column names, in file order. */
+  readonly columns: readonly string[];
+  /** Number of data rows. */
+  readonly rows: number;
+  /**
+   * The column as numbers or a factor. Throws an `invalid-data` OccamError naming row and column for
+   * a missing cell, a number too large for a double, and a column that mixes numbers and text.
+   */
+  typed(name: string, role: string): TypedColumn;
+}
+
+/** The typed columns of a table already in memory (each built on first request). */
+export function csvColumns(csv: CsvTable): CsvColumns {
+  const built = new Map<string, ColumnBuilder>();
+  return {
+    columns: csv.columns,
+    rows: csv.rows,
+    typed(name, role) {
+      let builder = built.get(name);
+      if (builder === undefined) {
+        builder = columnFromCells(name, csv.data.get(name) as readonly string[]);
+        built.set(name, builder);
+      }
+      return builder.typed(role);
+    },
+  };
+}
+
+/**
+ * Reads a CSV file row by row straight into typed columns (Float64Array numbers or factor codes), never
+ * holding the file's text or its cells as strings: a file of two million rows costs about its numbers'
+ * 8 bytes each. The checks are {@link parseCsv}'s; each column's are made when it is asked for. Throws an
+ * `invalid-argument` OccamError when the file cannot be read.
+ */
+export async function readCsvColumns(path: string, options: CsvOptions = {}): Promise<CsvColumns> {
+  const { delimiter } = fillCsvOptions(options);
+  try {
+    statSync(path);
+  } catch (error) {
+    throw unreadable(path, error);
+  }
+  const input = createReadStream(path);
+  const parser = parseStream(parserOptions(delimiter));
+  input.on("error", (error) => parser.destroy(error));
+  input.pipe(parser);
+  let header: string[] | null = null;
+  let builders: ColumnBuilder[] = [];
+  let rows = 0;
+  let blankLines = 0;
+  try {
+    for await (const record of parser as AsyncIterable<string[]>) {
+      if (isBlankRecord(record)) {
+        blankLines++; // formatting at the end of the file, or a ragged row (or empty header) if more follows
+      } else if (header === null) {
+        if (blankLines > 0) checkHeader([""]); // the header is the first line, and it was empty
+        header = checkHeader(record);
+        builders = header.map((name) => new ColumnBuilder(name));
+      } else {
+        if (blankLines > 0) throw raggedRow([""], rows + 2, header.length, delimiter);
+        if (record.length !== header.length) throw raggedRow(record, rows + 2, header.length, delimiter);
+        for (let j = 0; j < record.length; j++) builders[j].push(record[j]);
+        rows++;
+      }
+    }
+  } catch (error) {
+    input.destroy();
+    if (error instanceof OccamError) throw error;
+    if (error instanceof Error && "code" in error && String(error.code).startsWith("CSV_")) {
+      throw unparsable(error);
+    }
+    throw unreadable(path, error);
+  }
+  if (header === null) throw emptyText();
+  if (rows === 0) throw noDataRows();
+  const byName = new Map(builders.map((b) => [b.name, b]));
+  return {
+    columns: Object.freeze([...header]),
+    rows,
+    typed: (name, role) => (byName.get(name) as ColumnBuilder).typed(role),
+  };
 }
 
 /** Options of {@link numericTable}. */
@@ -171,73 +285,12 @@ export interface NumericTable {
   readonly p: number;
 }
 
-// A decimal number as a spreadsheet writes it: optional sign, digits with an optional point, optional exponent.
-const NUMBER = /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/;
-const MISSING = new Set(["", "na", "nan", "n/a", "null"]);
-
 function listColumns(columns: readonly string[]): string {
   return columns.map((c) => `"${c}"`).join(", ");
 }
 
 function numericColumn(csv: CsvTable, name: string, role: string): Float64Array {
-  const cells = csv.data.get(name) as readonly string[];
-  const out = new Float64Array(csv.rows);
-  for (let i = 0; i < csv.rows; i++) {
-    const cell = cells[i];
-    const row = i + 2;
-    if (MISSING.has(cell.toLowerCase())) {
-      const shown = cell === "" ? "an empty cell" : `"${cell}"`;
-      throw invalid(
-        `Row ${row}, column "${name}" (${role}): missing value (${shown}). occam does not impute or drop rows: fill in the value or remove the row before loading.`,
-      );
-    }
-    const value = NUMBER.test(cell) ? Number(cell) : Number.NaN;
-    if (!Number.isFinite(value)) {
-      throw invalid(
-        `Row ${row}, column "${name}" (${role}): "${cell}" is not a finite number. Fix the cell${role === "input" ? ", or leave the column out of inputs" : ""}; numbers are written like 3, -0.25 or 1.5e-3.`,
-      );
-    }
-    out[i] = value;
-  }
-  return out;
-}
-
-/** A column as occam reads it: numbers, or text (a factor) as level codes. */
-export type TypedColumn =
-  | { readonly kind: "numeric"; readonly values: Float64Array }
-  | { readonly kind: "factor"; readonly levels: readonly string[]; readonly codes: Int32Array };
-
-/**
- * A column of a CSV table as numbers when every cell is one, or as a factor when none is: the levels in
- * sorted (code-point) order, as R's `factor` has them, and each row's level index. Throws an
- * `invalid-data` OccamError naming the row and column for a missing cell, and for a column that mixes
- * numbers and text (naming one cell of each).
- */
-export function typedColumn(csv: CsvTable, name: string, role: string): TypedColumn {
-  const cells = csv.data.get(name) as readonly string[];
-  let firstNumber = -1;
-  let firstText = -1;
-  for (let i = 0; i < csv.rows; i++) {
-    const cell = cells[i];
-    if (MISSING.has(cell.toLowerCase())) {
-      const shown = cell === "" ? "an empty cell" : `"${cell}"`;
-      throw invalid(
-        `Row ${i + 2}, column "${name}" (${role}): missing value (${shown}). occam does not impute or drop rows: fill in the value or remove the row before loading.`,
-      );
-    }
-    if (NUMBER.test(cell)) {
-      if (firstNumber < 0) firstNumber = i;
-    } else if (firstText < 0) firstText = i;
-  }
-  if (firstText < 0) return { kind: "numeric", values: numericColumn(csv, name, role) };
-  if (firstNumber >= 0) {
-    throw invalid(
-      `Column "${name}" (${role}) mixes numbers (row ${firstNumber + 2}: "${cells[firstNumber]}") and text (row ${firstText + 2}: "${cells[firstText]}"): fix the cell that is wrong, or make every cell text if the column is a category.`,
-    );
-  }
-  const levels = [...new Set(cells)].sort((x, y) => (x < y ? -1 : x > y ? 1 : 0));
-  const index = new Map(levels.map((level, j) => [level, j]));
-  return { kind: "factor", levels, codes: Int32Array.from(cells, (cell) => index.get(cell) as number) };
+  return columnFromCells(name, csv.data.get(name) as readonly string[]).numeric(role);
 }
 
 /**

@@ -7,10 +7,9 @@
  */
 
 import { OccamError } from "../errors.js";
-import type { FamilyTerm } from "../models/family.js";
-import type { LinearDesign } from "../models/linear/design.js";
-import type { FactorSummary, LinearData } from "../selection/linear.js";
-import { type CsvTable, type TypedColumn, typedColumn } from "./csv.js";
+import type { TypedColumn } from "./columns.js";
+import type { CsvColumns } from "./csv.js";
+import type { DesignTerm, FactorSummary, LinearData, LinearDesign } from "./design.js";
 
 /** A parsed formula: the target and the terms, each a list of variables (a main effect has one). */
 export interface Formula {
@@ -192,10 +191,11 @@ function checkFactor(name: string, column: TypedColumn & { kind: "factor" }): vo
  * `invalid-data` OccamError for an unknown column, a text target, a factor with one level or a level
  * seen once, an interaction whose main effects are missing under heredity, and too few rows.
  */
-export function formulaDesign(csv: CsvTable, formula: Formula, options: { heredity: boolean }): LinearData {
+export function formulaDesign(csv: CsvColumns, formula: Formula, options: { heredity: boolean }): LinearData {
   const { target } = formula;
+  const present = new Set(csv.columns);
   const known = (name: string, what: string) => {
-    if (!csv.data.has(name)) {
+    if (!present.has(name)) {
       throw new OccamError(
         "invalid-data",
         `Unknown ${what} "${name}": the columns are ${csv.columns.map((c) => `"${c}"`).join(", ")}. Check the spelling.`,
@@ -203,7 +203,7 @@ export function formulaDesign(csv: CsvTable, formula: Formula, options: { heredi
     }
   };
   known(target, "target column");
-  const yColumn = typedColumn(csv, target, "target");
+  const yColumn = csv.typed(target, "target");
   if (yColumn.kind !== "numeric") {
     throw new OccamError(
       "invalid-data",
@@ -251,7 +251,7 @@ export function formulaDesign(csv: CsvTable, formula: Formula, options: { heredi
   for (const t of terms) {
     for (const v of t) {
       if (columns.has(v)) continue;
-      const c = typedColumn(csv, v, "input");
+      const c = csv.typed(v, "input");
       if (c.kind === "factor") {
         checkFactor(v, c);
         factors.push({ name: v, levels: [...c.levels], reference: c.levels[0] });
@@ -262,7 +262,7 @@ export function formulaDesign(csv: CsvTable, formula: Formula, options: { heredi
   // Each term's columns: the product of its variables' columns, every combination of them.
   const names: string[] = [];
   const makers: ((row: number) => number)[] = [];
-  const familyTerms: FamilyTerm[] = terms.map((t) => {
+  const designTerms: DesignTerm[] = terms.map((t) => {
     let combos: { name: string; value: (row: number) => number }[] = [{ name: "", value: () => 1 }];
     for (const v of t) {
       const vc = variableColumns(v, columns.get(v) as TypedColumn);
@@ -296,7 +296,7 @@ export function formulaDesign(csv: CsvTable, formula: Formula, options: { heredi
     n,
     columns: P,
     columnNames: names,
-    terms: familyTerms,
+    terms: designTerms,
   };
   return { design, targetName: target, factors };
 }

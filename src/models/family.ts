@@ -8,17 +8,11 @@
  * evidence, or its log Bayes factor against the subset without terms when the prior gives only ratios:
  * either way differences of scores are log Bayes factors.
  */
+import type { DesignTerm } from "../data/design.js";
 import type { BayesModel } from "../model/model.js";
 
-/** A candidate term of a family: what enters or leaves a model as a whole. */
-export interface FamilyTerm {
-  /** Its name as the user wrote it: `x`, `colour` (a factor), `x:colour`. */
-  readonly name: string;
-  /** The design columns it owns (indices into the family's `columnNames`). */
-  readonly columns: readonly number[];
-  /** Terms a model must hold to hold this one (heredity: an interaction's main effects); may be empty. */
-  readonly parents: readonly number[];
-}
+/** A candidate term of a family: what enters or leaves a model as a whole (see {@link DesignTerm}). */
+export type FamilyTerm = DesignTerm;
 
 /**
  * What a family shows of the current subset during an enumeration. One object is reused for every

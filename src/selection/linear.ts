@@ -1,4 +1,5 @@
 import type { NumericTable } from "../data/csv.js";
+import { type FactorSummary, type LinearData, numericDesign } from "../data/design.js";
 import { OccamError } from "../errors.js";
 import {
   type EstimateEvidenceOptions,
@@ -6,12 +7,7 @@ import {
   estimateEvidence,
 } from "../evidence/estimate.js";
 import type { SubsetFamily } from "../models/family.js";
-import {
-  type CentredStatistics,
-  centredStatistics,
-  columnTerms,
-  type LinearDesign,
-} from "../models/linear/design.js";
+import { type CentredStatistics, centredStatistics } from "../models/linear/design.js";
 import { gPriorsFamily, unitInformationScorer } from "../models/linear/g-prior.js";
 import type { GTableStats } from "../models/linear/g-table.js";
 import { HYPER_G_DEFAULT_A, hyperGFamily } from "../models/linear/hyper-g.js";
@@ -211,14 +207,6 @@ export interface CoefficientSummary {
   sd: number | null;
 }
 
-/** A factor among the candidate terms: a text column, dummy-coded against its first level. */
-export interface FactorSummary {
-  name: string;
-  levels: string[];
-  /** The level the others are compared with (no column of its own). */
-  reference: string;
-}
-
 /** What an MCMC search over subsets did. */
 export interface SubsetSearchSummary {
   steps: number;
@@ -281,29 +269,6 @@ export interface LinearComparison {
   /** Terms whose inclusion probability is at least ½. */
   medianModel: string[];
   seconds: number;
-}
-
-/** The data of a comparison: a design over terms, the target's name and the factors among the terms. */
-export interface LinearData {
-  design: LinearDesign;
-  targetName: string;
-  factors: FactorSummary[];
-}
-
-/** A numeric table as a design of one term per column (no factors). */
-export function numericDesign(table: NumericTable): LinearData {
-  return {
-    design: {
-      X: table.X,
-      y: table.y,
-      n: table.n,
-      columns: table.p,
-      columnNames: table.inputNames,
-      terms: columnTerms(table.inputNames),
-    },
-    targetName: table.targetName,
-    factors: [],
-  };
 }
 
 interface ResolvedOptions {

@@ -3,25 +3,11 @@
  * subsets starts from. Statistics are centred in two passes (means first, then products of deviations),
  * which keeps the precision that Σxy − n x̄ȳ loses for columns with large means.
  */
+
+import type { LinearDesign } from "../../data/design.js";
 import { OccamError } from "../../errors.js";
 import { choleskyInPlace, solveLower } from "../../math/linalg.js";
-import type { FamilyTerm } from "../family.js";
 import type { SubsetSystem } from "./subsets.js";
-
-/** The design of a comparison: the candidate columns (no intercept), the target and the terms. */
-export interface LinearDesign {
-  /** n × P row-major candidate columns (a factor's dummies and interactions already expanded). */
-  readonly X: Float64Array;
-  /** The target, length n. */
-  readonly y: Float64Array;
-  readonly n: number;
-  /** P, the number of candidate columns. */
-  readonly columns: number;
-  /** Names of the P columns. */
-  readonly columnNames: readonly string[];
-  /** The candidate terms; each owns a contiguous run of columns, in order (term 0 first). */
-  readonly terms: readonly FamilyTerm[];
-}
 
 /** The centred statistics of a design: Xcᵀ Xc, Xcᵀ yc, yc ᵀ yc, means and sample standard deviations. */
 export interface CentredStatistics {
@@ -34,11 +20,6 @@ export interface CentredStatistics {
   readonly means: Float64Array;
   /** Sample standard deviations (denominator n − 1). */
   readonly sds: Float64Array;
-}
-
-/** One term per column, named after the columns: the design of plain numeric inputs. */
-export function columnTerms(names: readonly string[]): FamilyTerm[] {
-  return names.map((name, j) => ({ name, columns: [j], parents: [] }));
 }
 
 /**

@@ -7,15 +7,11 @@
  *
  * Mixtures of g-priors (Zellner–Siow, in `zellner-siow.ts`) integrate this over a prior on g.
  */
+
+import type { LinearDesign } from "../../data/design.js";
 import { OccamError } from "../../errors.js";
 import type { SubsetFamily } from "../family.js";
-import {
-  type CentredStatistics,
-  centredSystem,
-  type LinearDesign,
-  rSquaredOf,
-  subsetColumns,
-} from "./design.js";
+import { type CentredStatistics, centredSystem, rSquaredOf, subsetColumns } from "./design.js";
 import { enumerateSubsets, type SubsetView, subsetView, viewInverseDiagonal, viewSolve } from "./subsets.js";
 
 /**

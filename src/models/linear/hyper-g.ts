@@ -3,9 +3,11 @@
  * with π(g) = (a − 2)/2 (1 + g)^(−a/2) and π(g) = (a − 2)/(2n) (1 + g/n)^(−a/2), scored through the
  * tables of `g-table.ts` (a proven error bound per panel).
  */
+
+import type { LinearDesign } from "../../data/design.js";
 import { OccamError } from "../../errors.js";
 import type { SubsetFamily } from "../family.js";
-import type { CentredStatistics, LinearDesign } from "./design.js";
+import type { CentredStatistics } from "./design.js";
 import { hyperGDensity } from "./g-mixture.js";
 import { gPriorsFamily } from "./g-prior.js";
 import { type GTableStats, gMixtureScorer } from "./g-table.js";

@@ -1,4 +1,5 @@
 import gammaln from "@stdlib/math-base-special-gammaln";
+import type { LinearDesign } from "../../data/design.js";
 import { checkSubsetIndices } from "../../data/folds.js";
 import { OccamError } from "../../errors.js";
 import { choleskyInPlace, choleskySolve, solveLower, solveLowerTranspose } from "../../math/linalg.js";
@@ -8,13 +9,7 @@ import { logGammaVariate } from "../../random/variates.js";
 import { buildGibbsKernel } from "../../samplers/gibbs.js";
 import type { Kernel, PositionState, StepInfo } from "../../samplers/kernel.js";
 import type { SubsetFamily } from "../family.js";
-import {
-  type CentredStatistics,
-  type LinearDesign,
-  rSquaredOf,
-  subsetColumns,
-  subsetDesignMatrix,
-} from "./design.js";
+import { type CentredStatistics, rSquaredOf, subsetColumns, subsetDesignMatrix } from "./design.js";
 
 const LOG_TWO_PI = Math.log(2 * Math.PI);
 const NAME = "independentPrecisionRegression";

@@ -1,8 +1,8 @@
+import type { LinearDesign } from "../../data/design.js";
 import { OccamError } from "../../errors.js";
 import type { StudentTPredictive, SubsetFamily } from "../family.js";
 import {
   type CentredStatistics,
-  type LinearDesign,
   rSquaredOf,
   subsetColumns,
   subsetDesignMatrix,

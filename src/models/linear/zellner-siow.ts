@@ -15,10 +15,12 @@
  * The integral is the m = q = 0 case of `g-mixture.ts`: adaptive Gauss–Kronrod quadrature in u = log g
  * on an interval chosen from bounds on the tails.
  */
+
+import type { LinearDesign } from "../../data/design.js";
 import { OccamError } from "../../errors.js";
 import { choleskyInPlace, solveLower } from "../../math/linalg.js";
 import type { SubsetFamily } from "../family.js";
-import type { CentredStatistics, LinearDesign } from "./design.js";
+import type { CentredStatistics } from "./design.js";
 import { gMixtureLogIntegral, zellnerSiowDensity } from "./g-mixture.js";
 import { checkR2Statistics, gPriorsFamily } from "./g-prior.js";
 import { type GTableStats, gMixtureScorer } from "./g-table.js";

@@ -2,9 +2,10 @@ import { readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
-import { parseCsv } from "../../../src/data/csv.js";
+import { csvColumns, parseCsv } from "../../../src/data/csv.js";
+import { numericDesign } from "../../../src/data/design.js";
 import { formulaDesign, parseFormula } from "../../../src/data/formula.js";
-import { compareLinearModels, type LinearPrior, numericDesign } from "../../../src/selection/linear.js";
+import { compareLinearModels, type LinearPrior } from "../../../src/selection/linear.js";
 
 const fixtures = join(dirname(fileURLToPath(import.meta.url)), "fixtures");
 
@@ -57,7 +58,9 @@ describe("g-prior families against scipy quadrature of Liang et al.'s integrals 
 });
 
 describe("the default prior does not depend on the units of the data", () => {
-  const wine = parseCsv(readFileSync(join(fixtures, "../../../../examples/wine-alcohol.csv"), "utf8"));
+  const wine = csvColumns(
+    parseCsv(readFileSync(join(fixtures, "../../../../examples/wine-alcohol.csv"), "utf8")),
+  );
   const design = (scale: number, column: string) => {
     const data = formulaDesign(wine, parseFormula("alcohol ~ ."), { heredity: true });
     const j = data.design.columnNames.indexOf(column);
@@ -94,8 +97,8 @@ describe("factors and interactions", () => {
     const c = f === "c" ? 1 : 0;
     hand.push(`${x.toFixed(6)},${b},${c},${(x * b).toFixed(6)},${(x * c).toFixed(6)},${y.toFixed(6)}`);
   }
-  const csv = parseCsv(`x,f,y\n${rows.join("\n")}\n`);
-  const byHand = parseCsv(`x,fb,fc,xfb,xfc,y\n${hand.join("\n")}\n`);
+  const csv = csvColumns(parseCsv(`x,f,y\n${rows.join("\n")}\n`));
+  const byHand = csvColumns(parseCsv(`x,fb,fc,xfb,xfc,y\n${hand.join("\n")}\n`));
   const fit = (text: string, data = csv) => formulaDesign(data, parseFormula(text), { heredity: true });
 
   it("names the dummies column=level and keeps the factor whole", () => {
@@ -141,9 +144,9 @@ describe("factors and interactions", () => {
   });
 
   it("refuses a factor with one level and a level seen once", () => {
-    const one = parseCsv("x,f,y\n1,a,2\n2,a,3\n3,a,5\n4,a,4\n5,a,6\n");
+    const one = csvColumns(parseCsv("x,f,y\n1,a,2\n2,a,3\n3,a,5\n4,a,4\n5,a,6\n"));
     expect(() => formulaDesign(one, parseFormula("y ~ x + f"), { heredity: true })).toThrow(/one level/);
-    const rare = parseCsv("x,f,y\n1,a,2\n2,a,3\n3,b,5\n4,b,4\n5,c,6\n");
+    const rare = csvColumns(parseCsv("x,f,y\n1,a,2\n2,a,3\n3,b,5\n4,b,4\n5,c,6\n"));
     expect(() => formulaDesign(rare, parseFormula("y ~ x + f"), { heredity: true })).toThrow(
       /level "c" is seen in only one row/,
     );
