@@ -1,12 +1,13 @@
 /**
- * Tables of the mixture-of-g-priors integrals J_m(x) of `g-mixture.ts` (x = R²) for one (π, n, k, m),
- * so that scoring one of 2^p subsets costs a look-up instead of a quadrature.
+ * Tables of the mixture-of-g-priors Bayes factor J(x) = J₀(x) of `g-mixture.ts` (x = R²) for one (π, n, k),
+ * so that scoring one of 2^p subsets costs a look-up instead of a quadrature (and its shrinkage moments
+ * two more, see {@link gMixtureScorer}).
  *
  * Panels are uniform in t = −log(1 − x), of width δ_t = min(Z/b, 0.1) (b = (n − 1)/2): since J′/J =
  * b E[g/(1+gc)] ≤ b/c (c = 1 − x), J grows by at most a factor of about e^Z across a panel. On a panel [x₀, x₁] of
  * width δ, J is its Taylor polynomial of degree Q about x₀: with H = g/(1 + g c₀) and s = (x − x₀)/δ,
  *   (1 + g c)^(−b) = (1 + g c₀)^(−b) (1 − H δ s)^(−b) = (1 + g c₀)^(−b) Σ_q (b)_q/q! (H δ s)^q,
- * so the coefficients A_q = (b)_q/q! δ^q ∫ (g/(1+g))^m (1+g)^a (1+gc₀)^(−b) H^q π(g) dg all come from one
+ * so the coefficients A_q = (b)_q/q! δ^q ∫ (1+g)^a (1+gc₀)^(−b) H^q π(g) dg all come from one
  * pass of a vector quadrature whose integrands share everything but the power of H, and a value is a
  * Horner sum of positive terms (no cancellation).
  *
@@ -14,13 +15,13 @@
  * a positive function), so Taylor's remainder is at most J^(Q+1)(x₁) δ^(Q+1)/(Q+1)!, which the same
  * quadrature computes as one more integrand, and J ≥ J(x₀) = A₀ on the panel; the relative error of J,
  * hence the absolute error of log J, is at most that remainder over A₀ plus the quadrature's own error
- * estimate of the coefficients (relative to A₀). A panel whose bound exceeds MAX_TABLE_ERROR is not used:
+ * estimate of the coefficients (relative to A₀). A panel whose bound exceeds MAX_TABLE_ERROR (or ten times
+ * the integrand's rounding error, when n is so large that this is more) is not used:
  * its points are integrated directly.
  *
- * Panels are built lazily: the first four subsets that fall in a panel are integrated directly (a
- * panel costs about as much as eight direct integrals), the fifth builds it. A data set whose subsets
- * spread thinly over many panels (very large n, few inputs) thus costs little more than direct
- * quadrature, and a dense one (2^20 subsets) builds each panel once.
+ * Panels are built at their first request: a build costs one to two direct quadratures (one pass of the
+ * vector quadrature for all coefficients), so even subsets spread thinly over many panels (very large n)
+ * cost little more than direct quadrature, and dense ones (2^20 subsets) build each panel once.
  */
 
 import { adaptiveGaussKronrodVector, peakPanelBreaks } from "../../math/quadrature.js";
@@ -46,9 +47,6 @@ const MAX_PANEL_WIDTH = 0.1;
 const COEFFICIENT_TOL = 1e-11;
 /** A panel whose proven error bound is above this is integrated point by point instead. */
 export const MAX_TABLE_ERROR = 1e-10;
-/** Requests in a panel answered by direct quadrature before the panel is built. */
-const DIRECT_BEFORE_BUILD = 4;
-
 interface Panel {
   readonly x0: number;
   readonly width: number;
@@ -68,40 +66,33 @@ export interface GTableStats {
   maxError: number;
 }
 
-/** log J_m(x) for one (π, n, k, m), tabulated on demand (see the module comment). */
+/** log J₀(x) for one (π, n, k), tabulated on demand (see the module comment). */
 export class GMixtureTable {
-  private readonly panels = new Map<number, Panel | number>();
+  private readonly panels = new Map<number, Panel>();
   private readonly width: number;
 
   constructor(
     private readonly mix: GMixingDensity,
     private readonly n: number,
     private readonly k: number,
-    private readonly m: number,
     private readonly stats: GTableStats,
   ) {
     this.width = Math.min(PANEL_NATS / (0.5 * (n - 1)), MAX_PANEL_WIDTH);
   }
 
-  /** log J_m(x) for x = R² in [0, 1). */
+  /** log J₀(x) for x = R² in [0, 1). */
   logValue(x: number): number {
     const j = Math.floor(-Math.log1p(-x) / this.width);
-    const entry = this.panels.get(j);
-    if (entry === undefined || typeof entry === "number") {
-      const seen = entry ?? 0;
-      if (seen < DIRECT_BEFORE_BUILD) {
-        this.panels.set(j, seen + 1);
-        return this.direct(x);
-      }
-      const panel = this.build(j);
+    let panel = this.panels.get(j);
+    if (panel === undefined) {
+      panel = this.build(j);
       this.panels.set(j, panel);
-      return this.evaluate(panel, x);
     }
-    return this.evaluate(entry, x);
+    return this.evaluate(panel, x);
   }
 
   private direct(x: number): number {
-    const r = gMixtureLogIntegral(this.mix, x, this.n, this.k, this.m, 0, 1e-12);
+    const r = gMixtureLogIntegral(this.mix, x, this.n, this.k, 0, 0, 1e-12);
     this.stats.directEvaluations++;
     if (r.error > this.stats.maxError) this.stats.maxError = r.error;
     return r.logValue;
@@ -118,13 +109,13 @@ export class GMixtureTable {
   }
 
   private build(j: number): Panel {
-    const { mix, n, k, m } = this;
+    const { mix, n, k } = this;
     this.stats.panels++;
     const x0 = -Math.expm1(-j * this.width);
     const x1 = -Math.expm1(-(j + 1) * this.width);
     const delta = x1 - x0;
-    const left = new GMixtureIntegrand(mix, x0, n, k, m, 0);
-    const right = new GMixtureIntegrand(mix, x1, n, k, m, DEGREE + 1);
+    const left = new GMixtureIntegrand(mix, x0, n, k, 0, 0);
+    const right = new GMixtureIntegrand(mix, x1, n, k, 0, DEGREE + 1);
     const a = locatePeak(left);
     const b = locatePeak(right);
     const shift = a.peak;
@@ -173,36 +164,56 @@ export class GMixtureTable {
       .sort((x, y) => x - y)
       .filter((x, i, all) => i === 0 || x > all[i - 1]);
     const integral = new Float64Array(dim);
-    const weightedError = adaptiveGaussKronrodVector(h, dim, breaks, weights, COEFFICIENT_TOL, integral);
+    // With n in the hundreds of thousands the integrand's own rounding exceeds COEFFICIENT_TOL: ask for
+    // no more than that (as a direct quadrature does), or the quadrature bisects to its panel limit.
+    const floor = left.roundingFloor(a.peak);
+    const tol = Math.max(COEFFICIENT_TOL, floor);
+    const weightedError = adaptiveGaussKronrodVector(h, dim, breaks, weights, tol, integral);
     const a0 = integral[0];
     const remainder = integral[DEGREE + 1] * (1 + 3e-3);
     const relative = remainder / a0 + (weightedError * sizeA) / a0;
     const error = relative >= 0 && relative < 0.5 ? -Math.log1p(-relative) : Number.POSITIVE_INFINITY;
-    const coefficients = error <= MAX_TABLE_ERROR ? integral.slice(0, DEGREE + 1) : null;
+    const coefficients =
+      error <= Math.max(MAX_TABLE_ERROR, 10 * floor) ? integral.slice(0, DEGREE + 1) : null;
     return { x0, width: delta, logScale: shift, coefficients, error };
   }
 }
 
 /**
- * A {@link GPriorScorer} for a mixture of g-priors over tables of J₀, J₁, J₂ (one table per number of
- * columns k and moment m, made on first use): log BF = log J₀ and E[s^m | y] = J_m/J₀.
+ * A {@link GPriorScorer} for a mixture of g-priors over tables of J₀, one per number of columns k (made
+ * on first use): log BF = log J₀(x; k). The shrinkage moments need no tables of their own: with
+ * a = (n − 1 − k)/2, J₀(x; k + 2) has (1 + g)^(a − 1), so s = g/(1 + g) = 1 − 1/(1 + g) gives
+ *   E[s | y] = 1 − J₀(x; k + 2)/J₀(x; k),   E[s² | y] = 1 − 2 J₀(x; k + 2)/J₀(x; k) + J₀(x; k + 4)/J₀(x; k),
+ * from the tables the enumeration of larger subsets builds anyway. Where k + 4 > n − 1 the tail bounds of
+ * J₀(x; k + 4) do not hold, and J₁, J₂ are integrated directly.
  */
 export function gMixtureScorer(mix: GMixingDensity, n: number, stats: GTableStats): GPriorScorer {
-  const tables: GMixtureTable[][] = [[], [], []];
-  const table = (k: number, m: number): GMixtureTable => {
-    let t = tables[m][k];
+  const tables: GMixtureTable[] = [];
+  const table = (k: number): GMixtureTable => {
+    let t = tables[k];
     if (t === undefined) {
-      t = new GMixtureTable(mix, n, k, m, stats);
-      tables[m][k] = t;
+      t = new GMixtureTable(mix, n, k, stats);
+      tables[k] = t;
     }
     return t;
   };
   return {
-    logBayesFactor: (r2, k) => (k === 0 ? 0 : table(k, 0).logValue(r2)),
+    logBayesFactor: (r2, k) => (k === 0 ? 0 : table(k).logValue(r2)),
     shrinkage(r2, k, out) {
-      const log0 = table(k, 0).logValue(r2);
-      out[0] = Math.exp(table(k, 1).logValue(r2) - log0);
-      out[1] = Math.exp(table(k, 2).logValue(r2) - log0);
+      const log0 = table(k).logValue(r2);
+      if (n - 1 - (k + 4) >= 0) {
+        const inverse = Math.exp(table(k + 2).logValue(r2) - log0); // E[1/(1 + g) | y]
+        const inverseSquare = Math.exp(table(k + 4).logValue(r2) - log0); // E[1/(1 + g)² | y]
+        out[0] = 1 - inverse;
+        out[1] = 1 - 2 * inverse + inverseSquare;
+        return;
+      }
+      for (const m of [1, 2]) {
+        const r = gMixtureLogIntegral(mix, r2, n, k, m, 0, 1e-12);
+        stats.directEvaluations++;
+        if (r.error > stats.maxError) stats.maxError = r.error;
+        out[m - 1] = Math.exp(r.logValue - log0);
+      }
     },
   };
 }

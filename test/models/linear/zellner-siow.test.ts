@@ -6,8 +6,13 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { numericTable, readCsv } from "../../../src/data/csv.js";
 import { OccamError } from "../../../src/errors.js";
-import { GMixtureIntegrand, zellnerSiowDensity } from "../../../src/models/linear/g-mixture.js";
+import {
+  GMixtureIntegrand,
+  gMixtureLogIntegral,
+  zellnerSiowDensity,
+} from "../../../src/models/linear/g-mixture.js";
 import { gPriorLogBayesFactor } from "../../../src/models/linear/g-prior.js";
+import { type GTableStats, gMixtureScorer } from "../../../src/models/linear/g-table.js";
 import {
   rSquared,
   ZELLNER_SIOW_MEDIUM_SCALE,
@@ -323,5 +328,32 @@ describe("gPriorLogBayesFactor", () => {
 
   it("rejects a non-positive g", () => {
     expect(() => gPriorLogBayesFactor(0.5, 30, 2, 0)).toThrow("g must be a finite number greater than 0");
+  });
+});
+
+describe("shrinkage moments of the mixtures of g-priors from tables of the Bayes factor", () => {
+  it("E[s | y] and E[s² | y] from J₀(k + 2)/J₀(k) and J₀(k + 4)/J₀(k) equal the direct integrals J₁/J₀ and J₂/J₀", () => {
+    const stats: GTableStats = { panels: 0, directEvaluations: 0, maxError: 0 };
+    const out = new Float64Array(2);
+    for (const [n, r2, k] of [
+      [60, 0.2, 3],
+      [442, 0.05, 1],
+      [442, 0.35, 6],
+      [1000, 0.9, 10],
+      [8, 0.5, 2], // k + 4 > n − 1: integrated directly
+    ]) {
+      const mix = zellnerSiowDensity(n, ZELLNER_SIOW_MEDIUM_SCALE);
+      const scorer = gMixtureScorer(mix, n, stats);
+      // Six requests: the fifth builds the panels, so both the direct and the tabulated paths are checked.
+      for (let repeat = 0; repeat < 6; repeat++) {
+        scorer.shrinkage(r2, k, out);
+        const log0 = gMixtureLogIntegral(mix, r2, n, k, 0, 0, 1e-13).logValue;
+        const s1 = Math.exp(gMixtureLogIntegral(mix, r2, n, k, 1, 0, 1e-13).logValue - log0);
+        const s2 = Math.exp(gMixtureLogIntegral(mix, r2, n, k, 2, 0, 1e-13).logValue - log0);
+        expect(Math.abs(out[0] - s1), `n = ${n}, R² = ${r2}, k = ${k}`).toBeLessThan(1e-9);
+        expect(Math.abs(out[1] - s2), `n = ${n}, R² = ${r2}, k = ${k}`).toBeLessThan(1e-9);
+      }
+    }
+    expect(stats.panels).toBeGreaterThan(0);
   });
 });
