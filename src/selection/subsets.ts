@@ -65,6 +65,9 @@ class RunningSummary {
   private readonly variance: Float64Array;
   private readonly heap: { logPost: number; score: number; members: Int32Array }[] = [];
   private readonly logPrior: Float64Array;
+  /** Term t owns the design columns columnStart[t] … columnEnd[t] − 1. */
+  private readonly columnStart: Int32Array;
+  private readonly columnEnd: Int32Array;
 
   constructor(
     private readonly family: SubsetFamily,
@@ -80,6 +83,9 @@ class RunningSummary {
     this.mean = new Float64Array(P);
     this.variance = new Float64Array(P);
     this.logPrior = Float64Array.from({ length: p + 1 }, (_, s) => logModelPrior(prior, p, s));
+    // A term owns a contiguous run of columns (the family contract).
+    this.columnStart = Int32Array.from(family.terms, (term) => term.columns[0]);
+    this.columnEnd = Int32Array.from(family.terms, (term) => term.columns[0] + term.columns.length);
   }
 
   add(
@@ -104,19 +110,22 @@ class RunningSummary {
     const w = Math.exp(l - this.max);
     this.total += w;
     this.size[size] += w;
-    const { terms } = this.family;
-    const visitTerm = (t: number) => {
-      this.inclusion[t] += w;
-    };
-    this.forEachMember(mask, members, visitTerm);
     moments(this.mean, this.variance);
-    this.forEachMember(mask, members, (t) => {
-      for (const c of terms[t].columns) {
-        const m = this.mean[c];
-        this.sumMean[c] += w * m;
-        this.sumSecond[c] += w * (this.variance[c] + m * m);
-      }
-    });
+    // Plain loops over the members (no callbacks): this runs for every subset of weight.
+    if (members === null) {
+      for (let m = mask; m !== 0; m &= m - 1) this.addTerm(31 - Math.clz32(m & -m), w);
+    } else for (let i = 0; i < members.length; i++) this.addTerm(members[i], w);
+  }
+
+  /** Adds weight w to term t's inclusion and its columns' coefficient moments. */
+  private addTerm(t: number, w: number): void {
+    this.inclusion[t] += w;
+    const { mean, variance, sumMean, sumSecond } = this;
+    for (let c = this.columnStart[t]; c < this.columnEnd[t]; c++) {
+      const m = mean[c];
+      sumMean[c] += w * m;
+      sumSecond[c] += w * (variance[c] + m * m);
+    }
   }
 
   private forEachMember(mask: number, members: ArrayLike<number> | null, f: (t: number) => void): void {

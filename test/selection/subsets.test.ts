@@ -9,6 +9,7 @@ import {
   enumerateSubsets,
   type SubsetSystem,
   scoreSubsets,
+  subsetView,
 } from "../../src/models/linear/subsets.js";
 import { createRng } from "../../src/random/rng.js";
 import { compareSubsets } from "../../src/selection/compare.js";
@@ -232,6 +233,43 @@ describe("enumerateSubsets", () => {
       expect(view.logDet).toBeCloseTo(logDet, 10);
       expect(Math.abs(view.quad - quad)).toBeLessThan(1e-10 * (1 + Math.abs(quad)));
     });
+  });
+
+  it("gives diag(G_SS⁻¹) bit for bit as a factor from scratch, when asked on any subsets of either order", () => {
+    const p = 7;
+    const system = randomSystem(p, 1, 5);
+    const q = p + 1;
+    const out = new Float64Array(q);
+    const fresh = new Float64Array(q);
+    for (const options of [{}, { maxSize: 4 }]) {
+      let step = 0;
+      enumerateSubsets(system, options, (view) => {
+        // Ask on a pseudo-random third of the subsets, so cached rows of L⁻¹ go stale in between.
+        if ((step++ * 7919) % 3 !== 0) return;
+        view.inverseDiagonal(out);
+        // The same rows in the same order: the fixed column, then the terms by decreasing index.
+        const members = membersOf(view.mask, p).reverse();
+        subsetView(system, members, "test").inverseDiagonal(fresh);
+        expect(Array.from(out.subarray(0, view.dim))).toEqual(Array.from(fresh.subarray(0, view.dim)));
+        // And the diagonal of the inverse by Gauss–Jordan elimination.
+        const cols = Array.from(view.columns.subarray(0, view.dim));
+        const k = cols.length;
+        const A = cols.map((i) => [
+          ...cols.map((j) => system.gram[i * q + j]),
+          ...cols.map((j) => (i === j ? 1 : 0)),
+        ]);
+        for (let c = 0; c < k; c++) {
+          const piv = A[c][c];
+          for (let j = 0; j < 2 * k; j++) A[c][j] /= piv;
+          for (let r = 0; r < k; r++) {
+            if (r === c) continue;
+            const f = A[r][c];
+            for (let j = 0; j < 2 * k; j++) A[r][j] -= f * A[c][j];
+          }
+        }
+        for (let i = 0; i < k; i++) expect(Math.abs(out[i] - A[i][k + i])).toBeLessThan(1e-10 * A[i][k + i]);
+      });
+    }
   });
 
   it("serves a Zellner–Siow style scorer: R² from the centred Gram matrix", () => {

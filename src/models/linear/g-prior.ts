@@ -12,7 +12,7 @@ import type { LinearDesign } from "../../data/design.js";
 import { OccamError } from "../../errors.js";
 import type { SubsetFamily } from "../family.js";
 import { type CentredStatistics, centredSystem, rSquaredOf, subsetColumns } from "./design.js";
-import { enumerateSubsets, type SubsetView, subsetView, viewInverseDiagonal, viewSolve } from "./subsets.js";
+import { enumerateSubsets, type SubsetView, subsetView, viewSolve } from "./subsets.js";
 
 /**
  * Checks the summary statistics of a regression Bayes factor: R² in [0, 1), n and k integers with
@@ -112,14 +112,13 @@ export function gPriorsFamily(
   const scoreView = (view: SubsetView): number => scorer.logBayesFactor(r2Of(view), view.dim);
   const beta = new Float64Array(P);
   const diagonal = new Float64Array(P);
-  const scratch = new Float64Array(P);
   const s = new Float64Array(2);
   const moments = (view: SubsetView, mean: Float64Array, variance: Float64Array): void => {
     if (view.dim === 0) return;
     const r2 = r2Of(view);
     scorer.shrinkage(r2, view.dim, s);
     viewSolve(view, beta);
-    viewInverseDiagonal(view, diagonal, scratch);
+    view.inverseDiagonal(diagonal);
     const noise = (Math.max(0, s[0] - r2 * s[1]) * tss) / (n - 3);
     const spread = Math.max(0, s[1] - s[0] * s[0]);
     for (let i = 0; i < view.dim; i++) {

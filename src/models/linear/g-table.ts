@@ -68,7 +68,8 @@ export interface GTableStats {
 
 /** log J₀(x) for one (π, n, k), tabulated on demand (see the module comment). */
 export class GMixtureTable {
-  private readonly panels = new Map<number, Panel>();
+  /** Panels by index j (a sparse array: with n in the millions only the panels requested exist). */
+  private readonly panels: (Panel | undefined)[] = [];
   private readonly width: number;
 
   constructor(
@@ -83,10 +84,10 @@ export class GMixtureTable {
   /** log J₀(x) for x = R² in [0, 1). */
   logValue(x: number): number {
     const j = Math.floor(-Math.log1p(-x) / this.width);
-    let panel = this.panels.get(j);
+    let panel = this.panels[j];
     if (panel === undefined) {
       panel = this.build(j);
-      this.panels.set(j, panel);
+      this.panels[j] = panel;
     }
     return this.evaluate(panel, x);
   }

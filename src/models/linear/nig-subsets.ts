@@ -17,7 +17,6 @@ import {
   type SubsetView,
   scoreSubsets,
   subsetView,
-  viewInverseDiagonal,
   viewSolve,
 } from "./subsets.js";
 
@@ -317,10 +316,9 @@ export function nigFamily(
   const aStar = a + 0.5 * n;
   const solved = new Float64Array(q);
   const diagonal = new Float64Array(q);
-  const scratch = new Float64Array(q);
   const moments = (view: SubsetView, mean: Float64Array, variance: Float64Array): void => {
     viewSolve(view, solved);
-    viewInverseDiagonal(view, diagonal, scratch);
+    view.inverseDiagonal(diagonal);
     // w | y ~ t_{2a*}(m*, (b* ÷ a*) V*): variance b* ÷ (a* − 1) · V*_jj.
     const s2 = (b + 0.5 * Math.max(0, stats.yy - view.quad)) / (aStar - 1);
     for (let i = 0; i < view.dim; i++) {

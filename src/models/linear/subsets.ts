@@ -76,6 +76,12 @@ export interface SubsetView {
   readonly columns: Int32Array;
   /** The row stride of `factor` (= fixed + p). */
   readonly stride: number;
+  /**
+   * Writes the diagonal of G_SS⁻¹ to `out[0 … dim)` in the order of the rows (`columns`). The rows of
+   * L⁻¹ are cached and only those below the last change recomputed, so during an enumeration a call
+   * costs O(k²) on average instead of O(k³).
+   */
+  inverseDiagonal(out: Float64Array): void;
 }
 
 /** Options of {@link enumerateSubsets}. */
@@ -155,6 +161,10 @@ class SubsetFactor {
   readonly logDiag: Float64Array;
   readonly quadPrefix: Float64Array;
   k = 0;
+  /** Rows of L⁻¹ (made on first use), valid above row `inverseRows`, and running column sums of their squares. */
+  private inverse: Float64Array | null = null;
+  private inverseSquares: Float64Array | null = null;
+  private inverseRows = 0;
 
   constructor(
     readonly G: Float64Array,
@@ -174,6 +184,7 @@ class SubsetFactor {
 
   /** Computes row i from G, c and rows 0 … i−1 (bordered Cholesky; O(i²)). */
   private row(i: number): void {
+    if (i < this.inverseRows) this.inverseRows = i;
     const { q, L, G, u, cols } = this;
     const ci = cols[i];
     const ri = i * q;
@@ -230,6 +241,38 @@ class SubsetFactor {
     this.k -= width;
     for (let i = pos; i < this.k; i++) cols[i] = cols[i + width];
     for (let i = pos; i < this.k; i++) this.row(i);
+  }
+
+  /**
+   * diag(G_SS⁻¹) = the column sums of squares of L⁻¹ (see {@link SubsetView.inverseDiagonal}). Row r of
+   * L⁻¹ is −(Σ_{j<r} L_rj (L⁻¹)_j·)/L_rr from rows above it, so like L it is the same bit for bit
+   * whatever path led to the subset; each recomputed row costs O(r²).
+   */
+  inverseDiagonal(out: Float64Array): void {
+    const { q, L, k } = this;
+    if (this.inverse === null) {
+      this.inverse = new Float64Array(q * q);
+      this.inverseSquares = new Float64Array(q * q);
+    }
+    const M = this.inverse;
+    const S = this.inverseSquares as Float64Array;
+    for (let r = this.inverseRows; r < k; r++) {
+      const rr = r * q;
+      const lrr = L[rr + r];
+      for (let i = 0; i < r; i++) {
+        let s = 0;
+        for (let j = i; j < r; j++) s -= L[rr + j] * M[j * q + i];
+        const z = s / lrr;
+        M[rr + i] = z;
+        S[rr + i] = S[rr - q + i] + z * z;
+      }
+      const z = 1 / lrr;
+      M[rr + r] = z;
+      S[rr + r] = z * z;
+    }
+    if (this.inverseRows < k) this.inverseRows = k;
+    const last = (k - 1) * q;
+    for (let i = 0; i < k; i++) out[i] = S[last + i];
   }
 
   /** Sets the factor to that of the given columns, in the given order. */
@@ -291,6 +334,7 @@ export function enumerateSubsets(
     solved: f.u,
     columns: f.cols,
     stride: q,
+    inverseDiagonal: (out) => f.inverseDiagonal(out),
   };
   const emit = (mask: number, size: number): void => {
     view.mask = mask;
@@ -360,27 +404,6 @@ export function viewSolve(view: SubsetView, out: Float64Array): void {
 }
 
 /**
- * The diagonal of G_SS⁻¹ = L⁻ᵀL⁻¹ of the view's subset, written to `out[0 … dim)` in the order of the
- * view's rows: (G⁻¹)_ii = Σ_r (L⁻¹)_ri², column i of L⁻¹ by forward substitution (O(k³/6) in all).
- * `scratch` needs `dim` entries.
- */
-export function viewInverseDiagonal(view: SubsetView, out: Float64Array, scratch: Float64Array): void {
-  const { factor: L, stride, dim } = view;
-  for (let i = 0; i < dim; i++) {
-    // z = L⁻¹ e_i: zero above row i.
-    let sum = 0;
-    for (let r = i; r < dim; r++) {
-      let s = r === i ? 1 : 0;
-      for (let j = i; j < r; j++) s -= L[r * stride + j] * scratch[j];
-      const z = s / L[r * stride + r];
-      scratch[r] = z;
-      sum += z * z;
-    }
-    out[i] = sum;
-  }
-}
-
-/**
  * The view of one subset (distinct term indices, factored in the order given), factored from scratch: what {@link enumerateSubsets}
  * shows, for a subset met out of order (an MCMC proposal, a listed model). O(k³).
  */
@@ -412,6 +435,7 @@ export function subsetView(system: SubsetSystem, members: ArrayLike<number>, whe
     solved: f.u,
     columns: f.cols,
     stride: q,
+    inverseDiagonal: (out) => f.inverseDiagonal(out),
   };
 }
 
