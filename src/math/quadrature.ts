@@ -110,12 +110,91 @@ function gk15(h: (x: number) => number, a: number, b: number, out: Float64Array)
   out[1] = Math.abs((kronrod - gauss) * half);
 }
 
+/** Storage of {@link adaptiveGaussKronrodVector}, grown as needed and reused (the code is synchronous). */
+const VECTOR = {
+  lo: new Float64Array(0),
+  hi: new Float64Array(0),
+  err: new Float64Array(0),
+  /** The panels' integrals, panel i at i·dim. */
+  val: new Float64Array(0),
+  f: new Float64Array(0),
+  k: new Float64Array(0),
+  g: new Float64Array(0),
+};
+
+function vectorStorage(dim: number, maxPanels: number): typeof VECTOR {
+  const v = VECTOR;
+  if (v.lo.length < maxPanels) {
+    v.lo = new Float64Array(maxPanels);
+    v.hi = new Float64Array(maxPanels);
+    v.err = new Float64Array(maxPanels);
+  }
+  if (v.val.length < maxPanels * dim) v.val = new Float64Array(maxPanels * dim);
+  if (v.f.length < dim) {
+    v.f = new Float64Array(dim);
+    v.k = new Float64Array(dim);
+    v.g = new Float64Array(dim);
+  }
+  return v;
+}
+
+/**
+ * One Gauss–Kronrod 7–15 panel of `dim` integrands: writes the Kronrod estimates to val[at … at + dim)
+ * and returns the weighted error Σ_j weights[j]·|K15_j − G7_j|.
+ */
+function gk15Vector(
+  h: (x: number, out: Float64Array) => void,
+  dim: number,
+  a: number,
+  b: number,
+  weights: Float64Array,
+  val: Float64Array,
+  at: number,
+): number {
+  const { f, k, g } = VECTOR;
+  const centre = 0.5 * (a + b);
+  const half = 0.5 * (b - a);
+  h(centre, f);
+  for (let j = 0; j < dim; j++) {
+    k[j] = WK[7] * f[j];
+    g[j] = WG[3] * f[j];
+  }
+  for (let i = 0; i < 7; i++) {
+    const dx = half * XK[i];
+    const wk = WK[i];
+    h(centre - dx, f);
+    if (i % 2 === 1) {
+      const wg = WG[(i - 1) / 2];
+      for (let j = 0; j < dim; j++) {
+        k[j] += wk * f[j];
+        g[j] += wg * f[j];
+      }
+      h(centre + dx, f);
+      for (let j = 0; j < dim; j++) {
+        k[j] += wk * f[j];
+        g[j] += wg * f[j];
+      }
+    } else {
+      for (let j = 0; j < dim; j++) k[j] += wk * f[j];
+      h(centre + dx, f);
+      for (let j = 0; j < dim; j++) k[j] += wk * f[j];
+    }
+  }
+  let e = 0;
+  for (let j = 0; j < dim; j++) {
+    val[at + j] = k[j] * half;
+    e += weights[j] * Math.abs((k[j] - g[j]) * half);
+  }
+  return e;
+}
+
 /**
  * The vector form of {@link adaptiveGaussKronrod}: `h(x, out)` writes `dim` integrands at x, and the
  * panel with the largest weighted error Σ_j weights[j]·|K15_j − G7_j| is bisected until the summed
  * weighted error is at most `tol`. Writes the integrals to `integral` and returns the weighted error.
  * Meant for a few dozen integrands that share their expensive part (a common factor computed once per
  * point). If `maxPanels` panels do not reach `tol`, returns the error reached: the caller decides.
+ * Allocates nothing per panel: the panels live in storage shared by every call.
  */
 export function adaptiveGaussKronrodVector(
   h: (x: number, out: Float64Array) => void,
@@ -126,72 +205,36 @@ export function adaptiveGaussKronrodVector(
   integral: Float64Array,
   maxPanels = 400,
 ): number {
-  const lo: number[] = [];
-  const hi: number[] = [];
-  const val: Float64Array[] = [];
-  const err: number[] = [];
-  const scratch = { f: new Float64Array(dim), k: new Float64Array(dim), g: new Float64Array(dim) };
-  const panel = (a: number, b: number): void => {
-    const { f, k, g } = scratch;
-    const centre = 0.5 * (a + b);
-    const half = 0.5 * (b - a);
-    h(centre, f);
-    for (let j = 0; j < dim; j++) {
-      k[j] = WK[7] * f[j];
-      g[j] = WG[3] * f[j];
-    }
-    for (let i = 0; i < 7; i++) {
-      const dx = half * XK[i];
-      h(centre - dx, f);
-      for (let j = 0; j < dim; j++) {
-        k[j] += WK[i] * f[j];
-        if (i % 2 === 1) g[j] += WG[(i - 1) / 2] * f[j];
-      }
-      h(centre + dx, f);
-      for (let j = 0; j < dim; j++) {
-        k[j] += WK[i] * f[j];
-        if (i % 2 === 1) g[j] += WG[(i - 1) / 2] * f[j];
-      }
-    }
-    const v = new Float64Array(dim);
-    let e = 0;
-    for (let j = 0; j < dim; j++) {
-      v[j] = k[j] * half;
-      e += weights[j] * Math.abs((k[j] - g[j]) * half);
-    }
-    lo.push(a);
-    hi.push(b);
-    val.push(v);
-    err.push(e);
-  };
-  for (let i = 0; i + 1 < breaks.length; i++) panel(breaks[i], breaks[i + 1]);
+  const { lo, hi, err, val } = vectorStorage(dim, Math.max(maxPanels, breaks.length));
+  let count = 0;
+  for (let i = 0; i + 1 < breaks.length; i++) {
+    lo[count] = breaks[i];
+    hi[count] = breaks[i + 1];
+    err[count] = gk15Vector(h, dim, breaks[i], breaks[i + 1], weights, val, count * dim);
+    count++;
+  }
   for (;;) {
     let error = 0;
     let worst = 0;
-    for (let i = 0; i < err.length; i++) {
+    for (let i = 0; i < count; i++) {
       error += err[i];
       if (err[i] > err[worst]) worst = i;
     }
-    if (error <= tol || !Number.isFinite(error) || err.length >= maxPanels) {
-      integral.fill(0);
-      for (const v of val) for (let j = 0; j < dim; j++) integral[j] += v[j];
+    if (error <= tol || !Number.isFinite(error) || count >= maxPanels) {
+      integral.fill(0, 0, dim);
+      for (let i = 0; i < count; i++) for (let j = 0; j < dim; j++) integral[j] += val[i * dim + j];
       return error;
     }
+    // The worst panel becomes its left half; its right half is added at the end.
     const a = lo[worst];
     const b = hi[worst];
     const mid = 0.5 * (a + b);
-    // Replace the worst panel by its left half (moved to the end) and add its right half.
-    const last = err.length - 1;
-    lo[worst] = lo[last];
-    hi[worst] = hi[last];
-    val[worst] = val[last];
-    err[worst] = err[last];
-    lo.pop();
-    hi.pop();
-    val.pop();
-    err.pop();
-    panel(a, mid);
-    panel(mid, b);
+    hi[worst] = mid;
+    err[worst] = gk15Vector(h, dim, a, mid, weights, val, worst * dim);
+    lo[count] = mid;
+    hi[count] = b;
+    err[count] = gk15Vector(h, dim, mid, b, weights, val, count * dim);
+    count++;
   }
 }
 
