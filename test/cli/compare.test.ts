@@ -182,6 +182,7 @@ describe("occam compare", () => {
         "stdErr",
         "exactLogEvidence",
         "logBayesFactor",
+        "logBayesFactorStdErr",
         "logBayesFactorVsBest",
         "logBayesFactorVsBestStdErr",
         "posteriorProbability",

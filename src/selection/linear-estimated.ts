@@ -1,0 +1,248 @@
+/**
+ * `compareLinearModels` with a sampled estimator: each model's log evidence estimated by one of occam's
+ * evidence estimators, with a seed of its own, and the estimates' standard errors carried to the Bayes
+ * factors and (as 90 % intervals) to the posterior probabilities.
+ */
+import { OccamError } from "../errors.js";
+import {
+  type EstimateEvidenceOptions,
+  type EvidenceMethodSettings,
+  estimateEvidence,
+} from "../evidence/estimate.js";
+import type { SubsetFamily } from "../models/family.js";
+import { createRng } from "../random/rng.js";
+import { logModelPrior, probabilityIntervals } from "./compare.js";
+import {
+  DEFAULT_SAMPLES,
+  type LinearEstimator,
+  MAX_ESTIMATED_MODELS,
+  type ResolvedLinearOptions,
+  type SubsetSearchSummary,
+} from "./linear-options.js";
+import { hereditaryFilter, MAX_ENUMERATED_INPUTS, type SubsetSummary, summarizeSubsets } from "./subsets.js";
+
+/** Draws of the evidences from their sampling distributions behind each probability interval. */
+const INTERVAL_DRAWS = 4000;
+
+/** A run's summary, and with a sampled estimator the errors of each listed model. */
+export interface Ranked {
+  summary: SubsetSummary;
+  errors?: {
+    stdErr: number;
+    exact?: number;
+    nullScore: number;
+    nullStdErr: number;
+    vsBestStdErr: number;
+    interval: [number, number];
+  }[];
+  settings?: { samples?: number; folds?: number };
+  agreement?: { maxAbsError: number; beyondFourStdErr: number };
+  mcmc?: SubsetSearchSummary;
+}
+
+/** The subsets asked for, as ascending term lists (only for a few models: sampled estimators). */
+function listSubsets(p: number, which: ResolvedLinearOptions["subsets"]): number[][] {
+  if (which === "none") return [Array.from({ length: p }, (_, j) => j)];
+  const maxSize = which === "all" ? p : Math.min(which.max, p);
+  const out: number[][] = [];
+  const grow = (from: number, chosen: number[]) => {
+    out.push([...chosen]);
+    if (chosen.length === maxSize) return;
+    for (let j = from; j < p; j++) grow(j + 1, [...chosen, j]);
+  };
+  grow(0, []);
+  return out;
+}
+
+/** Each listed model's evidence by a sampled estimator, with the errors carried to Bayes factors and probabilities. */
+export function estimatedEvidences(
+  family: SubsetFamily,
+  o: ResolvedLinearOptions,
+  top: number,
+  onProgress: ((done: number, total: number) => void) | undefined,
+): Ranked {
+  const p = family.terms.length;
+  if (o.subsets === "all" && p > MAX_ENUMERATED_INPUTS) {
+    throw new OccamError(
+      "invalid-argument",
+      `${p} inputs are too many to enumerate, and sampling subsets needs exact evidences; use the exact estimator, or narrow with --subsets max=K or --inputs to estimate with ${o.estimator}.`,
+    );
+  }
+  const estimator = o.estimator as Exclude<LinearEstimator, "exact">;
+  const parents = hereditaryFilter(family, o.heredity);
+  const subsets = listSubsets(p, o.subsets).filter(
+    (m) =>
+      parents === undefined || parents(Uint8Array.from({ length: p }, (_, j) => (m.includes(j) ? 1 : 0))),
+  );
+  checkWork(estimator, subsets.length, o.samples);
+  const samples = estimator === "laplace" ? 0 : (o.samples ?? DEFAULT_SAMPLES[estimator]);
+  const estimate = evidenceEstimator(
+    family,
+    estimator,
+    methodOptions(estimator, samples, o.folds ?? 5),
+    o.seed,
+  );
+  const scores = new Float64Array(subsets.length);
+  const stdErr = new Float64Array(subsets.length);
+  subsets.forEach((members, i) => {
+    [scores[i], stdErr[i]] = estimate(members);
+    onProgress?.(i + 1, subsets.length);
+  });
+  const listed = subsets.map((members, i) => ({ members, score: scores[i] }));
+  const summary = summarizeSubsets(family, listed, {
+    prior: o.modelPrior,
+    top: Math.min(top, subsets.length),
+  });
+  const indexOf = new Map(subsets.map((m, i) => [m.join(","), i]));
+  const at = (members: ArrayLike<number>) => indexOf.get(Array.from(members).join(",")) as number;
+  const logPrior = subsets.map((m) => logModelPrior(o.modelPrior, p, m.length));
+  const intervals = probabilityIntervals(
+    Float64Array.from(scores, (s, i) => s + logPrior[i]),
+    stdErr,
+    createRng(o.seed),
+    INTERVAL_DRAWS,
+  );
+  const best = at(summary.top[0].members);
+  // The reference of log Bayes factors, the intercept-only model: estimated too when not among the listed.
+  const empty = indexOf.get("");
+  const [nullScore, nullStdErr] = empty === undefined ? estimate([]) : [scores[empty], stdErr[empty]];
+  const exact = family.exact ? subsets.map((m) => family.score(m)) : null;
+  const errors = summary.top.map((m) => {
+    const i = at(m.members);
+    return {
+      stdErr: stdErr[i],
+      ...(exact === null ? {} : { exact: exact[i] }),
+      nullScore,
+      nullStdErr: i === empty ? 0 : Math.hypot(stdErr[i], nullStdErr),
+      vsBestStdErr: i === best ? 0 : Math.hypot(stdErr[i], stdErr[best]),
+      interval: [intervals.lower[i], intervals.upper[i]] as [number, number],
+    };
+  });
+  return {
+    summary,
+    errors,
+    settings: {
+      ...(estimator === "laplace" ? {} : { samples }),
+      ...(estimator === "cv" ? { folds: o.folds ?? 5 } : {}),
+    },
+    ...(exact === null ? {} : { agreement: agreement(scores, stdErr, exact) }),
+  };
+}
+
+/**
+ * The log evidence and standard error of one subset's model by the estimator, with the seed hashed from
+ * the subset ({@link subsetSeed}); a model without parameters (the intercept-only model of a prior with
+ * a closed form) gets its exact score and error 0.
+ */
+function evidenceEstimator(
+  family: SubsetFamily,
+  estimator: Exclude<LinearEstimator, "exact">,
+  settings: Omit<EstimateEvidenceOptions, "method" | "seed">,
+  seed: number,
+): (members: number[]) => [number, number] {
+  const names = (members: number[]) => members.map((t) => family.terms[t].name).join(", ");
+  return (members) => {
+    const model = family.model?.(members) ?? null;
+    if (model === null) {
+      const score = family.exact ? family.score(members) : Number.NaN;
+      if (!Number.isFinite(score)) {
+        throw new OccamError(
+          "invalid-argument",
+          `the model on {${names(members)}} has no parameters to sample and no closed form here: it needs an intercept.`,
+        );
+      }
+      return [score, 0];
+    }
+    const r = estimateEvidence(model, { ...settings, method: estimator, seed: subsetSeed(seed, members) });
+    if (!(Number.isFinite(r.logZ) && Number.isFinite(r.stdErr) && r.stdErr >= 0)) {
+      throw new OccamError(
+        "non-finite",
+        `the ${estimator} estimate of the model on {${names(members)}} is ${r.logZ} ± ${r.stdErr}; try more --samples or another estimator.`,
+      );
+    }
+    return [r.logZ, r.stdErr];
+  };
+}
+
+/** How estimates compare with the exact log evidences: the largest error, and how many miss by 4 errors. */
+function agreement(
+  scores: Float64Array,
+  stdErr: Float64Array,
+  exact: readonly number[],
+): { maxAbsError: number; beyondFourStdErr: number } {
+  let maxAbsError = 0;
+  let beyondFourStdErr = 0;
+  exact.forEach((x, i) => {
+    const error = Math.abs(scores[i] - x);
+    maxAbsError = Math.max(maxAbsError, error);
+    if (error > 4 * stdErr[i]) beyondFourStdErr++;
+  });
+  return { maxAbsError, beyondFourStdErr };
+}
+
+/**
+ * The seed of the estimator run on the model with the given (candidate-index) inputs: a 32-bit hash
+ * of `seed` and the inputs. Each model's estimate thus depends only on the seed and the model, not on
+ * which other models are compared or in what order.
+ */
+export function subsetSeed(seed: number, members: ArrayLike<number>): number {
+  let h = fmix32((seed ^ 0x9e3779b9) >>> 0);
+  for (let i = 0; i < members.length; i++) {
+    h = fmix32((Math.imul(h, 0x85ebca6b) ^ (members[i] + 1)) >>> 0);
+  }
+  return fmix32((h ^ members.length) >>> 0);
+}
+
+/** MurmurHash3's 32-bit finaliser (full avalanche). */
+function fmix32(h: number): number {
+  h ^= h >>> 16;
+  h = Math.imul(h, 0x85ebca6b);
+  h ^= h >>> 13;
+  h = Math.imul(h, 0xc2b2ae35);
+  h ^= h >>> 16;
+  return h >>> 0;
+}
+
+/** Refuses a run of estimated evidences whose work exceeds MAX_ESTIMATED_MODELS default-size models. */
+function checkWork(estimator: Exclude<LinearEstimator, "exact">, models: number, samples?: number): void {
+  const scale =
+    estimator === "laplace" ? 1 : (samples ?? DEFAULT_SAMPLES[estimator]) / DEFAULT_SAMPLES[estimator];
+  const work = models * scale;
+  if (work <= MAX_ESTIMATED_MODELS) return;
+  const allowed = Math.max(0, Math.floor(MAX_ESTIMATED_MODELS / scale));
+  throw new OccamError(
+    "invalid-argument",
+    `estimating the evidence of ${models} models with ${estimator}` +
+      (estimator === "laplace" || samples === undefined ? "" : ` at --samples ${samples}`) +
+      ` is too slow (limit ${allowed} models${estimator === "laplace" ? "" : " at that sample size"}); ` +
+      "narrow with --subsets max=K or --inputs, or use --estimator exact.",
+  );
+}
+
+/** The estimator's settings for a sample size (see DEFAULT_SAMPLES). */
+function methodOptions(
+  estimator: Exclude<LinearEstimator, "exact">,
+  samples: number,
+  folds: number,
+): Omit<EstimateEvidenceOptions, "method" | "seed"> {
+  const chains = 4;
+  const posterior = { chains, draws: Math.ceil(samples / chains) };
+  switch (estimator) {
+    case "laplace":
+      return {};
+    case "importance":
+      return { posterior, settings: { samples } };
+    case "bridge":
+      return { posterior };
+    case "stepping-stone":
+    case "path":
+      return { settings: { drawsPerTemperature: samples } };
+    case "ais":
+    case "smc":
+      return { settings: { particles: samples } };
+    case "cv":
+      // EvidenceMethodSettings omits every `draws` key (meant for posterior draws), also cv's own count
+      // of draws per fold; estimateEvidence passes the settings through unchanged, so it arrives.
+      return { settings: { folds, draws: samples } as EvidenceMethodSettings["cv"] };
+  }
+}

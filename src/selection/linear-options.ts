@@ -1,0 +1,367 @@
+/**
+ * What `compareLinearModels` takes and gives: the priors and estimators it offers, its options and their
+ * checks, and the typed result. Kept apart from the computation so that the CLI can describe its options
+ * without loading it.
+ */
+import type { FactorSummary } from "../data/design.js";
+import { OccamError } from "../errors.js";
+import type { ModelPrior } from "./compare.js";
+
+/** The priors over each model's coefficients that {@link compareLinearModels} offers. */
+export type LinearPrior = "zellner-siow" | "g-prior" | "hyper-g" | "hyper-g-n" | "nig" | "independent";
+
+/** Every prior {@link compareLinearModels} accepts, the default first. */
+export const LINEAR_PRIORS: readonly LinearPrior[] = [
+  "zellner-siow",
+  "g-prior",
+  "hyper-g",
+  "hyper-g-n",
+  "nig",
+  "independent",
+];
+
+/** The g-priors: scale-free, an intercept with a flat prior, Bayes factors against the intercept-only model. */
+export const G_PRIORS: readonly LinearPrior[] = ["zellner-siow", "g-prior", "hyper-g", "hyper-g-n"];
+
+/**
+ * How each model's log evidence is computed: `"exact"` (closed form, or quadrature with a stated error),
+ * or one of occam's estimators run on the model (`estimateEvidence` with the method of the same name;
+ * `"cv"` is the chain-rule cross-validated evidence). Everything but `"exact"` needs a prior with a
+ * sampleable model (NIG, independent).
+ */
+export type LinearEstimator =
+  | "exact"
+  | "laplace"
+  | "importance"
+  | "bridge"
+  | "stepping-stone"
+  | "path"
+  | "ais"
+  | "smc"
+  | "cv";
+
+/** Every estimator {@link compareLinearModels} accepts, exact first. */
+export const LINEAR_ESTIMATORS: readonly LinearEstimator[] = [
+  "exact",
+  "laplace",
+  "importance",
+  "bridge",
+  "stepping-stone",
+  "path",
+  "ais",
+  "smc",
+  "cv",
+];
+
+/** The estimators whose cost is set by a number of samples. */
+export type SampledLinearEstimator = Exclude<LinearEstimator, "exact" | "laplace">;
+
+/**
+ * Default `samples` of each sampled estimator, chosen so that one model of a few inputs and a few
+ * hundred rows takes well under a second (smc about 1.5 s): posterior draws over 4 chains (importance,
+ * bridge; importance also draws as many proposal points), draws per temperature (stepping-stone,
+ * path), particles (ais, smc), posterior draws per fold (cv).
+ */
+export const DEFAULT_SAMPLES: Readonly<Record<SampledLinearEstimator, number>> = Object.freeze({
+  importance: 4000,
+  bridge: 4000,
+  "stepping-stone": 500,
+  path: 500,
+  ais: 200,
+  smc: 200,
+  cv: 1000,
+});
+
+/**
+ * The work limit of estimated (non-exact) evidences: models × samples / DEFAULT_SAMPLES[estimator]
+ * may be at most this, i.e. at most 128 models at the default sample size (laplace: 128 models).
+ */
+export const MAX_ESTIMATED_MODELS = 128;
+
+/** Default Metropolis–Hastings steps over subsets when there are too many terms to enumerate. */
+export const DEFAULT_MCMC_STEPS = 20000;
+
+/** Models listed by default: all of them up to this many (the JSON document), else the best this many. */
+export const DEFAULT_LISTED = 10000;
+
+/** Options of {@link compareLinearModels}. */
+export interface CompareLinearOptions {
+  /**
+   * The prior of each model's coefficients (see docs/choosing-a-prior.md).
+   * @defaultValue "zellner-siow"
+   */
+  prior?: LinearPrior;
+  /** NIG: prior scale v of every coefficient, w | σ² ~ N(0, σ² v I). @defaultValue 10000 */
+  v?: number;
+  /** NIG: shape of the inverse-gamma prior of σ². @defaultValue 1 */
+  a?: number;
+  /** NIG: scale of the inverse-gamma prior of σ². @defaultValue 1 */
+  b?: number;
+  /** Zellner–Siow: prior scale r, g ~ InverseGamma(½, r²n/2). @defaultValue √2/4 */
+  r?: number;
+  /** hyper-g, hyper-g/n: the prior's a > 2. @defaultValue 3 */
+  hyperA?: number;
+  /** Independent: shape of the Gamma prior of the noise precision τ. @defaultValue 1/2 */
+  alpha?: number;
+  /** Independent: scale of the Gamma prior of τ. @defaultValue 200 */
+  beta?: number;
+  /** Independent: shape of the Gamma prior of the weights' shared precision τ_w. @defaultValue 1/4 */
+  alphaW?: number;
+  /** Independent: scale of the Gamma prior of τ_w. @defaultValue 1600 */
+  betaW?: number;
+  /** NIG, independent: put an intercept in every model (the g-priors always have one). @defaultValue true */
+  intercept?: boolean;
+  /**
+   * NIG, independent: standardise the candidate columns before the prior applies (the g-priors are
+   * invariant to the columns' units, so the option does not apply to them).
+   * @defaultValue true
+   */
+  standardize?: boolean;
+  /**
+   * Which models: every subset of terms, every subset of at most `max` terms, or only the full model.
+   * With "all" and more than MAX_ENUMERATED_INPUTS (25) terms, subsets are sampled by MCMC instead.
+   * @defaultValue "all"
+   */
+  subsets?: "all" | "none" | { max: number };
+  /** Prior over models. @defaultValue "uniform" */
+  modelPrior?: ModelPrior;
+  /** A model holds an interaction only with its main effects (BAS's force.heredity). @defaultValue true */
+  heredity?: boolean;
+  /** List only the best `top` models. @defaultValue all, up to DEFAULT_LISTED */
+  top?: number;
+  /**
+   * How each model's log evidence is computed (see {@link LinearEstimator}).
+   * @defaultValue "exact", or "stepping-stone" under the independent prior
+   */
+  estimator?: LinearEstimator;
+  /** The sample size of a sampled estimator (see {@link DEFAULT_SAMPLES}). @defaultValue DEFAULT_SAMPLES[estimator] */
+  samples?: number;
+  /** Number of folds G of the cv estimator (2 ≤ G ≤ n). @defaultValue 5 */
+  folds?: number;
+  /**
+   * Seed of everything random: model i's estimator runs with {@link subsetSeed}(seed, its terms), the
+   * MCMC over subsets and the probability intervals with `seed` itself.
+   * @defaultValue 1
+   */
+  seed?: number;
+  /** Metropolis–Hastings steps kept when subsets are sampled by MCMC. @defaultValue 20000 */
+  mcmcSteps?: number;
+  /** Called after each estimated model (sampled estimators only) with the count done and the total. */
+  onProgress?: (done: number, total: number) => void;
+}
+
+/** One model of a comparison. */
+export interface LinearModelRow {
+  /** Its terms (inputs, factors, interactions); [] is the intercept-only model. */
+  inputs: string[];
+  /** R² of its least-squares fit. */
+  rSquared: number;
+  /** log p(y | M) in nats (the estimate, for a sampled estimator); null under the g-priors. */
+  logEvidence: number | null;
+  /** The estimator's standard error; 0 for exact values. */
+  stdErr: number;
+  /** The exact log evidence, present only when `logEvidence` is an estimate and the exact value is known. */
+  exactLogEvidence?: number;
+  /** Against the intercept-only model. */
+  logBayesFactor: number;
+  /** √(s² + s_0²) with a sampled estimator (s_0: the intercept-only model's standard error). */
+  logBayesFactorStdErr?: number;
+  /** Against the most probable model (≤ 0 for every other model under a uniform model prior). */
+  logBayesFactorVsBest: number;
+  /** √(s² + s_best²) with a sampled estimator (0 for the best model itself). */
+  logBayesFactorVsBestStdErr?: number;
+  posteriorProbability: number;
+  /** With a sampled estimator: the 5 % and 95 % quantiles of the probability over the evidences' errors. */
+  probabilityInterval?: [number, number];
+}
+
+/** One design column's coefficient, averaged over the models. */
+export interface CoefficientSummary {
+  /** The column: an input, `factor=level`, or an interaction's column. */
+  name: string;
+  /** The inclusion probability of the term the column belongs to. */
+  inclusionProbability: number;
+  /** Model-averaged posterior mean (0 in models without it), in units of the target per unit of the column. */
+  mean: number | null;
+  /** Model-averaged posterior standard deviation; null when the prior has no closed-form posterior. */
+  sd: number | null;
+}
+
+/** What an MCMC search over subsets did. */
+export interface SubsetSearchSummary {
+  steps: number;
+  burnIn: number;
+  distinctModels: number;
+  acceptanceRate: number;
+  /**
+   * Total-variation distance between the visit frequencies and the renormalised posterior
+   * probabilities over the visited models: near 0 when the chain has mixed.
+   */
+  frequencyDiscrepancy: number;
+}
+
+/** The prior of a comparison, with its settings. */
+export type LinearPriorSummary =
+  | { name: "zellner-siow"; r: number }
+  | { name: "g-prior"; g: number }
+  | { name: "hyper-g" | "hyper-g-n"; a: number }
+  | { name: "nig"; v: number; a: number; b: number; standardized: boolean }
+  | {
+      name: "independent";
+      alpha: number;
+      beta: number;
+      alphaW: number;
+      betaW: number;
+      standardized: boolean;
+    };
+
+/** The result of {@link compareLinearModels}, as `occam compare --json` prints it. */
+export interface LinearComparison {
+  family: "linear";
+  prior: LinearPriorSummary;
+  estimator: LinearEstimator;
+  /** "enumerated": every subset asked for was scored; "mcmc": the models an MCMC over subsets visited. */
+  search: "enumerated" | "mcmc";
+  n: number;
+  /** The candidate terms. */
+  inputs: string[];
+  intercept: boolean;
+  /** Whether the columns were standardised before the prior applied (NIG, independent). */
+  standardized: boolean;
+  modelPrior: ModelPrior;
+  heredity: boolean;
+  /** Number of models compared. */
+  modelCount: number;
+  /** The seed and sample sizes, present when anything was random. */
+  settings?: { seed: number; samples?: number; folds?: number };
+  /** How estimates compare with exact log evidences (a sampled estimator under NIG). */
+  agreement?: { maxAbsError: number; beyondFourStdErr: number };
+  /**
+   * Mixtures of g-priors: how their Bayes factors were computed — tabulated panels (each with a proven
+   * error bound) and direct quadratures — and the largest error bound of any value used.
+   */
+  quadrature?: { panels: number; directEvaluations: number; maxError: number };
+  mcmc?: SubsetSearchSummary;
+  models: LinearModelRow[];
+  inclusionProbabilities: Record<string, number>;
+  coefficients: CoefficientSummary[];
+  factors: FactorSummary[];
+  /** Terms whose inclusion probability is at least ½. */
+  medianModel: string[];
+  seconds: number;
+}
+
+/** {@link CompareLinearOptions} checked, with their defaults filled in. */
+export interface ResolvedLinearOptions {
+  prior: LinearPrior;
+  intercept: boolean;
+  standardize: boolean;
+  modelPrior: ModelPrior;
+  heredity: boolean;
+  subsets: "all" | "none" | { max: number };
+  estimator: LinearEstimator;
+  samples: number | undefined;
+  folds: number | undefined;
+  seed: number;
+  mcmcSteps: number | undefined;
+}
+
+/** The options that belong to each prior: any other prior refuses them. */
+const PRIOR_OPTIONS: Record<string, readonly LinearPrior[]> = {
+  v: ["nig"],
+  a: ["nig"],
+  b: ["nig"],
+  r: ["zellner-siow"],
+  hyperA: ["hyper-g", "hyper-g-n"],
+  alpha: ["independent"],
+  beta: ["independent"],
+  alphaW: ["independent"],
+  betaW: ["independent"],
+  intercept: ["nig", "independent"],
+  standardize: ["nig", "independent"],
+};
+
+const FLAG: Record<string, string> = {
+  hyperA: "hyper-g's a",
+  alphaW: "--alpha-w",
+  betaW: "--beta-w",
+  intercept: "--no-intercept",
+};
+
+/**
+ * Checks the options of {@link compareLinearModels} and fills their defaults: throws an
+ * `invalid-argument` OccamError for an unknown prior or estimator, an option that does not apply to the
+ * chosen prior or estimator, and a bad number.
+ */
+export function resolveLinearOptions(options: CompareLinearOptions): ResolvedLinearOptions {
+  const bad = (message: string) => new OccamError("invalid-argument", message);
+  const prior = options.prior ?? "zellner-siow";
+  if (!LINEAR_PRIORS.includes(prior)) {
+    throw bad(`unknown prior "${String(prior)}"; choose one of: ${LINEAR_PRIORS.join(", ")}.`);
+  }
+  for (const [key, priors] of Object.entries(PRIOR_OPTIONS)) {
+    const value = options[key as keyof CompareLinearOptions];
+    if (value !== undefined && !priors.includes(prior)) {
+      throw bad(
+        `${FLAG[key] ?? `--${key}`} applies only to --prior ${priors.join(" or ")}, not to ${prior}` +
+          (key === "standardize" ? ": that prior is invariant to the columns' units." : "."),
+      );
+    }
+  }
+  const subsets = options.subsets ?? "all";
+  if (subsets !== "all" && subsets !== "none" && !(Number.isInteger(subsets.max) && subsets.max >= 1)) {
+    throw bad(`the largest subset size must be a whole number of at least 1, got ${subsets.max}.`);
+  }
+  const estimator = options.estimator ?? (prior === "independent" ? "stepping-stone" : "exact");
+  if (!LINEAR_ESTIMATORS.includes(estimator)) {
+    throw bad(`unknown estimator "${String(estimator)}"; choose one of: ${LINEAR_ESTIMATORS.join(", ")}.`);
+  }
+  if (prior === "independent" && estimator === "exact") {
+    throw bad(
+      "the independent-precision prior has no closed-form evidence; choose a sampled estimator (stepping-stone, the default, path, ais, smc, bridge, importance, cv or laplace).",
+    );
+  }
+  if (G_PRIORS.includes(prior) && estimator !== "exact") {
+    throw bad(
+      `the ${prior} prior gives only exact Bayes factors (it has no sampleable model here); drop --estimator ${estimator} or use --prior nig.`,
+    );
+  }
+  const { samples, folds, mcmcSteps } = options;
+  if (samples !== undefined) {
+    if (estimator === "exact" || estimator === "laplace") {
+      throw bad(`--samples applies only to a sampled estimator, not to --estimator ${estimator}.`);
+    }
+    if (!(Number.isInteger(samples) && samples >= 4)) {
+      throw bad(`--samples must be a whole number of at least 4, got ${samples}.`);
+    }
+  }
+  if (folds !== undefined) {
+    if (estimator !== "cv") throw bad(`--folds applies only to --estimator cv, not to ${estimator}.`);
+    if (!(Number.isInteger(folds) && folds >= 2)) {
+      throw bad(`--folds must be a whole number of at least 2, got ${folds}.`);
+    }
+  }
+  const seed = options.seed ?? 1;
+  if (!(Number.isInteger(seed) && seed >= 0 && seed <= 0xffffffff)) {
+    throw bad(`the seed must be an integer from 0 to 4294967295, got ${seed}.`);
+  }
+  if (mcmcSteps !== undefined && !(Number.isInteger(mcmcSteps) && mcmcSteps >= 1)) {
+    throw bad(`--mcmc-steps must be a whole number of at least 1, got ${mcmcSteps}.`);
+  }
+  if (options.top !== undefined && !(Number.isInteger(options.top) && options.top >= 1)) {
+    throw bad(`--top must be a whole number of at least 1, got ${options.top}.`);
+  }
+  return {
+    prior,
+    intercept: options.intercept ?? true,
+    standardize: options.standardize ?? true,
+    modelPrior: options.modelPrior ?? "uniform",
+    heredity: options.heredity ?? true,
+    subsets,
+    estimator,
+    samples,
+    folds,
+    seed,
+    mcmcSteps,
+  };
+}
