@@ -21,11 +21,13 @@
  *    a 100 times", §6.2.4) and only for the nine nested models, not 1023 subsets; so does this.
  */
 import gammaln from "@stdlib/math-base-special-gammaln";
+import { numericDesign } from "../data/design.js";
 import { OccamError } from "../errors.js";
 import { pathSampling } from "../evidence/path-sampling.js";
 import { steppingStone } from "../evidence/stepping-stone.js";
 import { symmetricEigen } from "../math/linalg.js";
 import { logSumExp } from "../math/logspace.js";
+import { centredStatistics } from "../models/linear/design.js";
 import { independentPrecisionRegression } from "../models/linear/independent.js";
 import {
   defaultRhoGrid,
@@ -37,7 +39,7 @@ import {
   scoreMlSubsets,
   selectMl,
 } from "../models/linear/maximum-likelihood.js";
-import { nigSubsets } from "../models/linear/nig-subsets.js";
+import { nigFamily } from "../models/linear/nig-subsets.js";
 import { createRng, type Rng } from "../random/rng.js";
 
 const LOG_TWO_PI = Math.log(2 * Math.PI);
@@ -595,6 +597,7 @@ export function runFabriciusLinearExperiment(
 
   // ---- 2. Exact Bayes (NIG with τ_w = ρτ) ----
   const nigResults: NigResult[] = [];
+  const inputNames = Array.from({ length: p }, (_, j) => `x${j + 1}`);
   const logW = new Float64Array(2 ** p);
   const mix = new Float64Array(2 ** p);
   for (const prior of noisePriors) {
@@ -613,24 +616,25 @@ export function runFabriciusLinearExperiment(
       };
       for (const d of data) {
         // w | τ ~ N(0, (ρτ)⁻¹I), τ ~ Gamma(α, scale β)  ⇔  w | σ² ~ N(0, σ²/ρ I), σ² ~ IG(α, 1/β).
-        const subsets = nigSubsets({
-          X: d.X,
-          y: d.y,
-          n,
-          p,
+        const { design } = numericDesign({ X: d.X, y: d.y, n, p, inputNames, targetName: "y" });
+        const family = nigFamily(design, centredStatistics(design), {
           intercept: false,
+          standardize: false,
           v: 1 / rho,
           a: prior.alpha,
           b: 1 / prior.beta,
         });
-        const table = subsets.enumerate();
-        const le = table.logEvidence;
+        const le = new Float64Array(2 ** p);
+        family.enumerate(p, (view) => {
+          le[view.mask] = view.score;
+        });
+        const predictive = family.predictive as NonNullable<typeof family.predictive>;
         let bestNested = 0;
         for (let k = 1; k <= p; k++) {
           const mask = nested[k - 1];
           acc.ev[k - 1] += le[mask];
           if (le[mask] > le[nested[bestNested]]) bestNested = k - 1;
-          acc.lp[k - 1] += meanLogPredictive(subsets.predictive(maskMembers(mask), d.Xt, s.m), d.yt);
+          acc.lp[k - 1] += meanLogPredictive(predictive(maskMembers(mask), d.Xt, s.m), d.yt);
         }
         if (nested[bestNested] === trueMask) acc.rightNested++;
         const total = logSumExp(le);
@@ -640,7 +644,7 @@ export function runFabriciusLinearExperiment(
         acc.winnerProb += Math.exp(le[winner] - total);
         acc.trueProb += Math.exp(le[trueMask] - total);
         acc.winnerInputs += maskMembers(winner).length;
-        acc.winnerLp += meanLogPredictive(subsets.predictive(maskMembers(winner), d.Xt, s.m), d.yt);
+        acc.winnerLp += meanLogPredictive(predictive(maskMembers(winner), d.Xt, s.m), d.yt);
         // Model average: Σ_S p(S | D) t_S(y), over the subsets with weight > 10⁻⁸ of the winner's.
         const kept: number[] = [];
         for (let mask = 0; mask < le.length; mask++) {
@@ -648,7 +652,7 @@ export function runFabriciusLinearExperiment(
         }
         for (let i = 0; i < kept.length; i++) logW[i] = le[kept[i]];
         const norm = logSumExp(logW, 0, kept.length);
-        const preds = kept.map((mask) => subsets.predictive(maskMembers(mask), d.Xt, s.m));
+        const preds = kept.map((mask) => predictive(maskMembers(mask), d.Xt, s.m));
         const constant = studentTConstant(preds[0].dof); // every subset has ν = 2α + N
         let sum = 0;
         for (let t = 0; t < s.m; t++) {

@@ -1,10 +1,7 @@
 import tCdf from "@stdlib/stats-base-dists-t-cdf";
 import { OccamError } from "../errors.js";
 import { logGammaRatio } from "../math/special.js";
-import type { StudentTPredictive } from "../models/family.js";
-import type { NigSubsets } from "../models/linear/nig-subsets.js";
-import type { SubsetCollection, SubsetComparison } from "./compare.js";
-import { subsetMembers } from "./compare.js";
+import type { StudentTPredictive, SubsetFamily } from "../models/family.js";
 
 /**
  * Bayesian model averaging of predictions (Everson et al. eq. 5): the predictive distribution is the
@@ -245,33 +242,33 @@ export function modelAverage(options: ModelAverageOptions): ModelAverage {
 }
 
 /**
- * Model-averaged predictions of NIG subset regressions at the m rows of `Xnew` (m × p): the subsets of
- * `collection` weighted by `comparison.probability` (see `compareSubsets`), each model's predictive
- * computed only when its probability passes the threshold.
+ * Model-averaged predictions of a family's models at the m rows of `Xnew` (m × the family's columns): the
+ * models weighted by their posterior probabilities (`logPosterior`, as `searchSubsets` and
+ * `summarizeSubsets` rank them), each model's Student-t predictive computed only when its probability
+ * passes the threshold. Throws an `invalid-argument` OccamError when the family has no predictive.
  *
  * @example
- * const nig = nigSubsets({ X, y, n, p, v: 1e4, a: 1, b: 1 });
- * const table = nig.enumerate();
- * const avg = averageSubsetPredictions(nig, table, compareSubsets(table), Xnew, m);
+ * const summary = searchSubsets(family, { top: 2 ** family.terms.length });
+ * const avg = averageSubsetPredictions(family, summary.top, Xnew, m);
  */
 export function averageSubsetPredictions(
-  subsets: NigSubsets,
-  collection: SubsetCollection,
-  comparison: Pick<SubsetComparison, "probability">,
+  family: SubsetFamily,
+  models: readonly { readonly members: ArrayLike<number>; readonly logPosterior: number }[],
   Xnew: ArrayLike<number>,
   m: number,
   options: Pick<ModelAverageOptions, "levels" | "threshold"> = {},
 ): ModelAverage {
-  if (comparison?.probability?.length !== collection?.logEvidence?.length) {
+  const predictive = family.predictive;
+  if (predictive === undefined) {
     throw new OccamError(
-      "dimension-mismatch",
-      "averageSubsetPredictions: the comparison must come from the same collection (one probability per subset).",
+      "invalid-argument",
+      "averageSubsetPredictions: this family has no closed-form predictive (use the NIG prior).",
     );
   }
   return modelAverage({
     ...options,
-    weights: comparison.probability,
+    weights: models.map((model) => Math.exp(model.logPosterior)),
     m,
-    predictive: (i) => subsets.predictive(subsetMembers(collection, i), Xnew, m),
+    predictive: (i) => predictive(models[i].members, Xnew, m),
   });
 }

@@ -196,8 +196,9 @@ export function compareModels(options: CompareModelsOptions): ModelComparison {
 }
 
 /**
- * Scores of input subsets in compact form, as made by `scoreSubsets`/`nigSubsets().enumerate()`
- * (bitmasks) or `sampleSubsets` (CSR membership lists).
+ * Scores of input subsets in compact form: bitmasks (a table filled from a family's `enumerate`) or
+ * CSR membership lists (`sampleSubsets`). For every subset of a family, `searchSubsets` gives the same
+ * summary without a table.
  */
 export interface SubsetCollection {
   /** Number of candidate inputs. */
@@ -265,7 +266,8 @@ export interface SubsetComparison {
  * and O(N) typed-array memory (2^20 subsets in well under a second).
  *
  * @example
- * const cmp = compareSubsets(nigSubsets({ X, y, n, p, v: 1e4, a: 1, b: 1 }).enumerate(), { prior: "uniform-size" });
+ * const sample = sampleSubsets({ p, logEvidence: (m) => family.score(m), rng: createRng(1) });
+ * const cmp = compareSubsets(sample, { prior: "uniform-size" });
  */
 export function compareSubsets(
   collection: SubsetCollection,

@@ -295,7 +295,7 @@ function invalid(where: string, message: string): OccamError {
 export interface SampleSubsetsOptions {
   /** Number of candidate inputs p ≥ 1 (any size). */
   p: number;
-  /** log p(y | S) of a subset given by its sorted candidate indices (e.g. `nigSubsets(…).logEvidence`). */
+  /** log p(y | S) of a subset given by its sorted candidate indices (e.g. a family's `score`). */
   logEvidence: (members: Int32Array) => number;
   /** The random generator. */
   rng: Rng;

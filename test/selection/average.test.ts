@@ -4,10 +4,10 @@ import { describe, expect, it } from "vitest";
 import { OccamError } from "../../src/errors.js";
 import { cholesky, invertFromCholesky } from "../../src/math/linalg.js";
 import { nigRegression } from "../../src/models/linear/nig.js";
-import { nigSubsets } from "../../src/models/linear/nig-subsets.js";
 import { createRng } from "../../src/random/rng.js";
 import { averageSubsetPredictions, modelAverage, studentTCdf } from "../../src/selection/average.js";
-import { compareSubsets } from "../../src/selection/compare.js";
+import { searchSubsets } from "../../src/selection/subsets.js";
+import { nigFamilyOf } from "../support/nig.js";
 
 describe("studentTCdf", () => {
   it("matches the closed forms for ν = 1 (Cauchy) and ν = 2, and the normal for huge ν", () => {
@@ -116,9 +116,11 @@ describe("averageSubsetPredictions (NIG subsets)", () => {
     const p = 3;
     const X = Float64Array.from({ length: n * p }, () => rng.normal());
     const y = Float64Array.from({ length: n }, (_, i) => 1 + X[i * p + 1] + rng.normal());
-    const nig = nigSubsets({ X, y, n, p, v: 2, a: 3, b: 2 });
+    const nig = nigFamilyOf(X, y, n, p, { v: 2, a: 3, b: 2 });
     const xNew = [0.5, -1, 2];
-    const pred = nig.predictive([1, 2], xNew, 1);
+    const pred = nig.predictive?.([1, 2], xNew, 1) as NonNullable<
+      ReturnType<NonNullable<typeof nig.predictive>>
+    >;
     const Z = new Float64Array(n * 3);
     for (let i = 0; i < n; i++) Z.set([1, X[i * p + 1], X[i * p + 2]], i * 3);
     const post = nigRegression({ X: Z, y, n, p: 3, v: 2, a: 3, b: 2 }).posterior();
@@ -164,12 +166,9 @@ describe("averageSubsetPredictions (NIG subsets)", () => {
       for (let i = 0; i <= n; i++) {
         y[i] = w0 + w[0] * X[i * p] + w[1] * X[i * p + 1] + w[2] * X[i * p + 2] + sd * rng.normal();
       }
-      const nig = nigSubsets({ X: X.subarray(0, n * p), y: y.subarray(0, n), n, p, v, a, b });
-      const table = nig.enumerate();
-      const avg = averageSubsetPredictions(nig, table, compareSubsets(table), X.subarray(n * p), 1, {
-        levels,
-        threshold: 0,
-      });
+      const nig = nigFamilyOf(X.subarray(0, n * p), y.subarray(0, n), n, p, { v, a, b });
+      const models = searchSubsets(nig, { top: 2 ** p }).top;
+      const avg = averageSubsetPredictions(nig, models, X.subarray(n * p), 1, { levels, threshold: 0 });
       levels.forEach((_, l) => {
         if (avg.intervals[l].lower[0] <= y[n] && y[n] <= avg.intervals[l].upper[0]) covered[l]++;
       });

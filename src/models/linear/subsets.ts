@@ -31,8 +31,6 @@ import { OccamError } from "../../errors.js";
  */
 
 const EPS = 2.220446049250313e-16;
-/** Largest p for which all 2^p subsets are enumerated into a table (2^25 doubles = 256 MB). */
-export const MAX_ENUMERATED_INPUTS = 25;
 
 /** The quadratic-form system over which subsets are enumerated (see the module comment). */
 export interface SubsetSystem {
@@ -283,13 +281,6 @@ class SubsetFactor {
   }
 }
 
-function popcount(x: number): number {
-  x -= (x >>> 1) & 0x55555555;
-  x = (x & 0x33333333) + ((x >>> 2) & 0x33333333);
-  x = (x + (x >>> 4)) & 0x0f0f0f0f;
-  return Math.imul(x, 0x01010101) >>> 24;
-}
-
 /**
  * Calls `visit` once for every subset of the p candidate inputs (of at most `maxSize` inputs), with
  * the Cholesky factor of G_SS, log|G_SS| and c_Sᵀ G_SS⁻¹ c_S ready in a reused {@link SubsetView}.
@@ -404,8 +395,9 @@ export function viewSolve(view: SubsetView, out: Float64Array): void {
 }
 
 /**
- * The view of one subset (distinct term indices, factored in the order given), factored from scratch: what {@link enumerateSubsets}
- * shows, for a subset met out of order (an MCMC proposal, a listed model). O(k³).
+ * The view of one subset (distinct term indices, in any order), factored from scratch in the canonical
+ * order: what {@link enumerateSubsets} shows, bit for bit, for a subset met out of order (an MCMC
+ * proposal, a listed model). O(k³).
  */
 export function subsetView(system: SubsetSystem, members: ArrayLike<number>, where: string): SubsetView {
   const { p, fixed } = system;
@@ -419,9 +411,9 @@ export function subsetView(system: SubsetSystem, members: ArrayLike<number>, whe
       throw invalid(where, `a subset lists term ${t} twice or outside [0, ${p}); list distinct terms.`);
     }
     seen.add(t);
-    for (const c of terms[t]) cols.push(c);
     if (t < 31) mask |= 1 << t;
   }
+  for (const t of [...seen].sort((x, y) => y - x)) for (const c of terms[t]) cols.push(c);
   const q = columnCount(system);
   const f = new SubsetFactor(system.gram, system.rhs, q, "throw", where, system.names);
   f.setColumns(cols);
@@ -437,79 +429,4 @@ export function subsetView(system: SubsetSystem, members: ArrayLike<number>, whe
     stride: q,
     inverseDiagonal: (out) => f.inverseDiagonal(out),
   };
-}
-
-/** Scores of subsets in compact form: entry i is the subset `masks[i]` with `sizes[i]` inputs. */
-export interface SubsetTable {
-  /** Number of candidate inputs. */
-  readonly p: number;
-  /** Number of subsets scored. */
-  readonly count: number;
-  /** The subsets as bitmasks (bit j: input j). For a full enumeration masks[i] = i. */
-  readonly masks: Uint32Array;
-  /** |S| of each subset. */
-  readonly sizes: Uint8Array;
-  /** The log evidence (or other score) of each subset. */
-  readonly logEvidence: Float64Array;
-  /** Names of the p candidate inputs. */
-  readonly names: readonly string[];
-}
-
-function defaultNames(p: number): string[] {
-  return Array.from({ length: p }, (_, j) => `x[${j}]`);
-}
-
-/**
- * Scores every subset (of at most `maxSize` inputs) with `score(view)` and returns the compact
- * {@link SubsetTable}. For a full enumeration the table is indexed by mask. Any scorer built on G_SS's
- * factor fits (NIG evidence, Zellner–Siow through R², BIC, …).
- */
-export function scoreSubsets(
-  system: SubsetSystem,
-  options: EnumerateSubsetsOptions & { names?: readonly string[] },
-  score: (view: SubsetView) => number,
-): SubsetTable {
-  const where = "scoreSubsets";
-  checkSystem(system, where);
-  const { p } = system;
-  const maxSize = Math.min(options?.maxSize ?? p, p);
-  let count = 0;
-  for (let k = 0; k <= maxSize; k++) count += binomial(p, k);
-  if (maxSize === p && p > MAX_ENUMERATED_INPUTS) {
-    throw invalid(
-      where,
-      `all 2^${p} subsets of ${p} inputs are too many to tabulate (limit ${MAX_ENUMERATED_INPUTS} inputs); ` +
-        "give maxSize, or sample subsets with sampleSubsets.",
-    );
-  }
-  if (count > 2 ** 26) {
-    throw invalid(where, `${count} subsets are too many to tabulate; lower maxSize or use sampleSubsets.`);
-  }
-  const names = options?.names ?? defaultNames(p);
-  if (names.length !== p) {
-    throw new OccamError("dimension-mismatch", `${where}: names has ${names.length} entries, expected ${p}.`);
-  }
-  const masks = new Uint32Array(count);
-  const sizes = new Uint8Array(count);
-  const logEvidence = new Float64Array(count);
-  const full = maxSize === p;
-  let i = 0;
-  enumerateSubsets(system, options, (view) => {
-    // A full enumeration stores by mask (Gray order is not index order); a partial one in visit order.
-    const at = full ? view.mask : i;
-    masks[at] = view.mask;
-    sizes[at] = view.size;
-    logEvidence[at] = score(view);
-    i++;
-  });
-  return { p, count, masks, sizes, logEvidence, names: [...names] };
-}
-
-/** C(n, k) as a double (exact below 2^53). */
-export function binomial(n: number, k: number): number {
-  if (k < 0 || k > n) return 0;
-  k = Math.min(k, n - k);
-  let c = 1;
-  for (let i = 1; i <= k; i++) c = (c * (n - k + i)) / i;
-  return Math.round(c);
 }

@@ -99,10 +99,10 @@ describe("factors and interactions", () => {
   }
   const csv = csvColumns(parseCsv(`x,f,y\n${rows.join("\n")}\n`));
   const byHand = csvColumns(parseCsv(`x,fb,fc,xfb,xfc,y\n${hand.join("\n")}\n`));
-  const fit = (text: string, data = csv) => formulaDesign(data, parseFormula(text), { heredity: true });
+  const designOf = (text: string, data = csv) => formulaDesign(data, parseFormula(text), { heredity: true });
 
   it("names the dummies column=level and keeps the factor whole", () => {
-    const d = fit("y ~ x*f");
+    const d = designOf("y ~ x*f");
     expect(d.design.columnNames).toEqual(["x", "f=b", "f=c", "x:f=b", "x:f=c"]);
     expect(d.design.terms.map((t) => t.name)).toEqual(["x", "f", "x:f"]);
     expect(d.design.terms[2].parents).toEqual([0, 1]);
@@ -117,8 +117,8 @@ describe("factors and interactions", () => {
         ["y ~ x + f", "y ~ x + fb + fc"],
         ["y ~ f", "y ~ fb + fc"],
       ] as const) {
-        const a = compareLinearModels(fit(formula), { prior, subsets: "none" }).models[0];
-        const b = compareLinearModels(fit(columns, byHand), { prior, subsets: "none" }).models[0];
+        const a = compareLinearModels(designOf(formula), { prior, subsets: "none" }).models[0];
+        const b = compareLinearModels(designOf(columns, byHand), { prior, subsets: "none" }).models[0];
         expect(a.logBayesFactor).toBeCloseTo(b.logBayesFactor, 9);
         if (a.logEvidence !== null) expect(a.logEvidence).toBeCloseTo(b.logEvidence as number, 9);
       }
@@ -126,7 +126,7 @@ describe("factors and interactions", () => {
   );
 
   it("compares only models with heredity: an interaction with its main effects", () => {
-    const result = compareLinearModels(fit("y ~ x*f"), {});
+    const result = compareLinearModels(designOf("y ~ x*f"), {});
     expect(result.modelCount).toBe(5); // {}, x, f, x+f, x+f+x:f
     expect(result.models[0].inputs).toEqual(["x", "f", "x:f"]);
     const free = compareLinearModels(formulaDesign(csv, parseFormula("y ~ x*f"), { heredity: false }), {
@@ -140,7 +140,7 @@ describe("factors and interactions", () => {
     ["an interaction without its main effects", "y ~ x + x:f", /needs "f" in the formula too/],
     ["a formula outside the syntax", "y ~ x^2", /unexpected "\^"/],
   ])("refuses %s", (_name, text, message) => {
-    expect(() => fit(text)).toThrow(message);
+    expect(() => designOf(text)).toThrow(message);
   });
 
   it("refuses a factor with one level and a level seen once", () => {
