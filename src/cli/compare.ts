@@ -4,14 +4,13 @@ import type { LinearData } from "../data/design.js";
 import { formulaDesign, parseFormula } from "../data/formula.js";
 import { OccamError } from "../errors.js";
 import {
-  compareLinearModels,
   DEFAULT_MCMC_STEPS,
   LINEAR_ESTIMATORS,
   LINEAR_PRIORS,
   type LinearEstimator,
   type LinearPrior,
   MAX_ESTIMATED_MODELS,
-} from "../selection/linear.js";
+} from "../selection/linear-options.js";
 import { columnList, parseSeed, positiveNumber, wholeNumber } from "./arguments.js";
 import type { Io } from "./io.js";
 import { checkedJson } from "./json.js";
@@ -144,6 +143,8 @@ export function registerCompare(program: Command, io: Io): void {
       const data = linearData(await readCsvColumns(path), flags);
       const progressLabel = flags.estimator ?? (flags.prior === "independent" ? "stepping-stone" : "exact");
       const given = (name: string) => command.getOptionValueSource(name) === "cli";
+      // The computation is loaded only now: `occam --help` and the other commands do without it.
+      const { compareLinearModels } = await import("../selection/linear.js");
       const result = compareLinearModels(data, {
         prior: flags.prior,
         v: flags.v,

@@ -3,7 +3,7 @@
  * rounded into a false tie (a log Bayes factor against the best model is shown to 0.01 nats whatever its
  * size; a probability near 1 shows how far from 1 it is).
  */
-import type { LinearComparison, LinearPriorSummary } from "../../selection/linear.js";
+import type { LinearComparison, LinearPriorSummary } from "../../selection/linear-options.js";
 import { formatNumber, formatTable } from "../table.js";
 
 /** Decimals that show a standard error to two significant digits. */
