@@ -1,7 +1,7 @@
 import { type Command, Option } from "commander";
 import { type CsvTable, numericTable, readCsv } from "../data/csv.js";
 import { OccamError } from "../errors.js";
-import { type BayesianMlpFit, fitBayesianMlp, type MlpPredictive } from "../models/mlp/bayesian.js";
+import type { BayesianMlpFit, MlpPredictive } from "../models/mlp/bayesian.js";
 import type { MlpData } from "../models/mlp/network.js";
 import { columnList, openUnitInterval, parseSeed, wholeNumber } from "./arguments.js";
 import type { Io } from "./io.js";
@@ -79,7 +79,7 @@ export function registerFitMlp(program: Command, io: Io): void {
         .default(10),
     )
     .option("--json", "print one JSON document instead of tables")
-    .action((path: string, flags: FitMlpFlags) => {
+    .action(async (path: string, flags: FitMlpFlags) => {
       if (!/^\d+$/.test(flags.hidden) || Number(flags.hidden) < 1) {
         throw new OccamError(
           "invalid-argument",
@@ -109,6 +109,7 @@ export function registerFitMlp(program: Command, io: Io): void {
         flags.test === undefined ? undefined : tableData(readCsv(flags.test), inputs, targets, flags.test);
 
       let lastShown = -1;
+      const { fitBayesianMlp } = await import("../models/mlp/bayesian.js");
       const fit = fitBayesianMlp(train, {
         hidden,
         draws: flags.draws,

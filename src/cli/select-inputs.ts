@@ -1,14 +1,7 @@
 import { type Command, Option } from "commander";
 import { readCsv } from "../data/csv.js";
 import { OccamError } from "../errors.js";
-import {
-  type ClassificationData,
-  checkClassRows,
-  classificationTable,
-  fitMixtureClassifier,
-  stratifiedSplit,
-} from "../models/mixture-classifier/index.js";
-import { createRng } from "../random/rng.js";
+import type { ClassificationData } from "../models/mixture-classifier/index.js";
 import { columnList, openUnitInterval, parseSeed, positiveNumber, wholeNumber } from "./arguments.js";
 import type { Io } from "./io.js";
 import { checkedJson } from "./json.js";
@@ -102,7 +95,7 @@ export function registerSelectInputs(program: Command, io: Io): void {
     )
     .addOption(new Option("--seed <s>", "random seed").argParser(parseSeed).default(1))
     .option("--json", "print one JSON document")
-    .action((path: string, flags: SelectFlags) => {
+    .action(async (path: string, flags: SelectFlags) => {
       if (flags.test !== undefined && flags.split !== undefined) {
         throw new OccamError("invalid-argument", "Give either --test or --split, not both.");
       }
@@ -112,6 +105,11 @@ export function registerSelectInputs(program: Command, io: Io): void {
           `--burn-in (${flags.burnIn}) must be below --draws (${flags.draws}).`,
         );
       }
+      // The classifier is loaded only when the command runs.
+      const { checkClassRows, classificationTable, fitMixtureClassifier, stratifiedSplit } = await import(
+        "../models/mixture-classifier/index.js"
+      );
+      const { createRng } = await import("../random/rng.js");
       let train: ClassificationData = classificationTable(readCsv(path), {
         target: flags.target,
         inputs: flags.inputs === undefined ? undefined : columnList(flags.inputs, "--inputs"),
