@@ -3,8 +3,23 @@
  * @packageDocumentation
  */
 
+// Comparing linear models over subsets of candidate terms (`occam compare`): designs from CSV columns
+// and R formulas (factors dummy-coded, interactions with heredity), the family contract that each prior
+// implements (log evidence or Bayes factor of a subset, enumeration, moments, model, predictive), and the
+// search that streams every subset through a running summary. Estimates' errors reach the probabilities
+// through probabilityIntervals.
+export type { TypedColumn } from "./data/columns.js";
 export * from "./data/csv.js";
+export {
+  columnTerms,
+  type DesignTerm,
+  type FactorSummary,
+  type LinearData,
+  type LinearDesign,
+  numericDesign,
+} from "./data/design.js";
 export { holdOut, kFolds } from "./data/folds.js";
+export { type Formula, formulaDesign, parseFormula } from "./data/formula.js";
 export { eversonData } from "./data/generators/everson.js";
 export { linearRegressionData } from "./data/generators/linear.js";
 export { robotArm, robotArmData } from "./data/generators/robot-arm.js";
@@ -85,7 +100,13 @@ export {
   type LogDensity,
   tempered,
 } from "./model/model.js";
+export type { FamilyTerm, FamilyView, StudentTPredictive, SubsetFamily } from "./models/family.js";
 export { type GaussianMeanModel, gaussianMeanModel } from "./models/gaussian-mean/index.js";
+export { type CentredStatistics, centredStatistics } from "./models/linear/design.js";
+export { type GPriorScorer, gPriorsFamily, unitInformationScorer } from "./models/linear/g-prior.js";
+export { type GTableStats, newTableStats } from "./models/linear/g-table.js";
+export { HYPER_G_DEFAULT_A, type HyperGFamilyOptions, hyperGFamily } from "./models/linear/hyper-g.js";
+export { type IndependentFamilyOptions, independentFamily } from "./models/linear/independent.js";
 export {
   fitLinearMl,
   gPriorLogBayesFactor,
@@ -106,6 +127,8 @@ export {
   zellnerSiowBayesFactor,
   zellnerSiowLogBayesFactor,
 } from "./models/linear/index.js";
+export { type NigFamilyOptions, nigFamily } from "./models/linear/nig-subsets.js";
+export { type ZellnerSiowFamilyOptions, zellnerSiowFamily } from "./models/linear/zellner-siow.js";
 export { type Mixture2dModel, mixture2dModel } from "./models/mixture-2d/index.js";
 export * from "./models/mixture-classifier/index.js";
 export * from "./models/mlp/index.js";
@@ -131,14 +154,27 @@ export * from "./samplers/rejection.js";
 export * from "./samplers/run.js";
 export * from "./selection/average.js";
 export * from "./selection/compare.js";
+export { probabilityIntervals } from "./selection/compare.js";
 export {
+  type CoefficientSummary,
   type CompareLinearOptions,
   compareLinearModels,
+  DEFAULT_SAMPLES,
   LINEAR_ESTIMATORS,
   LINEAR_PRIORS,
   type LinearComparison,
   type LinearEstimator,
   type LinearModelRow,
   type LinearPrior,
+  type LinearPriorSummary,
+  MAX_ESTIMATED_MODELS,
+  type SubsetSearchSummary,
 } from "./selection/linear.js";
 export * from "./selection/subsets.js";
+export {
+  type RankedSubset,
+  type SearchSubsetsOptions,
+  type SubsetSummary,
+  searchSubsets,
+  summarizeSubsets,
+} from "./selection/subsets.js";

@@ -32,7 +32,9 @@ export interface LinearDesign {
 
 /** A factor among the candidate terms: a text column, dummy-coded against its first level. */
 export interface FactorSummary {
+  /** The column's name. */
   name: string;
+  /** Its levels (distinct texts), sorted. */
   levels: string[];
   /** The level the others are compared with (no column of its own). */
   reference: string;

@@ -10,7 +10,7 @@ import { OccamError } from "../errors.js";
 import type { SubsetFamily } from "../models/family.js";
 import { type CentredStatistics, centredStatistics } from "../models/linear/design.js";
 import { gPriorsFamily, unitInformationScorer } from "../models/linear/g-prior.js";
-import type { GTableStats } from "../models/linear/g-table.js";
+import { type GTableStats, newTableStats } from "../models/linear/g-table.js";
 import { HYPER_G_DEFAULT_A, hyperGFamily } from "../models/linear/hyper-g.js";
 import { independentFamily } from "../models/linear/independent.js";
 import { nigFamily } from "../models/linear/nig-subsets.js";
@@ -108,7 +108,7 @@ function buildFamily(
         }
       }
       return {
-        family: independentFamily(design, stats, hyper, intercept, standardize),
+        family: independentFamily(design, stats, { ...hyper, intercept, standardize }),
         summary: { name: "independent", ...hyper, standardized: standardize },
       };
     }
@@ -145,7 +145,7 @@ export function compareLinearModels(
     );
   }
   const stats = centredStatistics(design);
-  const tables: GTableStats = { panels: 0, directEvaluations: 0, maxError: 0 };
+  const tables = newTableStats();
   const { family, summary } = buildFamily(data, stats, o, options, tables);
   const search: LinearComparison["search"] =
     o.subsets === "all" && p > MAX_ENUMERATED_INPUTS ? "mcmc" : "enumerated";

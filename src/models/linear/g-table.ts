@@ -60,10 +60,17 @@ interface Panel {
 
 /** What a family's tables have done; shared by the tables of one family. */
 export interface GTableStats {
+  /** Panels tabulated. */
   panels: number;
+  /** Values integrated directly (a panel whose bound was too loose, or moments where k + 4 > n − 1). */
   directEvaluations: number;
   /** The largest error bound (tabulated) or quadrature error estimate (direct) of any value returned. */
   maxError: number;
+}
+
+/** Fresh {@link GTableStats}: nothing done yet. */
+export function newTableStats(): GTableStats {
+  return { panels: 0, directEvaluations: 0, maxError: 0 };
 }
 
 /** log J₀(x) for one (π, n, k), tabulated on demand (see the module comment). */

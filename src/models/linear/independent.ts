@@ -432,12 +432,16 @@ export function independentPrecisionRegression(
   return defineModel(model) as IndependentPrecisionModel;
 }
 
-/** The hyperparameters of {@link independentFamily}, as {@link IndependentPrecisionOptions} names them. */
-export interface IndependentHyperparameters {
+/** Options of {@link independentFamily}: the hyperparameters as {@link IndependentPrecisionOptions} names them. */
+export interface IndependentFamilyOptions {
   alpha: number;
   beta: number;
   alphaW: number;
   betaW: number;
+  /** An intercept in every model. @defaultValue true */
+  intercept?: boolean;
+  /** Standardise the candidate columns before the prior applies. @defaultValue true */
+  standardize?: boolean;
 }
 
 /**
@@ -449,10 +453,9 @@ export interface IndependentHyperparameters {
 export function independentFamily(
   design: LinearDesign,
   stats: CentredStatistics,
-  hyper: IndependentHyperparameters,
-  intercept: boolean,
-  standardize: boolean,
+  options: IndependentFamilyOptions,
 ): SubsetFamily {
+  const { intercept = true, standardize = true, ...hyper } = options;
   const noClosedForm = (): never => {
     throw new OccamError(
       "invalid-argument",

@@ -23,7 +23,7 @@ import type { SubsetFamily } from "../family.js";
 import type { CentredStatistics } from "./design.js";
 import { gMixtureLogIntegral, zellnerSiowDensity } from "./g-mixture.js";
 import { checkR2Statistics, gPriorsFamily } from "./g-prior.js";
-import { type GTableStats, gMixtureScorer } from "./g-table.js";
+import { type GTableStats, gMixtureScorer, newTableStats } from "./g-table.js";
 
 /** BayesFactor's default prior scale for continuous covariates, `rscaleCont = "medium"`: √2/4. */
 export const ZELLNER_SIOW_MEDIUM_SCALE = Math.SQRT2 / 4;
@@ -251,11 +251,19 @@ export function zellnerSiowAllSubsets(
   return results;
 }
 
+/** Options of {@link zellnerSiowFamily}. */
+export interface ZellnerSiowFamilyOptions {
+  /** The prior scale r: g ~ InverseGamma(½, r²n/2). @defaultValue √2/4 (BayesFactor's "medium") */
+  r?: number;
+  /** Counts of the tables' panels and direct integrals and their largest error, updated as subsets are scored. */
+  tables?: GTableStats;
+}
+
 /** The Zellner–Siow family over subsets of a design's terms: g ~ InverseGamma(½, r²n/2). */
 export function zellnerSiowFamily(
   design: LinearDesign,
   stats: CentredStatistics,
-  options: { r?: number; tables: GTableStats },
+  options: ZellnerSiowFamilyOptions = {},
 ): SubsetFamily {
   const r = options.r ?? ZELLNER_SIOW_MEDIUM_SCALE;
   if (!(Number.isFinite(r) && r > 0)) {
@@ -264,6 +272,6 @@ export function zellnerSiowFamily(
   return gPriorsFamily(
     design,
     stats,
-    gMixtureScorer(zellnerSiowDensity(design.n, r), design.n, options.tables),
+    gMixtureScorer(zellnerSiowDensity(design.n, r), design.n, options.tables ?? newTableStats()),
   );
 }
