@@ -138,21 +138,39 @@ export function rSquaredOf(
     b[i] = stats.rhs[columns[i]];
     for (let j = 0; j <= i; j++) A[i * k + j] = stats.gram[columns[i] * P + columns[j]];
   }
+  return rSquaredFromCrossProducts(
+    A,
+    b,
+    k,
+    stats.tss,
+    `the columns ${columns.map((c) => `"${names[c]}"`).join(", ")} are collinear (with each other or the intercept); drop one of them.`,
+  );
+}
+
+/**
+ * R² = ‖L⁻¹b‖²/tss from centred cross-products: A = XcᵀXc (k × k, lower triangle, overwritten by its
+ * Cholesky factor L) and b = Xcᵀyc. Throws `not-positive-definite` with `collinear` as the message when
+ * A is singular.
+ */
+export function rSquaredFromCrossProducts(
+  A: Float64Array,
+  b: Float64Array,
+  k: number,
+  tss: number,
+  collinear: string,
+): number {
   try {
     choleskyInPlace(A, k);
   } catch (error) {
     if (error instanceof OccamError && error.code === "not-positive-definite") {
-      throw new OccamError(
-        "not-positive-definite",
-        `the columns ${columns.map((c) => `"${names[c]}"`).join(", ")} are collinear (with each other or the intercept); drop one of them.`,
-      );
+      throw new OccamError("not-positive-definite", collinear);
     }
     throw error;
   }
   const z = solveLower(A, k, b);
   let ess = 0;
   for (let j = 0; j < k; j++) ess += z[j] * z[j];
-  return ess / stats.tss;
+  return ess / tss;
 }
 
 /**

@@ -12,7 +12,7 @@ import type { LinearDesign } from "../../data/design.js";
 import { OccamError } from "../../errors.js";
 import type { SubsetFamily } from "../family.js";
 import { type CentredStatistics, centredSystem, rSquaredOf, subsetColumns } from "./design.js";
-import { enumerateSubsets, type SubsetView, subsetView, viewSolve } from "./subsets.js";
+import { enumerateFamily, type SubsetView, subsetView, viewSolve } from "./subsets.js";
 
 /**
  * Checks the summary statistics of a regression Bayes factor: R² in [0, 1), n and k integers with
@@ -133,23 +133,7 @@ export function gPriorsFamily(
     givesEvidence: false,
     exact: true,
     score: (members) => scoreView(subsetView(system, members, where)),
-    enumerate(maxSize, visit) {
-      let current: SubsetView | null = null;
-      const fv = {
-        mask: 0,
-        size: 0,
-        score: 0,
-        moments: (mean: Float64Array, variance: Float64Array) =>
-          moments(current as SubsetView, mean, variance),
-      };
-      return enumerateSubsets(system, { maxSize }, (view) => {
-        current = view;
-        fv.mask = view.mask;
-        fv.size = view.size;
-        fv.score = scoreView(view);
-        visit(fv);
-      });
-    },
+    enumerate: (maxSize, visit) => enumerateFamily(system, maxSize, scoreView, moments, visit),
     moments: (members, mean, variance) => moments(subsetView(system, members, where), mean, variance),
     rSquared: (members) => rSquaredOf(stats, P, subsetColumns(design, members), design.columnNames),
   };

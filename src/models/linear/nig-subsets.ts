@@ -9,7 +9,7 @@ import {
   termBlocks,
 } from "./design.js";
 import { nigLogEvidence, nigRegression } from "./nig.js";
-import { enumerateSubsets, type SubsetSystem, type SubsetView, subsetView, viewSolve } from "./subsets.js";
+import { enumerateFamily, type SubsetSystem, type SubsetView, subsetView, viewSolve } from "./subsets.js";
 
 function invalid(where: string, message: string): OccamError {
   return new OccamError("invalid-argument", `${where}: ${message}`);
@@ -137,23 +137,8 @@ export function nigFamily(
       const view = subsetView(system, members, where);
       return score(view.dim, view.logDet, view.quad);
     },
-    enumerate(maxSize, visit) {
-      let current: SubsetView | null = null;
-      const fv = {
-        mask: 0,
-        size: 0,
-        score: 0,
-        moments: (mean: Float64Array, variance: Float64Array) =>
-          moments(current as SubsetView, mean, variance),
-      };
-      return enumerateSubsets(system, { maxSize }, (view) => {
-        current = view;
-        fv.mask = view.mask;
-        fv.size = view.size;
-        fv.score = score(view.dim, view.logDet, view.quad);
-        visit(fv);
-      });
-    },
+    enumerate: (maxSize, visit) =>
+      enumerateFamily(system, maxSize, (view) => score(view.dim, view.logDet, view.quad), moments, visit),
     moments(members, mean, variance) {
       moments(subsetView(system, members, where), mean, variance);
     },

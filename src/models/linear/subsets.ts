@@ -1,4 +1,5 @@
 import { OccamError } from "../../errors.js";
+import type { FamilyView } from "../family.js";
 
 /**
  * Input (variable) selection by enumerating subsets of p candidate inputs.
@@ -379,6 +380,34 @@ export function enumerateSubsets(
   };
   if (maxSize > 0) dfs(p, 0, 0);
   return count;
+}
+
+/**
+ * A family's `enumerate` (see `models/family.ts`) over a system: every subset of at most `maxSize` terms
+ * shown to `visit` through one reused {@link FamilyView}, with the family's `score` of the enumerator's
+ * view and its `moments` computed only if the visitor asks. Returns the number of subsets.
+ */
+export function enumerateFamily(
+  system: SubsetSystem,
+  maxSize: number,
+  score: (view: SubsetView) => number,
+  moments: (view: SubsetView, mean: Float64Array, variance: Float64Array) => void,
+  visit: (view: FamilyView) => void,
+): number {
+  let current: SubsetView | null = null;
+  const shown = {
+    mask: 0,
+    size: 0,
+    score: 0,
+    moments: (mean: Float64Array, variance: Float64Array) => moments(current as SubsetView, mean, variance),
+  };
+  return enumerateSubsets(system, { maxSize }, (view) => {
+    current = view;
+    shown.mask = view.mask;
+    shown.size = view.size;
+    shown.score = score(view);
+    visit(shown);
+  });
 }
 
 /**

@@ -18,9 +18,8 @@
 
 import type { LinearDesign } from "../../data/design.js";
 import { OccamError } from "../../errors.js";
-import { choleskyInPlace, solveLower } from "../../math/linalg.js";
 import type { SubsetFamily } from "../family.js";
-import type { CentredStatistics } from "./design.js";
+import { type CentredStatistics, rSquaredFromCrossProducts } from "./design.js";
 import { gMixtureLogIntegral, zellnerSiowDensity } from "./g-mixture.js";
 import { checkR2Statistics, gPriorsFamily } from "./g-prior.js";
 import { type GTableStats, gMixtureScorer, newTableStats } from "./g-table.js";
@@ -195,21 +194,13 @@ export function rSquared(
       for (let l = 0; l <= j; l++) A[j * k + l] += row[j] * row[l];
     }
   }
-  try {
-    choleskyInPlace(A, k);
-  } catch (error) {
-    if (error instanceof OccamError && error.code === "not-positive-definite") {
-      throw new OccamError(
-        "not-positive-definite",
-        `rSquared: the columns [${Array.from(columns).join(", ")}] are collinear (with each other or the intercept), so their cross-product matrix is singular; drop one of them.`,
-      );
-    }
-    throw error;
-  }
-  const z = solveLower(A, k, bvec);
-  let ess = 0;
-  for (let j = 0; j < k; j++) ess += z[j] * z[j];
-  return ess / tss;
+  return rSquaredFromCrossProducts(
+    A,
+    bvec,
+    k,
+    tss,
+    `rSquared: the columns [${Array.from(columns).join(", ")}] are collinear (with each other or the intercept), so their cross-product matrix is singular; drop one of them.`,
+  );
 }
 
 /** One model of {@link zellnerSiowAllSubsets}. */
