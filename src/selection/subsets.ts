@@ -354,17 +354,8 @@ export interface SubsetSample {
   readonly nEvaluations: number;
 }
 
-/**
- * Metropolis–Hastings over input subsets for p too large to enumerate (Sykacek's add/remove/swap
- * moves, with the exact log evidence in place of reversible jumps), built on the samplers' move mixture
- * and the shared accept step. Moves: with probability
- * 1 − swapProbability flip a uniformly chosen input (q = (1 − w)/p both ways); otherwise swap a
- * uniformly chosen member with a uniformly chosen non-member (q = w/(k(p − k)) both ways; a swap from
- * the empty or full subset is a rejected step). Both moves are symmetric, so the acceptance
- * probability is min(1, e^Δ) with Δ the change of log evidence + log model prior. Log evidences are
- * cached per subset.
- */
-export function sampleSubsets(options: SampleSubsetsOptions): SubsetSample {
+/** The options of {@link sampleSubsets} checked, with defaults, and the starting subset as flags. */
+function resolveSampleOptions(options: SampleSubsetsOptions) {
   const where = "sampleSubsets";
   if (options === null || typeof options !== "object") {
     throw invalid(where, "options { p, logEvidence, rng } are required.");
@@ -398,6 +389,23 @@ export function sampleSubsets(options: SampleSubsetsOptions): SubsetSample {
     }
     inModel[j] = 1;
   }
+  return { p, rng, allowed, prior, iterations, burnIn, swapProbability, inModel };
+}
+
+/**
+ * Metropolis–Hastings over input subsets for p too large to enumerate (Sykacek's add/remove/swap
+ * moves, with the exact log evidence in place of reversible jumps), built on the samplers' move mixture
+ * and the shared accept step. Moves: with probability
+ * 1 − swapProbability flip a uniformly chosen input (q = (1 − w)/p both ways); otherwise swap a
+ * uniformly chosen member with a uniformly chosen non-member (q = w/(k(p − k)) both ways; a swap from
+ * the empty or full subset is a rejected step). Both moves are symmetric, so the acceptance
+ * probability is min(1, e^Δ) with Δ the change of log evidence + log model prior. Log evidences are
+ * cached per subset.
+ */
+export function sampleSubsets(options: SampleSubsetsOptions): SubsetSample {
+  const where = "sampleSubsets";
+  const { p, rng, allowed, prior, iterations, burnIn, swapProbability, inModel } =
+    resolveSampleOptions(options);
   const cache = new Map<string, number>();
   const index = new Map<string, number>();
   const distinctMembers: number[][] = [];
@@ -500,6 +508,26 @@ export function sampleSubsets(options: SampleSubsetsOptions): SubsetSample {
     }
     visitCounts[at]++;
   }
+  const { count, offsets, members, sizes, masks } = compactSubsets(p, distinctMembers);
+  for (let j = 0; j < p; j++) inclusion[j] /= iterations;
+  return {
+    p,
+    count,
+    offsets,
+    members,
+    sizes,
+    logEvidence: Float64Array.from(distinctLogEv),
+    visits: Float64Array.from(visitCounts),
+    masks,
+    inclusionFrequency: inclusion,
+    acceptanceRate: accepted / iterations,
+    iterations,
+    nEvaluations,
+  };
+}
+
+/** Distinct subsets (member lists) in CSR form, with their sizes and, for p ≤ 31, their bitmasks. */
+function compactSubsets(p: number, distinctMembers: readonly number[][]) {
   const count = distinctMembers.length;
   const offsets = new Int32Array(count + 1);
   for (let i = 0; i < count; i++) offsets[i + 1] = offsets[i] + distinctMembers[i].length;
@@ -516,19 +544,5 @@ export function sampleSubsets(options: SampleSubsetsOptions): SubsetSample {
       masks[i] = mk >>> 0;
     }
   }
-  for (let j = 0; j < p; j++) inclusion[j] /= iterations;
-  return {
-    p,
-    count,
-    offsets,
-    members,
-    sizes,
-    logEvidence: Float64Array.from(distinctLogEv),
-    visits: Float64Array.from(visitCounts),
-    masks,
-    inclusionFrequency: inclusion,
-    acceptanceRate: accepted / iterations,
-    iterations,
-    nEvaluations,
-  };
+  return { count, offsets, members, sizes, masks };
 }

@@ -18,14 +18,14 @@ function fixed(x: number, decimals: number): string {
 }
 
 /** A log Bayes factor (± its standard error when it has one), to 0.01 nats or the error's precision. */
-export function formatLogBayesFactor(value: number, stdErr?: number): string {
+function formatLogBayesFactor(value: number, stdErr?: number): string {
   if (stdErr === undefined || stdErr === 0) return fixed(value, stdErr === 0 ? decimalsFor(0) : 2);
   const d = decimalsFor(stdErr);
   return `${fixed(value, d)} ± ${fixed(stdErr, d)}`;
 }
 
 /** A probability: 3 significant digits, and near 1 the distance from 1, so 0.99996 is not "1". */
-export function formatProbability(p: number): string {
+function formatProbability(p: number): string {
   if (p === 1 || p === 0) return String(p);
   if (p > 0.999) return `1 − ${formatNumber(1 - p, 2)}`;
   if (p < 1e-3) return p.toExponential(1);

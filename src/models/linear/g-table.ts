@@ -46,7 +46,7 @@ const MAX_PANEL_WIDTH = 0.1;
 /** Accuracy asked of the coefficients, relative to A₀. */
 const COEFFICIENT_TOL = 1e-11;
 /** A panel whose proven error bound is above this is integrated point by point instead. */
-export const MAX_TABLE_ERROR = 1e-10;
+const MAX_TABLE_ERROR = 1e-10;
 interface Panel {
   readonly x0: number;
   readonly width: number;
@@ -74,7 +74,7 @@ export function newTableStats(): GTableStats {
 }
 
 /** log J₀(x) for one (π, n, k), tabulated on demand (see the module comment). */
-export class GMixtureTable {
+class GMixtureTable {
   /** Panels by index j (a sparse array: with n in the millions only the panels requested exist). */
   private readonly panels: (Panel | undefined)[] = [];
   private readonly width: number;

@@ -19,7 +19,7 @@ function invalid(where: string, message: string): OccamError {
  * The NIG log evidence of a subset from its enumerator view (V = vI, m = 0): with G = ZᵀZ + I/v,
  * |I + vZᵀZ| = v^k |G| and the bracket of β* is yᵀy − c_Sᵀ G_SS⁻¹ c_S.
  */
-export function nigSubsetScore(
+function nigSubsetScore(
   n: number,
   a: number,
   b: number,
@@ -48,6 +48,52 @@ export interface NigFamilyOptions {
    * @defaultValue true
    */
   standardize?: boolean;
+}
+
+/**
+ * The enumerator's system of the NIG family: G = ZᵀZ + I/v and c = Zᵀy for Z = [1, columns], from the
+ * centred statistics (a standardised column has ZᵀZ = C/(sd sd′) and no cross-product with the intercept;
+ * a raw one adds back n·mean·mean′), and the scale of each column in Z (1/sd, or 1).
+ */
+function nigSystem(
+  design: LinearDesign,
+  stats: CentredStatistics,
+  v: number,
+  intercept: boolean,
+  standardize: boolean,
+): { system: SubsetSystem; scale: Float64Array } {
+  const { n, columns: P } = design;
+  const fixed = intercept ? 1 : 0;
+  const q = fixed + P;
+  const scale = Float64Array.from(stats.sds, (sd) => (standardize ? 1 / sd : 1));
+  const shift = standardize ? new Float64Array(P) : stats.means;
+  const gram = new Float64Array(q * q);
+  const rhs = new Float64Array(q);
+  if (intercept) {
+    gram[0] = n;
+    rhs[0] = n * stats.yMean;
+  }
+  for (let j = 0; j < P; j++) {
+    rhs[fixed + j] = scale[j] * (stats.rhs[j] + n * shift[j] * stats.yMean);
+    if (intercept) {
+      gram[fixed + j] = n * shift[j];
+      gram[(fixed + j) * q] = n * shift[j];
+    }
+    for (let l = 0; l < P; l++) {
+      gram[(fixed + j) * q + fixed + l] =
+        scale[j] * scale[l] * (stats.gram[j * P + l] + n * shift[j] * shift[l]);
+    }
+  }
+  for (let i = 0; i < q; i++) gram[i * q + i] += 1 / v;
+  const system: SubsetSystem = {
+    p: design.terms.length,
+    fixed,
+    gram,
+    rhs,
+    blocks: termBlocks(design),
+    names: [...(intercept ? ["(intercept)"] : []), ...design.columnNames],
+  };
+  return { system, scale };
 }
 
 /**
@@ -81,36 +127,7 @@ export function nigFamily(
   const { n, columns: P } = design;
   const fixed = intercept ? 1 : 0;
   const q = fixed + P;
-  // G = ZᵀZ + I/v and c = Zᵀy for Z = [1, columns], from the centred statistics: a standardised column
-  // has ZᵀZ = C/(sd sd′) and no cross-product with the intercept; a raw one adds back n·mean·mean′.
-  const scale = Float64Array.from(stats.sds, (sd) => (standardize ? 1 / sd : 1));
-  const shift = standardize ? new Float64Array(P) : stats.means;
-  const gram = new Float64Array(q * q);
-  const rhs = new Float64Array(q);
-  if (intercept) {
-    gram[0] = n;
-    rhs[0] = n * stats.yMean;
-  }
-  for (let j = 0; j < P; j++) {
-    rhs[fixed + j] = scale[j] * (stats.rhs[j] + n * shift[j] * stats.yMean);
-    if (intercept) {
-      gram[fixed + j] = n * shift[j];
-      gram[(fixed + j) * q] = n * shift[j];
-    }
-    for (let l = 0; l < P; l++) {
-      gram[(fixed + j) * q + fixed + l] =
-        scale[j] * scale[l] * (stats.gram[j * P + l] + n * shift[j] * shift[l]);
-    }
-  }
-  for (let i = 0; i < q; i++) gram[i * q + i] += 1 / v;
-  const system: SubsetSystem = {
-    p: design.terms.length,
-    fixed,
-    gram,
-    rhs,
-    blocks: termBlocks(design),
-    names: [...(intercept ? ["(intercept)"] : []), ...design.columnNames],
-  };
+  const { system, scale } = nigSystem(design, stats, v, intercept, standardize);
   const score = nigSubsetScore(n, a, b, v, stats.yy);
   const aStar = a + 0.5 * n;
   const solved = new Float64Array(q);
