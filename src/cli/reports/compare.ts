@@ -126,7 +126,8 @@ export function formatComparison(result: LinearComparison, target: string): stri
   if (result.quadrature !== undefined) {
     lines.push(
       `Bayes factors by quadrature over g: largest error ${formatNumber(result.quadrature.maxError, 2)} nats ` +
-        `(${result.quadrature.panels} tabulated panels with proven bounds, ${result.quadrature.directEvaluations} direct integrals)`,
+        `(${result.quadrature.panels} tabulated panels with proven bounds` +
+        `${result.quadrature.directEvaluations > 0 ? `, ${result.quadrature.directEvaluations} direct integrals` : ""})`,
     );
   }
   lines.push(
