@@ -102,6 +102,8 @@ export class GMixtureIntegrand {
   readonly c: number; // 1 − x
   readonly constant: number; // log (b)_q
   evaluations = 0;
+  /** sp(u + log c) at the u of the last {@link value} call, for a caller that needs it as well. */
+  lastSoftplus = 0;
 
   constructor(
     readonly mix: GMixingDensity,
@@ -128,6 +130,7 @@ export class GMixtureIntegrand {
   value(u: number): number {
     this.evaluations++;
     const s1 = softplus(u + this.lc);
+    this.lastSoftplus = s1;
     const xs = this.x * logistic(u);
     // 1 − xσ(u) = (e^(−u) + c)/(e^(−u) + 1): the quotient form keeps its digits when xσ is near 1.
     const d = xs <= 0.5 ? Math.log1p(-xs) : Math.log(Math.exp(-u) + this.c) - Math.log1p(Math.exp(-u));

@@ -128,7 +128,6 @@ class GMixtureTable {
     const b = locatePeak(right);
     const shift = a.peak;
     const half = 0.5 * (n - 1);
-    const lc0 = left.lc;
     const lc1 = right.lc;
     const logDelta = Math.log(delta);
     // ratio[q] = (b + q − 1)/q, so (b)_q/q! = Π ratio; the remainder's constant (b)_(Q+1)/(Q+1)! likewise.
@@ -140,8 +139,8 @@ class GMixtureTable {
     }
     const dim = DEGREE + 2;
     const h = (u: number, out: Float64Array): void => {
-      const s0 = softplus(u + lc0);
       const base = left.value(u) - shift;
+      const s0 = left.lastSoftplus; // sp(u + log c₀), which value() has just computed
       const w = Math.exp(base);
       const hd = Math.exp(u - s0 + logDelta);
       let t = w;
@@ -165,12 +164,12 @@ class GMixtureTable {
     weights[DEGREE + 1] = 1e-9 / sizeB;
     const lo = Math.min(a.left, b.left);
     const hi = Math.max(a.right, b.right);
-    const breaks = [
-      ...peakPanelBreaks(lo, hi, a.mode, 1 / Math.sqrt(Math.max(-left.curvature(a.mode), 1e-300))),
-      ...peakPanelBreaks(lo, hi, b.mode, 1 / Math.sqrt(Math.max(-right.curvature(b.mode), 1e-300))),
-    ]
-      .sort((x, y) => x - y)
-      .filter((x, i, all) => i === 0 || x > all[i - 1]);
+    // One set of panel ends about the two peaks (the integrands at x₀ and x₁ peak close together): the
+    // union of a set about each made twice the panels the quadrature needed, and the panels' cost is
+    // most of a build. Bisection refines wherever the integrands need it.
+    const widthA = 1 / Math.sqrt(Math.max(-left.curvature(a.mode), 1e-300));
+    const widthB = 1 / Math.sqrt(Math.max(-right.curvature(b.mode), 1e-300));
+    const breaks = peakPanelBreaks(lo, hi, 0.5 * (a.mode + b.mode), 2 * Math.min(widthA, widthB));
     const integral = new Float64Array(dim);
     // With n in the hundreds of thousands the integrand's own rounding exceeds COEFFICIENT_TOL: ask for
     // no more than that (as a direct quadrature does), or the quadrature bisects to its panel limit.
