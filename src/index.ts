@@ -49,7 +49,9 @@ export {
   EVIDENCE_METHODS,
   type EvidenceMethod,
   type EvidenceMethodSettings,
+  type EvidenceResult,
   estimateEvidence,
+  type MethodDiagnostics,
 } from "./evidence/estimate.js";
 export { type HarmonicMeanOptions, harmonicMean } from "./evidence/harmonic-mean.js";
 export {
@@ -64,16 +66,16 @@ export {
   type PosteriorSamplingOptions,
   samplePosterior,
 } from "./evidence/posterior-sampling.js";
+export { type PriorMonteCarloOptions, priorMonteCarlo } from "./evidence/prior-monte-carlo.js";
+export type { EvidenceEstimate, PosteriorDrawsInput } from "./evidence/result.js";
+export { type SteppingStoneOptions, steppingStone } from "./evidence/stepping-stone.js";
+export { type TemperedSmcOptions, temperedSmc } from "./evidence/tempered-smc.js";
 export {
   type PowerPosteriorKernelChoice,
   type PowerPosteriorOptions,
   samplePowerPosteriors,
-} from "./evidence/power-posterior.js";
-export { type PriorMonteCarloOptions, priorMonteCarlo } from "./evidence/prior-monte-carlo.js";
-export type { EvidenceResult, PosteriorDrawsInput } from "./evidence/result.js";
-export * from "./evidence/schedule.js";
-export { type SteppingStoneOptions, steppingStone } from "./evidence/stepping-stone.js";
-export { type TemperedSmcOptions, temperedSmc } from "./evidence/tempered-smc.js";
+} from "./evidence/tempering/power-posterior.js";
+export * from "./evidence/tempering/schedule.js";
 export * from "./math/linalg.js";
 export * from "./math/logspace.js";
 export * from "./math/optimize.js";

@@ -77,10 +77,10 @@ export type SampledLinearEstimator = Exclude<LinearEstimator, "exact" | "laplace
 export const DEFAULT_SAMPLES: Readonly<Record<SampledLinearEstimator, number>> = Object.freeze({
   importance: 4000,
   bridge: 4000,
-  "stepping-stone": 500,
-  path: 500,
-  ais: 200,
-  smc: 200,
+  "stepping-stone": 512,
+  path: 512,
+  ais: 256,
+  smc: 512,
   cv: 1000,
 });
 
@@ -698,7 +698,6 @@ function methodOptions(
       return { posterior };
     case "stepping-stone":
     case "path":
-      return { settings: { drawsPerTemperature: samples } };
     case "ais":
     case "smc":
       return { settings: { particles: samples } };
@@ -735,7 +734,11 @@ function estimateAll(
       // No weights and no intercept: nothing to sample; the closed form is the only sensible value.
       logEvidence[i] = table.logEvidence[i];
     } else {
-      const result = estimateEvidence(model, { ...settings, method, seed: subsetSeed(o.seed, members) });
+      const result = estimateEvidence(model, {
+        ...settings,
+        method,
+        seed: subsetSeed(o.seed, members),
+      } as EstimateEvidenceOptions);
       if (!(Number.isFinite(result.logZ) && Number.isFinite(result.stdErr) && result.stdErr >= 0)) {
         throw new OccamError(
           "non-finite",

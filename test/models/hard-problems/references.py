@@ -152,7 +152,7 @@ def correlated_box(d, half=10.0):
 
 # ---------------------------------------------------------------------------------------------------
 # Mixture of two isotropic Gaussians on [-10, 10]^d: box masses by scipy's normal CDF.
-MIX = [(0.7, -4.0, 1.0), (0.3, 4.0, 0.5)]
+MIX = [(0.7, -4.0, 1.0), (0.3, 4.0, 1.0)]
 
 
 def mixture(d, half=10.0):
