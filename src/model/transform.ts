@@ -29,11 +29,6 @@ export interface UnboundedModel {
   toUnbounded(theta: ArrayLike<number>, out?: Float64Array): Float64Array;
 }
 
-/** log σ(x) = −log(1 + e^{−x}), stable for either sign. */
-function logSigmoid(x: number): number {
-  return x >= 0 ? -Math.log1p(Math.exp(-x)) : x - Math.log1p(Math.exp(x));
-}
-
 /**
  * The model on the unbounded scale: for each coordinate with bounds (a, b) both finite,
  * θ = a + (b − a) σ(η) (logit scale); with only a lower bound, θ = a + e^η; with only an upper bound,
@@ -113,50 +108,66 @@ export function unbounded(model: BayesModel, where = "model"): UnboundedModel {
   };
   if (identity) return Object.freeze({ model, identity, toBounded, toUnbounded });
 
-  // log |dθ/dη| summed over the coordinates, and (into `grad`, if given) its gradient; `scale`
-  // receives dθ_j/dη_j for the chain rule.
-  const logJacobian = (eta: Float64Array, scale: Float64Array, grad?: Float64Array): number => {
+  // θ(η), dθ_j/dη_j, log |dθ/dη| and its gradient at the last η seen, computed in one pass and kept:
+  // the samplers ask for the log prior and the log likelihood (with gradients) at the same point in
+  // turn, and the exponentials and logarithms of the transform would otherwise cost four times over.
+  const theta = new Float64Array(d);
+  const scale = new Float64Array(d);
+  const jacobianGrad = new Float64Array(d);
+  const lastEta = new Float64Array(d).fill(Number.NaN);
+  const logWidth = Float64Array.from(width, Math.log);
+  let logJacobian = 0;
+  const at = (eta: Float64Array): void => {
+    let same = true;
+    for (let j = 0; j < d && same; j++) same = eta[j] === lastEta[j];
+    if (same) return;
+    lastEta.set(eta);
     let sum = 0;
     for (let j = 0; j < d; j++) {
       const e = eta[j];
       switch (kind[j]) {
         case Side.Interval: {
-          const logS = logSigmoid(e);
-          const logT = logSigmoid(-e);
-          sum += Math.log(width[j]) + logS + logT;
-          scale[j] = width[j] * Math.exp(logS + logT);
-          if (grad) grad[j] = 1 - 2 * Math.exp(logS);
+          // σ(η) from one exponential of −|η|; log σ(η) + log σ(−η) = −|η| − 2 log(1 + e^{−|η|}).
+          const t = Math.exp(-Math.abs(e));
+          const sigma = e >= 0 ? 1 / (1 + t) : t / (1 + t);
+          // From the nearer end, so that θ stays strictly inside for |η| up to about 36.
+          theta[j] = e <= 0 ? lo[j] + width[j] * sigma : lo[j] + width[j] - (width[j] * t) / (1 + t);
+          sum += logWidth[j] - Math.abs(e) - 2 * Math.log1p(t);
+          scale[j] = (width[j] * t) / ((1 + t) * (1 + t));
+          jacobianGrad[j] = 1 - 2 * sigma;
           break;
         }
         case Side.Lower:
-        case Side.Upper:
+        case Side.Upper: {
+          const x = Math.exp(e);
+          theta[j] = kind[j] === Side.Lower ? lo[j] + x : lo[j] - x;
           sum += e;
-          scale[j] = kind[j] === Side.Lower ? Math.exp(e) : -Math.exp(e);
-          if (grad) grad[j] = 1;
+          scale[j] = kind[j] === Side.Lower ? x : -x;
+          jacobianGrad[j] = 1;
           break;
+        }
         default:
+          theta[j] = e;
           scale[j] = 1;
-          if (grad) grad[j] = 0;
+          jacobianGrad[j] = 0;
       }
     }
-    return sum;
+    logJacobian = sum;
   };
 
-  const theta = new Float64Array(d);
-  const scale = new Float64Array(d);
-  const jacobianGrad = new Float64Array(d);
   const inner = new Float64Array(d);
   const { gradLogPrior, gradLogLikelihood, powerPosteriorKernel, exactLogEvidence } = model;
   const transformed: BayesModel = {
     dim: d,
     names: model.names,
     logPrior(eta) {
-      toBounded(eta, theta);
+      at(eta);
       const lp = model.logPrior(theta);
-      return lp === Number.NEGATIVE_INFINITY ? lp : lp + logJacobian(eta, scale);
+      return lp === Number.NEGATIVE_INFINITY ? lp : lp + logJacobian;
     },
     logLikelihood(eta) {
-      return model.logLikelihood(toBounded(eta, theta));
+      at(eta);
+      return model.logLikelihood(theta);
     },
     samplePrior(rng: Rng) {
       return toUnbounded(model.samplePrior(rng));
@@ -165,21 +176,19 @@ export function unbounded(model: BayesModel, where = "model"): UnboundedModel {
       ? {}
       : {
           gradLogPrior(eta: Float64Array, grad: Float64Array) {
-            toBounded(eta, theta);
+            at(eta);
             const lp = gradLogPrior.call(model, theta, inner);
             if (lp === Number.NEGATIVE_INFINITY) return lp;
-            const lj = logJacobian(eta, scale, jacobianGrad);
             for (let j = 0; j < d; j++) grad[j] = inner[j] * scale[j] + jacobianGrad[j];
-            return lp + lj;
+            return lp + logJacobian;
           },
         }),
     ...(gradLogLikelihood === undefined
       ? {}
       : {
           gradLogLikelihood(eta: Float64Array, grad: Float64Array) {
-            toBounded(eta, theta);
+            at(eta);
             const ll = gradLogLikelihood.call(model, theta, inner);
-            logJacobian(eta, scale);
             for (let j = 0; j < d; j++) grad[j] = inner[j] * scale[j];
             return ll;
           },

@@ -330,35 +330,3 @@ export function kernelSweep(
   }
   return { moved, acceptSum, divergent: 0 };
 }
-
-/**
- * The mean squared distance, in units of each coordinate's variance under the cloud's covariance,
- * between the particles' positions and where the stage's moves started.
- */
-export function meanSquaredJump(start: Float64Array, cloud: ParticleCloud, shape: CloudShape): number {
-  const { n, dim: d, positions } = cloud;
-  const L = shape.cholesky;
-  let total = 0;
-  for (let j = 0; j < d; j++) {
-    let variance = 0;
-    for (let k = 0; k <= j; k++) variance += L[j * d + k] ** 2;
-    let sum = 0;
-    for (let i = 0; i < n; i++) sum += (positions[i * d + j] - start[i * d + j]) ** 2;
-    total += sum / variance;
-  }
-  return total / (n * d);
-}
-
-/**
- * How many sweeps decorrelate the particles from where the stage began, from the mean squared jumps
- * after one and two sweeps. For a chain whose autocorrelation is λ per sweep, the expected squared
- * jump after s sweeps is 2σ²(1 − λ^s), so J₂/J₁ = 1 + λ; the sweeps needed for λ^s < 0.1 follow.
- * Only the jumps within a mode count: a multimodal cloud, whose between-mode spread no local move
- * crosses, is not asked to forget which mode a particle is in (PyMC's rule, the correlation of the
- * positions with the start, never falls below the modes' share of the spread there).
- */
-export function sweepsToDecorrelate(jump1: number, jump2: number, maxSweeps: number): number {
-  const lambda = jump1 > 0 ? Math.min(0.999, Math.max(0, jump2 / jump1 - 1)) : 0.999;
-  const needed = lambda <= 0.1 ? 2 : Math.ceil(Math.log(0.1) / Math.log(lambda));
-  return Math.min(maxSweeps, Math.max(2, needed));
-}

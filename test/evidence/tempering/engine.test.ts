@@ -1,5 +1,9 @@
 import { describe, expect, it } from "vitest";
-import { runTempering, type TemperingSettings } from "../../../src/evidence/tempering/engine.js";
+import {
+  decorrelated,
+  runTempering,
+  type TemperingSettings,
+} from "../../../src/evidence/tempering/engine.js";
 import { combineIslands, MAX_ISLAND_SD, studentFactor } from "../../../src/evidence/tempering/estimates.js";
 import {
   nodeMoments,
@@ -103,6 +107,16 @@ describe("runTempering", () => {
     expect(
       thrown(() => runTempering(testModel(10), createRng(7), { ...BASE, maxStages: 2 }, "test")).message,
     ).toMatch(/2 stages did not reach β = 1/);
+  });
+});
+
+describe("the number of sweeps", () => {
+  it("stops when the log likelihoods' correlation with the start falls below 0.1, or stops falling", () => {
+    expect(decorrelated([0.5])).toBe(false);
+    expect(decorrelated([0.5, 0.09])).toBe(true);
+    expect(decorrelated([0.5, 0.3, 0.2])).toBe(false);
+    // A floor: particles in modes of different height stay correlated whatever the moves do.
+    expect(decorrelated([0.61, 0.6, 0.595])).toBe(true);
   });
 });
 

@@ -10,10 +10,8 @@ import {
   kernelSweep,
   MoveScratch,
   maxStepSize,
-  meanSquaredJump,
   randomWalkSweep,
   resolveCloudMove,
-  sweepsToDecorrelate,
 } from "../../../src/evidence/tempering/moves.js";
 import { createRng } from "../../../src/random/rng.js";
 import { thrown } from "../../support/assertions.js";
@@ -137,30 +135,6 @@ describe("the engine's moves leave the power posterior invariant", () => {
 });
 
 describe("tuning the moves", () => {
-  it("asks for more sweeps the more the squared jumps still grow between the first and second sweep", () => {
-    expect(sweepsToDecorrelate(1, 1.05, 50)).toBe(2); // λ = 0.05: decorrelated at once
-    expect(sweepsToDecorrelate(1, 1.5, 50)).toBe(4); // λ = 0.5: 0.5⁴ < 0.1
-    expect(sweepsToDecorrelate(1, 1.99, 50)).toBe(50); // λ ≈ 1: capped
-    expect(sweepsToDecorrelate(0, 0, 7)).toBe(7); // nothing moved
-  });
-
-  it("measures jumps in units of each coordinate's variance", () => {
-    const cloud = exactCloud(2, 7);
-    const start = Float64Array.from(cloud.positions);
-    const shape = cloudShape(2);
-    measureCloud(cloud, new Float64Array(N), shape, new Float64Array(4));
-    expect(meanSquaredJump(start, cloud, shape)).toBe(0);
-    // Swapping the particles pairwise: E|x − y|² = 2 var per coordinate.
-    for (let i = 0; i + 1 < N; i += 2) {
-      for (let j = 0; j < 2; j++) {
-        const a = cloud.positions[i * 2 + j];
-        cloud.positions[i * 2 + j] = cloud.positions[(i + 1) * 2 + j];
-        cloud.positions[(i + 1) * 2 + j] = a;
-      }
-    }
-    expect(meanSquaredJump(start, cloud, shape)).toBeCloseTo(2, 0);
-  });
-
   it("keeps at least three leapfrog steps per HMC trajectory", () => {
     expect(maxStepSize("hmc")).toBeCloseTo(Math.PI / 6, 12);
   });
