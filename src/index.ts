@@ -149,6 +149,12 @@ export {
   type TemperedSmcResult,
   temperedSmc,
 } from "./evidence/tempered-smc.js";
+export {
+  type TransitionalMcmcDiagnostics,
+  type TransitionalMcmcOptions,
+  type TransitionalMcmcResult,
+  transitionalMcmc,
+} from "./evidence/transitional-mcmc.js";
 export type { StageSummary, TemperingDiagnostics, TemperingOptions } from "./evidence/tempering/estimates.js";
 export type { RungSummary } from "./evidence/tempering/ladder.js";
 export type { CloudMove } from "./evidence/tempering/moves.js";

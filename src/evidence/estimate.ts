@@ -35,6 +35,11 @@ import {
 import { evidenceResult, type PosteriorDrawsInput } from "./result.js";
 import { type SteppingStoneOptions, type SteppingStoneResult, steppingStone } from "./stepping-stone.js";
 import { type TemperedSmcOptions, type TemperedSmcResult, temperedSmc } from "./tempered-smc.js";
+import {
+  type TransitionalMcmcOptions,
+  type TransitionalMcmcResult,
+  transitionalMcmc,
+} from "./transitional-mcmc.js";
 
 /** Options without the ones `estimateEvidence` sets itself (distributive, so a union keeps its members). */
 type Settings<T> = T extends unknown ? Omit<T, "seed" | "rng" | "draws"> : never;
@@ -52,6 +57,7 @@ export interface EvidenceMethodSettings {
   path: Settings<PathSamplingOptions>;
   ais: Settings<AnnealedImportanceSamplingOptions>;
   smc: Settings<TemperedSmcOptions>;
+  tmcmc: Settings<TransitionalMcmcOptions>;
   /** Cross-validated evidence; `form` defaults to "chain-rule", the one that estimates log Z. */
   cv: Partial<Settings<CrossValidatedEvidenceOptions>>;
   entropy: Settings<EntropyEvidenceOptions>;
@@ -75,6 +81,7 @@ export type EvidenceResult =
   | PathSamplingResult
   | AisResult
   | TemperedSmcResult
+  | TransitionalMcmcResult
   | CrossValidatedResult
   | EntropyResult;
 
@@ -94,6 +101,7 @@ export const EVIDENCE_METHODS: readonly EvidenceMethod[] = [
   "path",
   "ais",
   "smc",
+  "tmcmc",
   "cv",
   "entropy",
 ];
@@ -214,6 +222,8 @@ function runMethod(
       return annealedImportanceSampling(model, { ...settings, rng });
     case "smc":
       return temperedSmc(model, { ...settings, rng });
+    case "tmcmc":
+      return transitionalMcmc(model, { ...settings, rng });
     case "cv":
       return crossValidatedEvidence(model, { form: "chain-rule", ...settings, rng });
     case "entropy":

@@ -67,6 +67,11 @@ export interface TemperingSettings {
   readonly finalSweeps: boolean;
   /** Stop with an error after this many stages. */
   readonly maxStages: number;
+  /**
+   * A fixed step size (HMC, whitened units) or scale (random walk) instead of the one tuned after
+   * every sweep towards the move's target acceptance (transitional MCMC's 0.2).
+   */
+  readonly fixedStepSize?: number;
 }
 
 /** What an estimator sees of a run. */
@@ -143,13 +148,14 @@ export function runTempering(
     shape,
     move,
     maxSweeps: settings.maxSweeps,
+    fixedStepSize: settings.fixedStepSize !== undefined,
     rng,
     counter,
     where,
     start: new Float64Array(N),
     scratch: new MoveScratch(d),
   };
-  let stepSize = initialStepSize(move, d);
+  let stepSize = settings.fixedStepSize ?? initialStepSize(move, d);
   const stages: TemperingStage[] = [];
   let beta = 0;
 
@@ -247,6 +253,8 @@ interface StageContext {
   readonly shape: CloudShape;
   readonly move: CloudMove;
   readonly maxSweeps: number;
+  /** Whether the step size stays as given (no tuning). */
+  readonly fixedStepSize: boolean;
   readonly rng: Rng;
   readonly counter: LikelihoodCounter;
   readonly where: string;
@@ -291,7 +299,7 @@ function moveStage(
     total.moved += outcome.moved;
     total.acceptSum += outcome.acceptSum;
     total.divergent += outcome.divergent;
-    if (move !== "model" && outcome.moved > 0) {
+    if (move !== "model" && outcome.moved > 0 && !c.fixedStepSize) {
       stepSize = Math.min(maxStep, stepSize * Math.exp(outcome.acceptSum / outcome.moved - alpha));
     }
     if (done > limit) observer?.draws(beta, cloud);
