@@ -6,23 +6,15 @@
 import { OccamError } from "../errors.js";
 import type { BayesModel } from "../model/model.js";
 import { unbounded } from "../model/transform.js";
-import {
-  checkModel,
-  type EvidenceEstimate,
-  evidenceResult,
-  type RandomOptions,
-  resolveRng,
-  secondsSince,
-} from "./result.js";
+import { checkModel, type EvidenceEstimate, type RandomOptions, resolveRng } from "./result.js";
 import { runTempering } from "./tempering/engine.js";
 import {
   combineIslands,
   resolveTemperingOptions,
-  runWarnings,
   type TemperingDefaults,
   type TemperingDiagnostics,
   type TemperingOptions,
-  temperingDiagnostics,
+  temperingResult,
 } from "./tempering/estimates.js";
 import { type RungSummary, ratioIslands, recordLadder, rungReasons } from "./tempering/ladder.js";
 
@@ -102,15 +94,5 @@ export function chaining(model: BayesModel, options: ChainingOptions = {}): Chai
   const run = runTempering(target, resolveRng(options, where), settings, where, observer);
   const { islandLogZ, rungs } = ratioIslands(record, ends);
   const estimate = combineIslands(islandLogZ, "product");
-  const { unreliable, warnings } = runWarnings(run, settings);
-  return evidenceResult({
-    method: "chaining",
-    logZ: estimate.logZ,
-    stdErr: estimate.stdErr,
-    nLikelihoodEvals: run.evaluations,
-    seconds: secondsSince(start),
-    unreliable: [...estimate.unreliable, ...rungReasons(rungs), ...unreliable],
-    warnings: [...estimate.warnings, ...warnings],
-    diagnostics: { ...temperingDiagnostics(run, settings, estimate), ends, rungs },
-  });
+  return temperingResult("chaining", start, run, settings, estimate, { ends, rungs }, rungReasons(rungs));
 }

@@ -4,23 +4,15 @@
  */
 import type { BayesModel } from "../model/model.js";
 import { unbounded } from "../model/transform.js";
-import {
-  checkModel,
-  type EvidenceEstimate,
-  evidenceResult,
-  type RandomOptions,
-  resolveRng,
-  secondsSince,
-} from "./result.js";
+import { checkModel, type EvidenceEstimate, type RandomOptions, resolveRng } from "./result.js";
 import { runTempering } from "./tempering/engine.js";
 import {
   combineIslands,
   resolveTemperingOptions,
-  runWarnings,
   type TemperingDefaults,
   type TemperingDiagnostics,
   type TemperingOptions,
-  temperingDiagnostics,
+  temperingResult,
 } from "./tempering/estimates.js";
 
 /** Options of {@link temperedSmc}: the engine's, with tempered SMC's defaults. */
@@ -68,15 +60,5 @@ export function temperedSmc(model: BayesModel, options: TemperedSmcOptions = {})
   const settings = resolveTemperingOptions(target, options, SMC_DEFAULTS, where);
   const run = runTempering(target, resolveRng(options, where), settings, where);
   const estimate = combineIslands(run.islandLogZ, "product");
-  const { unreliable, warnings } = runWarnings(run, settings);
-  return evidenceResult({
-    method: "smc",
-    logZ: estimate.logZ,
-    stdErr: estimate.stdErr,
-    nLikelihoodEvals: run.evaluations,
-    seconds: secondsSince(start),
-    unreliable: [...estimate.unreliable, ...unreliable],
-    warnings: [...estimate.warnings, ...warnings],
-    diagnostics: temperingDiagnostics(run, settings, estimate),
-  });
+  return temperingResult("smc", start, run, settings, estimate, {});
 }

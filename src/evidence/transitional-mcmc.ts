@@ -6,24 +6,15 @@
 import { OccamError } from "../errors.js";
 import type { BayesModel } from "../model/model.js";
 import { unbounded } from "../model/transform.js";
-import {
-  checkCount,
-  checkModel,
-  type EvidenceEstimate,
-  evidenceResult,
-  type RandomOptions,
-  resolveRng,
-  secondsSince,
-} from "./result.js";
+import { checkCount, checkModel, type EvidenceEstimate, type RandomOptions, resolveRng } from "./result.js";
 import { runTempering } from "./tempering/engine.js";
 import {
   combineIslands,
   DEFAULT_ISLANDS,
   resolveTemperingOptions,
-  runWarnings,
   type TemperingDefaults,
   type TemperingDiagnostics,
-  temperingDiagnostics,
+  temperingResult,
 } from "./tempering/estimates.js";
 
 /** Options of {@link transitionalMcmc}. */
@@ -144,15 +135,5 @@ export function transitionalMcmc(
   };
   const run = runTempering(target, resolveRng(options, where), settings, where);
   const estimate = combineIslands(run.islandLogZ, "product");
-  const { unreliable, warnings } = runWarnings(run, settings);
-  return evidenceResult({
-    method: "tmcmc",
-    logZ: estimate.logZ,
-    stdErr: estimate.stdErr,
-    nLikelihoodEvals: run.evaluations,
-    seconds: secondsSince(start),
-    unreliable: [...estimate.unreliable, ...unreliable],
-    warnings: [...estimate.warnings, ...warnings],
-    diagnostics: { ...temperingDiagnostics(run, settings, estimate), targetCov, proposalScale },
-  });
+  return temperingResult("tmcmc", start, run, settings, estimate, { targetCov, proposalScale });
 }

@@ -34,7 +34,9 @@ describe("transitionalMcmc", () => {
     const model = testModel(1);
     expect(thrown(() => transitionalMcmc(model, { targetCov: 0 })).message).toMatch(/targetCov/);
     expect(thrown(() => transitionalMcmc(model, { proposalScale: -1 })).message).toMatch(/proposalScale/);
-    expect(thrown(() => transitionalMcmc(model, { samples: 10 })).message).toMatch(/samples must be an integer ≥ 64/);
+    expect(thrown(() => transitionalMcmc(model, { samples: 10 })).message).toMatch(
+      /samples must be an integer ≥ 64/,
+    );
     const e = thrown(() => transitionalMcmc(failingModel(1, 3000), { seed: 1 }));
     expect(e.message).toMatch(/^transitionalMcmc: model.logLikelihood is NaN at .*β = /);
   });

@@ -291,7 +291,7 @@ function moveStage(
     if (move === "hmc") {
       outcome = hmcSweep(c.model, cloud, 0, N, beta, c.shape, stepSize, c.rng, c.counter, c.scratch);
     } else if (move === "random-walk") {
-      outcome = randomWalkSweep(c.model, cloud, 0, N, beta, c.shape, stepSize, c.rng, c.counter, c.scratch);
+      outcome = randomWalkSweep(cloud, 0, N, beta, c.shape, stepSize, c.rng, c.counter, c.scratch);
     } else {
       outcome = kernelSweep(kernel as NonNullable<typeof kernel>, cloud, 0, N, beta, c.rng, c.counter);
     }

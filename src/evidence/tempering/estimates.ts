@@ -6,7 +6,7 @@ import tQuantile from "@stdlib/stats-base-dists-t-quantile";
 import { OccamError } from "../../errors.js";
 import { logMeanExp } from "../../math/logspace.js";
 import type { BayesModel } from "../../model/model.js";
-import { checkCount, meanAndSd } from "../result.js";
+import { checkCount, type EvidenceEstimate, evidenceResult, meanAndSd, secondsSince } from "../result.js";
 import type { TemperingRun, TemperingSettings } from "./engine.js";
 import { type CloudMove, resolveCloudMove } from "./moves.js";
 import { validateLadder } from "./schedule.js";
@@ -285,4 +285,31 @@ export function temperingDiagnostics(
     divergences: run.stages.reduce((s, t) => s + t.divergences, 0),
     outOfSupport: run.outOfSupport,
   };
+}
+
+/**
+ * The result of an estimator whose estimate is the islands' (`estimate`): its standard error, the
+ * run's own checks (see {@link runWarnings}) and the islands' with the estimator's `reasons`, and
+ * the engine's diagnostics with the estimator's `extra` ones.
+ */
+export function temperingResult<M extends string, X extends object>(
+  method: M,
+  start: number,
+  run: TemperingRun,
+  settings: TemperingSettings,
+  estimate: IslandEstimate,
+  extra: X,
+  reasons: readonly string[] = [],
+): EvidenceEstimate<M, TemperingDiagnostics & X> {
+  const { unreliable, warnings } = runWarnings(run, settings);
+  return evidenceResult({
+    method,
+    logZ: estimate.logZ,
+    stdErr: estimate.stdErr,
+    nLikelihoodEvals: run.evaluations,
+    seconds: secondsSince(start),
+    unreliable: [...estimate.unreliable, ...reasons, ...unreliable],
+    warnings: [...estimate.warnings, ...warnings],
+    diagnostics: { ...temperingDiagnostics(run, settings, estimate), ...extra },
+  });
 }

@@ -225,7 +225,6 @@ export function hmcSweep(
  * every model, and the full covariance makes it invariant to linear reparametrisation. Allocates nothing.
  */
 export function randomWalkSweep(
-  model: BayesModel,
   cloud: ParticleCloud,
   from: number,
   to: number,

@@ -83,7 +83,10 @@ describe("the engine's moves leave the power posterior invariant", () => {
       const step = name.startsWith("HMC") ? maxStepSize("hmc") : 2.38 / Math.sqrt(5);
       let accept = 0;
       for (let s = 0; s < 5; s++) {
-        const out = sweep(model, cloud, 0, N, BETA, shape, step, rng, counter, scratch);
+        const out =
+          sweep === hmcSweep
+            ? hmcSweep(model, cloud, 0, N, BETA, shape, step, rng, counter, scratch)
+            : randomWalkSweep(cloud, 0, N, BETA, shape, step, rng, counter, scratch);
         expect(out.moved).toBe(N);
         accept += out.acceptSum / N / 5;
       }
