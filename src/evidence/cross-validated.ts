@@ -150,6 +150,13 @@ export interface CrossValidatedEvidenceOptions extends RandomOptions {
    */
   warmup?: number;
   /**
+   * Where the MCMC chains of each posterior start (MCMC only), as `samplePosterior` takes it:
+   * "tempered" pays for a small tempered run per posterior so that chains find every mode; "prior"
+   * starts them at prior draws, enough for a posterior with one mode (an identified family).
+   * @defaultValue "tempered"
+   */
+  starts?: "tempered" | "prior";
+  /**
    * The estimator of log p(D_1) (chain-rule only).
    * @defaultValue "auto"
    */
@@ -166,6 +173,7 @@ interface Resolved {
   sampler: CrossValidationSampler;
   chains: number;
   warmup: number;
+  starts: "tempered" | "prior";
   firstFoldEstimator: FirstFoldEstimator;
 }
 
@@ -191,6 +199,7 @@ function resolveOptions(options: CrossValidatedEvidenceOptions): Resolved {
   const chains = options.chains ?? 4;
   const warmup = options.warmup ?? 1000;
   const firstFoldEstimator = options.firstFoldEstimator ?? "auto";
+  const starts = options.starts ?? "tempered";
   checkCount(folds, "folds", WHERE, 2);
   if (typeof shuffle !== "boolean") {
     throw new OccamError("invalid-argument", `${WHERE}: shuffle must be true or false.`);
@@ -224,6 +233,12 @@ function resolveOptions(options: CrossValidatedEvidenceOptions): Resolved {
       `${WHERE}: firstFoldEstimator must be "auto", "exact", "bridge-sampling" or a function, got ${String(firstFoldEstimator)}.`,
     );
   }
+  if (starts !== "tempered" && starts !== "prior") {
+    throw new OccamError(
+      "invalid-argument",
+      `${WHERE}: starts must be "tempered" or "prior", got ${String(starts)}.`,
+    );
+  }
   if (options.partition !== undefined && options.folds !== undefined) {
     throw new OccamError("invalid-argument", `${WHERE}: give folds or partition, not both.`);
   }
@@ -237,6 +252,7 @@ function resolveOptions(options: CrossValidatedEvidenceOptions): Resolved {
     sampler,
     chains,
     warmup,
+    starts,
     firstFoldEstimator,
   };
 }
@@ -300,6 +316,7 @@ function subsetDraws(sub: BayesModel, rng: Rng, o: Resolved, where: string): Sub
       kernel: o.sampler === "auto" ? "auto" : (o.sampler as PowerPosteriorKernelChoice),
       chains: o.chains,
       warmup: o.warmup,
+      starts: o.starts,
       draws: perChain,
       rng,
     });
