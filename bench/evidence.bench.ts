@@ -80,10 +80,10 @@ export async function measurements(): Promise<Record<string, number>> {
       const r = bridgeSampling(model, { draws: posterior.draws, seed: 3 });
       return { ...r, nLikelihoodEvals: r.nLikelihoodEvals + posterior.nLikelihoodEvals };
     }),
-    ...timeToTarget("stepping-stone", "draws per temperature", model, 250, (drawsPerTemperature) =>
-      steppingStone(model, { drawsPerTemperature, seed: 4 }),
+    ...timeToTarget("stepping-stone", "particles (32 islands)", model, 256, (particles) =>
+      steppingStone(model, { particles, seed: 4 }),
     ),
-    ...timeToTarget("smc", "particles per repetition (8 repetitions)", model, 250, (particles) =>
+    ...timeToTarget("smc", "particles (32 islands)", model, 256, (particles) =>
       temperedSmc(model, { particles, seed: 5 }),
     ),
   };

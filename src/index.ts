@@ -1,15 +1,27 @@
 /**
- * occam: Bayesian model comparison. Everything a user imports comes from this module.
+ * occam: Bayesian model comparison. Everything a user imports comes from this module, each name
+ * chosen on purpose: models and how to define one, the evidence estimators and their typed results,
+ * the samplers and diagnostics, the model families, the data helpers and the errors. Numeric
+ * internals (linear algebra, optimisers, step-size adaptation, the tempering engine's parts) are not
+ * exported.
  * @packageDocumentation
  */
 
-// Comparing linear models over subsets of candidate terms (`occam compare`): designs from CSV columns
-// and R formulas (factors dummy-coded, interactions with heredity), the family contract that each prior
-// implements (log evidence or Bayes factor of a subset, enumeration, moments, model, predictive), and the
-// search that streams every subset through a running summary. Estimates' errors reach the probabilities
-// through probabilityIntervals.
 export type { TypedColumn } from "./data/columns.js";
-export * from "./data/csv.js";
+// ---- Data: reading tables, splitting them, and the seeds' generators.
+export {
+  type CsvColumns,
+  type CsvOptions,
+  type CsvTable,
+  type NumericTable,
+  type NumericTableOptions,
+  numericTable,
+  parseCsv,
+  readCsv,
+  readCsvColumns,
+  type Standardized,
+  standardize,
+} from "./data/csv.js";
 export {
   columnTerms,
   type DesignTerm,
@@ -23,10 +35,14 @@ export { type Formula, formulaDesign, parseFormula } from "./data/formula.js";
 export { eversonData } from "./data/generators/everson.js";
 export { linearRegressionData } from "./data/generators/linear.js";
 export { robotArm, robotArmData } from "./data/generators/robot-arm.js";
+
+// ---- Diagnostics of MCMC draws.
 export { autocorrelation, autocovariance } from "./diagnostics/autocorrelation.js";
 export { effectiveSampleSize, essPerParameter, monteCarloStandardError } from "./diagnostics/ess.js";
 export { rhatPerParameter, splitRhat } from "./diagnostics/rhat.js";
 export { summarize } from "./diagnostics/summary.js";
+
+// ---- Distributions, each naming its parametrisation.
 export { beta } from "./distributions/beta.js";
 export { categorical } from "./distributions/categorical.js";
 export { dirichlet } from "./distributions/dirichlet.js";
@@ -38,70 +54,157 @@ export { multivariateStudentT } from "./distributions/multivariate-student-t.js"
 export { normal } from "./distributions/normal.js";
 export { studentT } from "./distributions/student-t.js";
 export { uniform } from "./distributions/uniform.js";
+
+// ---- Errors.
 export { OccamError, type OccamErrorCode } from "./errors.js";
+
+// ---- Evidence: one call, the cross-check, every estimator, and their typed results.
 export {
+  type AisDiagnostics,
+  type AisResult,
   type AnnealedImportanceSamplingOptions,
   annealedImportanceSampling,
 } from "./evidence/annealed-importance-sampling.js";
-export { type BridgeSamplingOptions, bridgeSampling } from "./evidence/bridge-sampling.js";
-export { type ChainingOptions, chaining } from "./evidence/chaining.js";
+export {
+  type BridgeDiagnostics,
+  type BridgeSamplingOptions,
+  type BridgeSamplingResult,
+  bridgeSampling,
+} from "./evidence/bridge-sampling.js";
+export {
+  type ChainingDiagnostics,
+  type ChainingOptions,
+  type ChainingResult,
+  chaining,
+  type RatioEnds,
+} from "./evidence/chaining.js";
 export {
   type CompareEstimatorsOptions,
   compareEstimators,
   type EstimatePair,
   type EstimatorComparison,
+  type EstimatorFailure,
 } from "./evidence/compare.js";
 export {
+  type CrossValidatedDiagnostics,
   type CrossValidatedEvidenceOptions,
+  type CrossValidatedResult,
   type CrossValidationForm,
+  type CrossValidationTerm,
   crossValidatedEvidence,
   isSubsettable,
   type SubsettableModel,
 } from "./evidence/cross-validated.js";
-export { type EntropyEvidenceOptions, entropyEvidence } from "./evidence/entropy.js";
+export {
+  type EntropyDiagnostics,
+  type EntropyEvidenceOptions,
+  type EntropyResult,
+  entropyEvidence,
+} from "./evidence/entropy.js";
 export {
   type EstimateEvidenceOptions,
   EVIDENCE_METHODS,
   type EvidenceMethod,
   type EvidenceMethodSettings,
+  type EvidenceResult,
   estimateEvidence,
+  type MethodDiagnostics,
 } from "./evidence/estimate.js";
-export { type HarmonicMeanOptions, harmonicMean } from "./evidence/harmonic-mean.js";
+export {
+  type HarmonicMeanDiagnostics,
+  type HarmonicMeanOptions,
+  type HarmonicMeanResult,
+  harmonicMean,
+} from "./evidence/harmonic-mean.js";
 export {
   type ImportanceProposal,
+  type ImportanceSamplingDiagnostics,
   type ImportanceSamplingOptions,
+  type ImportanceSamplingResult,
   importanceSampling,
 } from "./evidence/importance-sampling.js";
-export { type LaplaceOptions, laplace } from "./evidence/laplace.js";
-export { type PathSamplingOptions, pathSampling } from "./evidence/path-sampling.js";
+export {
+  type LaplaceDiagnostics,
+  type LaplaceOptions,
+  type LaplaceResult,
+  laplace,
+} from "./evidence/laplace.js";
+export {
+  type PathLadderDiagnostics,
+  type PathLadderOptions,
+  type PathRandomDiagnostics,
+  type PathRandomOptions,
+  type PathSamplingOptions,
+  type PathSamplingResult,
+  pathSampling,
+} from "./evidence/path-sampling.js";
 export {
   type PosteriorSample,
   type PosteriorSamplingOptions,
   samplePosterior,
 } from "./evidence/posterior-sampling.js";
 export {
-  type PowerPosteriorKernelChoice,
-  type PowerPosteriorOptions,
-  samplePowerPosteriors,
-} from "./evidence/power-posterior.js";
-export { type PriorMonteCarloOptions, priorMonteCarlo } from "./evidence/prior-monte-carlo.js";
-export type { EvidenceResult, PosteriorDrawsInput } from "./evidence/result.js";
-export * from "./evidence/schedule.js";
-export { type SteppingStoneOptions, steppingStone } from "./evidence/stepping-stone.js";
-export { type TemperedSmcOptions, temperedSmc } from "./evidence/tempered-smc.js";
-export * from "./math/linalg.js";
-export * from "./math/logspace.js";
-export * from "./math/optimize.js";
+  type PriorMonteCarloDiagnostics,
+  type PriorMonteCarloOptions,
+  type PriorMonteCarloResult,
+  priorMonteCarlo,
+} from "./evidence/prior-monte-carlo.js";
+export type { EvidenceEstimate, PosteriorDrawsInput } from "./evidence/result.js";
+export {
+  type SteppingStoneDiagnostics,
+  type SteppingStoneOptions,
+  type SteppingStoneResult,
+  steppingStone,
+} from "./evidence/stepping-stone.js";
+export {
+  type TemperedSmcOptions,
+  type TemperedSmcResult,
+  temperedSmc,
+} from "./evidence/tempered-smc.js";
+export type { StageSummary, TemperingDiagnostics, TemperingOptions } from "./evidence/tempering/estimates.js";
+export type { RungSummary } from "./evidence/tempering/ladder.js";
+export type { CloudMove } from "./evidence/tempering/moves.js";
+export type { QuadratureRule } from "./evidence/tempering/quadrature.js";
+export {
+  linearLadder,
+  powerLadder,
+  refineLadder,
+  type TemperatureSchedule,
+  validateLadder,
+} from "./evidence/tempering/schedule.js";
+export {
+  type TransitionalMcmcDiagnostics,
+  type TransitionalMcmcOptions,
+  type TransitionalMcmcResult,
+  transitionalMcmc,
+} from "./evidence/transitional-mcmc.js";
+
+// ---- Log-space arithmetic, for writing likelihoods.
+export { logAddExp, logMeanExp, logSumExp } from "./math/logspace.js";
+
+// ---- Models: the contract, defining one, tempering it, bounds, draws.
 export { type ChainStats, Draws } from "./model/draws.js";
 export {
   type BayesModel,
   type DefineModelOptions,
   defineModel,
   type LogDensity,
+  type ParameterBounds,
   tempered,
 } from "./model/model.js";
+export { type UnboundedModel, unbounded } from "./model/transform.js";
+
+// ---- Model families; each prior of `occam compare` is a family over subsets (log evidence or Bayes
+// factor of a subset, enumeration, moments, model, predictive).
 export type { FamilyTerm, FamilyView, StudentTPredictive, SubsetFamily } from "./models/family.js";
 export { type GaussianMeanModel, gaussianMeanModel } from "./models/gaussian-mean/index.js";
+export {
+  type EvidenceProblem,
+  HARD_PROBLEM_NAMES,
+  type HardProblem,
+  type HardProblemName,
+  hardProblem,
+} from "./models/hard-problems/index.js";
 export { type CentredStatistics, centredStatistics } from "./models/linear/design.js";
 export { type GPriorScorer, gPriorsFamily, unitInformationScorer } from "./models/linear/g-prior.js";
 export { type GTableStats, newTableStats } from "./models/linear/g-table.js";
@@ -130,31 +233,154 @@ export {
 export { type NigFamilyOptions, nigFamily } from "./models/linear/nig-subsets.js";
 export { type ZellnerSiowFamilyOptions, zellnerSiowFamily } from "./models/linear/zellner-siow.js";
 export { type Mixture2dModel, mixture2dModel } from "./models/mixture-2d/index.js";
-export * from "./models/mixture-classifier/index.js";
-export * from "./models/mlp/index.js";
+export {
+  type ClassificationData,
+  type ClassificationTableOptions,
+  classificationTable,
+  fitMixtureClassifier,
+  type MixtureClassifierFit,
+  type MixtureClassifierOptions,
+  type SubsetProbability,
+  selectRows,
+  stratifiedSplit,
+} from "./models/mixture-classifier/index.js";
+export {
+  type BayesianMlp,
+  type BayesianMlpDraws,
+  type BayesianMlpFit,
+  type BayesianMlpOptions,
+  type BayesianMlpPriors,
+  bayesianMlp,
+  type FitBayesianMlpOptions,
+  fitBayesianMlp,
+  type GammaPrior,
+  type MlpHyperparameters,
+  type MlpPredictive,
+  type MlpPredictiveDraws,
+  type PredictBayesianMlpOptions,
+  predictBayesianMlp,
+  type SampleBayesianMlpOptions,
+  sampleBayesianMlp,
+} from "./models/mlp/bayesian.js";
+export {
+  type EnsembleEvidenceDiagnostics,
+  type EnsembleEvidenceOptions,
+  type EnsembleEvidenceResult,
+  type EnsembleMlpFit,
+  type EnsembleMlpOptions,
+  type EnsemblePredictive,
+  ensembleEvidence,
+  ensembleMlp,
+  predictEnsembleMlp,
+} from "./models/mlp/ensemble.js";
+export {
+  type EvidenceFrameworkDiagnostics,
+  type EvidenceFrameworkFit,
+  type EvidenceFrameworkOptions,
+  type EvidenceFrameworkResult,
+  evidenceFramework,
+} from "./models/mlp/evidence-framework.js";
+export {
+  finalPredictionError,
+  fitMaximumLikelihoodMlp,
+  type MaximumLikelihoodMlpFit,
+  type MaximumLikelihoodMlpOptions,
+} from "./models/mlp/maximum-likelihood.js";
+export type { MlpData } from "./models/mlp/network.js";
+export {
+  type SweepEvidence,
+  type SweepTemperature,
+  sweepChaining,
+  sweepPathSampling,
+  sweepTemperatures,
+  type TemperatureSweep,
+  type TemperatureSweepOptions,
+} from "./models/mlp/temperature-sweep.js";
+
+// ---- Random numbers: the seeded, splittable generator and its variates.
 export { createRng, type Rng } from "./random/rng.js";
 export * as variates from "./random/variates.js";
+
+// ---- Samplers: kernels (init + step), the shared accept step, moves, and running chains.
 export { type AcceptDecision, metropolisHastings } from "./samplers/accept.js";
-export * from "./samplers/adaptation.js";
-export * from "./samplers/gaussian-gibbs.js";
-export * from "./samplers/gibbs.js";
-export * from "./samplers/hmc.js";
+export { buildGaussianGibbsUpdates, type GaussianGibbsOptions } from "./samplers/gaussian-gibbs.js";
+export {
+  buildGibbsKernel,
+  type GibbsInfo,
+  type GibbsKernel,
+  type GibbsOptions,
+  type GibbsState,
+  type GibbsUpdate,
+} from "./samplers/gibbs.js";
+export {
+  buildHmcKernel,
+  type HmcInfo,
+  type HmcKernel,
+  type HmcOptions,
+  type HmcState,
+} from "./samplers/hmc.js";
 export {
   type ImportanceOptions,
   type ImportanceResult,
   importanceSample,
   type Proposal,
 } from "./samplers/importance.js";
-export * from "./samplers/integrators.js";
-export * from "./samplers/kernel.js";
-export * from "./samplers/mala.js";
-export * from "./samplers/mixture.js";
-export * from "./samplers/random-walk.js";
-export * from "./samplers/rejection.js";
-export * from "./samplers/run.js";
-export * from "./selection/average.js";
-export * from "./selection/compare.js";
-export { probabilityIntervals } from "./selection/compare.js";
+export { type Integrator, leapfrog, mclachlan, yoshida } from "./samplers/integrators.js";
+export {
+  type AdaptiveKernel,
+  isAdaptive,
+  type Kernel,
+  type PositionState,
+  type StepInfo,
+} from "./samplers/kernel.js";
+export {
+  buildMalaKernel,
+  type MalaInfo,
+  type MalaKernel,
+  type MalaOptions,
+  type MalaState,
+} from "./samplers/mala.js";
+export { type Move, type MoveResult, mixture } from "./samplers/mixture.js";
+export {
+  buildRandomWalkKernel,
+  type RandomWalkInfo,
+  type RandomWalkKernel,
+  type RandomWalkOptions,
+  type RandomWalkState,
+} from "./samplers/random-walk.js";
+export {
+  buildRejectionKernel,
+  type RejectionInfo,
+  type RejectionKernel,
+  type RejectionOptions,
+  type RejectionState,
+} from "./samplers/rejection.js";
+export { type InitialPoints, type Progress, type RunChainOptions, runChain } from "./samplers/run.js";
+
+// ---- Selection: comparing and averaging models; the search that streams every subset through a running
+// summary (estimates' errors reach the probabilities through probabilityIntervals).
+export {
+  averageSubsetPredictions,
+  type MixtureComponent,
+  type ModelAverage,
+  type ModelAverageOptions,
+  modelAverage,
+  type PredictiveInterval,
+  studentTCdf,
+} from "./selection/average.js";
+export {
+  type CompareModelsOptions,
+  type CompareSubsetsOptions,
+  compareModels,
+  compareSubsets,
+  logModelPrior,
+  type ModelComparison,
+  type ModelPrior,
+  probabilityIntervals,
+  type SubsetCollection,
+  type SubsetComparison,
+  subsetMembers,
+} from "./selection/compare.js";
 export {
   type CoefficientSummary,
   type CompareLinearOptions,
@@ -170,11 +396,15 @@ export {
   MAX_ESTIMATED_MODELS,
   type SubsetSearchSummary,
 } from "./selection/linear.js";
-export * from "./selection/subsets.js";
 export {
+  hereditaryFilter,
+  MAX_ENUMERATED_INPUTS,
   type RankedSubset,
+  type SampleSubsetsOptions,
   type SearchSubsetsOptions,
+  type SubsetSample,
   type SubsetSummary,
+  sampleSubsets,
   searchSubsets,
   summarizeSubsets,
 } from "./selection/subsets.js";

@@ -1,6 +1,7 @@
 import { Command, CommanderError } from "commander";
 import { OccamError } from "../errors.js";
 import { registerCompare } from "./compare.js";
+import { registerEvidence } from "./evidence.js";
 import { registerFitMlp } from "./fit-mlp.js";
 import { type Io, processIo } from "./io.js";
 import { registerReproduce } from "./reproduce.js";
@@ -19,6 +20,7 @@ export function buildProgram(io: Io): Command {
       outputError: (message, write) => write(`occam: ${message.replace(/^error: /, "")}`),
     });
   registerCompare(program, io);
+  registerEvidence(program, io);
   registerFitMlp(program, io);
   registerReproduce(program, io);
   registerSelectInputs(program, io);

@@ -1,6 +1,6 @@
 import { type Command, InvalidArgumentError, Option } from "commander";
 import { OccamError } from "../errors.js";
-import { parseSeed, positiveNumber } from "./arguments.js";
+import { parseSeed, positiveNumber, wholeNumber } from "./arguments.js";
 import type { Io } from "./io.js";
 import { checkedJson } from "./json.js";
 import { reproductions } from "./reproductions.js";
@@ -42,10 +42,22 @@ export function registerReproduce(program: Command, io: Io): void {
         "noise standard deviation of the data, 0.05 or 0.5 in the thesis (robot-arm)",
       ).argParser(positiveNumber("--noise")),
     )
+    .addOption(
+      new Option("--seeds <N>", "seeds per problem and method (calibration)").argParser(
+        wholeNumber("--seeds"),
+      ),
+    )
     .action(
       async (
         name: string,
-        options: { json?: boolean; seed: number; quick?: boolean; hidden?: number[]; noise?: number },
+        options: {
+          json?: boolean;
+          seed: number;
+          quick?: boolean;
+          hidden?: number[];
+          noise?: number;
+          seeds?: number;
+        },
       ) => {
         const load = reproductions[name];
         if (load === undefined) {
@@ -58,9 +70,13 @@ export function registerReproduce(program: Command, io: Io): void {
         const onProgress = io.interactive
           ? (step: string) => io.stderr(`\r\x1b[2K${name}: ${step}`)
           : undefined;
-        for (const flag of ["hidden", "noise"] as const) {
-          if (options[flag] !== undefined && name !== "robot-arm") {
-            throw new OccamError("invalid-argument", `--${flag} applies only to robot-arm, not to ${name}.`);
+        for (const [flag, owner] of [
+          ["hidden", "robot-arm"],
+          ["noise", "robot-arm"],
+          ["seeds", "calibration"],
+        ] as const) {
+          if (options[flag] !== undefined && name !== owner) {
+            throw new OccamError("invalid-argument", `--${flag} applies only to ${owner}, not to ${name}.`);
           }
         }
         const reproduction = await load();
@@ -70,6 +86,7 @@ export function registerReproduce(program: Command, io: Io): void {
           onProgress,
           ...(options.hidden === undefined ? {} : { hidden: options.hidden }),
           ...(options.noise === undefined ? {} : { noise: options.noise }),
+          ...(options.seeds === undefined ? {} : { seeds: options.seeds }),
         });
         if (onProgress) io.stderr("\r\x1b[2K");
         io.stdout(options.json ? `${checkedJson(result)}\n` : `${reproduction.format(result)}\n`);

@@ -8,6 +8,8 @@ export interface ReproductionOptions {
   hidden?: number[];
   /** Noise standard deviation of the data (`--noise`), for robot-arm. */
   noise?: number;
+  /** Seeds per problem and method (`--seeds`), for calibration. */
+  seeds?: number;
 }
 
 /** An experiment the CLI can run: its computation and its table. */
@@ -32,6 +34,11 @@ export const reproductions: Readonly<Record<string, () => Promise<Reproduction>>
     reproduction(
       (await import("../experiments/samplers.js")).runSamplersExperiment,
       (await import("./reports/samplers.js")).formatSamplersReport,
+    ),
+  calibration: async () =>
+    reproduction(
+      (await import("../experiments/calibration.js")).runCalibrationExperiment,
+      (await import("./reports/calibration.js")).formatCalibrationReport,
     ),
   estimators: async () =>
     reproduction(

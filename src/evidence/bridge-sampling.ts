@@ -3,20 +3,20 @@ import { OccamError } from "../errors.js";
 import { logAddExp, logSumExp } from "../math/logspace.js";
 import { Draws } from "../model/draws.js";
 import type { BayesModel } from "../model/model.js";
-import type { Rng } from "../random/rng.js";
+import { unbounded } from "../model/transform.js";
 import {
   checkCount,
   checkLogValue,
   checkModel,
-  type EvidenceResult,
+  type EvidenceEstimate,
   evidenceResult,
   fitGaussian,
   type PosteriorDrawsInput,
   posteriorDraws,
   type RandomOptions,
-  repetitionSpread,
   resolveRng,
   secondsSince,
+  unboundedDraws,
 } from "./result.js";
 
 const WHERE = "bridgeSampling";
@@ -37,7 +37,7 @@ export interface BridgeSamplingOptions extends RandomOptions {
    */
   method?: "normal" | "warp3";
   /**
-   * Number of proposal draws N2 per repetition.
+   * Number of proposal draws N2.
    * @defaultValue the number of posterior draws in the bridge (the second halves)
    */
   samples?: number;
@@ -51,29 +51,39 @@ export interface BridgeSamplingOptions extends RandomOptions {
    * @defaultValue 1000
    */
   maxIterations?: number;
-  /**
-   * Independent sets of proposal draws, each on its own `rng.split` stream (as bridgesampling's
-   * `repetitions`). The estimate uses all of them at once; the spread of the per-set estimates,
-   * reported in `diagnostics`, measures the proposal side's variability only, since the posterior
-   * draws are shared.
-   * @defaultValue 1
-   */
-  repetitions?: number;
 }
+
+/** Diagnostics of {@link bridgeSampling}. */
+export interface BridgeDiagnostics {
+  readonly variant: "normal" | "warp3";
+  readonly iterations: number;
+  readonly converged: boolean;
+  /** Frühwirth-Schnatter's relative mean-squared error of Ẑ, and its two sides. */
+  readonly re2: number;
+  readonly re2Proposal: number;
+  readonly re2Posterior: number;
+  /** The effective sample size N_eff of the bridge draws, and of f2 over the chains. */
+  readonly neff: number;
+  readonly essF2: number;
+  readonly posteriorDraws: number;
+  readonly fitDraws: number;
+  readonly proposalDraws: number;
+}
+
+/** The result of {@link bridgeSampling}. */
+export type BridgeSamplingResult = EvidenceEstimate<"bridge" | "bridge-warp3", BridgeDiagnostics>;
 
 interface ResolvedBridgeOptions {
   method: "normal" | "warp3";
   samples: number | undefined;
   tolerance: number;
   maxIterations: number;
-  repetitions: number;
 }
 
 function resolveBridgeOptions(options: BridgeSamplingOptions): ResolvedBridgeOptions {
   const method = options.method ?? "normal";
   const tolerance = options.tolerance ?? 1e-10;
   const maxIterations = options.maxIterations ?? 1000;
-  const repetitions = options.repetitions ?? 1;
   if (method !== "normal" && method !== "warp3") {
     throw new OccamError(
       "invalid-argument",
@@ -88,8 +98,7 @@ function resolveBridgeOptions(options: BridgeSamplingOptions): ResolvedBridgeOpt
     );
   }
   checkCount(maxIterations, "maxIterations", WHERE, 1);
-  checkCount(repetitions, "repetitions", WHERE, 1);
-  return { method, samples: options.samples, tolerance, maxIterations, repetitions };
+  return { method, samples: options.samples, tolerance, maxIterations };
 }
 
 /** The outcome of the bridge fixed point and its error measures for one set of log ratios. */
@@ -132,15 +141,18 @@ interface BridgeRun {
  * than 8 per chain), of the wrong length or non-finite, when the first half's covariance is singular,
  * and when a log density is NaN or +Infinity (naming the draw) or −Infinity at a posterior draw.
  */
-export function bridgeSampling(model: BayesModel, options: BridgeSamplingOptions): EvidenceResult {
+export function bridgeSampling(given: BayesModel, options: BridgeSamplingOptions): BridgeSamplingResult {
   const start = performance.now();
-  checkModel(model, WHERE);
+  checkModel(given, WHERE);
+  // On the unbounded scale, where a bounded posterior is closer to the normal proposal.
+  const view = unbounded(given, WHERE);
+  const model = view.model;
   if (options === null || typeof options !== "object") {
     throw new OccamError("invalid-argument", `${WHERE}: options with { draws } are required.`);
   }
   const o = resolveBridgeOptions(options);
   const d = model.dim;
-  const all = posteriorDraws(options.draws, d, WHERE, Math.max(2 * (d + 2), 20), 8);
+  const all = unboundedDraws(view, posteriorDraws(options.draws, d, WHERE, Math.max(2 * (d + 2), 20), 8));
   const rng = resolveRng(options, WHERE);
   const { nChains, nDraws, values } = all;
   const nFitPer = Math.floor(nDraws / 2);
@@ -201,31 +213,26 @@ export function bridgeSampling(model: BayesModel, options: BridgeSamplingOptions
     }
   }
 
-  // Proposal side: N2 draws per repetition, θ̃ = m + Lz with z ~ N(0, I) (warp3 bridges in z space).
-  const streams = rng.split(o.repetitions);
-  const l2 = new Float64Array(N2 * o.repetitions);
-  for (let r = 0; r < o.repetitions; r++) {
-    const stream: Rng = streams[r];
-    for (let s = 0; s < N2; s++) {
-      const j = r * N2 + s;
-      let q = 0;
-      for (let a = 0; a < d; a++) {
-        z[a] = stream.normal();
-        q += z[a] * z[a];
-      }
-      for (let a = 0; a < d; a++) {
-        let s2 = 0;
-        for (let b = 0; b <= a; b++) s2 += L[a * d + b] * z[b];
-        theta[a] = m[a] + s2;
-        other[a] = m[a] - s2;
-      }
-      const lq = logTarget(theta, "proposal draw", j, true);
-      if (warp) {
-        const lqReflected = logTarget(other, "reflected proposal draw", j, true);
-        l2[j] = warpShift + logAddExp(lq, lqReflected) - (logNormStd - 0.5 * q);
-      } else {
-        l2[j] = lq - (logNormStd - logDetL - 0.5 * q);
-      }
+  // Proposal side: N2 draws θ̃ = m + Lz with z ~ N(0, I) (warp3 bridges in z space).
+  const l2 = new Float64Array(N2);
+  for (let j = 0; j < N2; j++) {
+    let q = 0;
+    for (let a = 0; a < d; a++) {
+      z[a] = rng.normal();
+      q += z[a] * z[a];
+    }
+    for (let a = 0; a < d; a++) {
+      let s2 = 0;
+      for (let b = 0; b <= a; b++) s2 += L[a * d + b] * z[b];
+      theta[a] = m[a] + s2;
+      other[a] = m[a] - s2;
+    }
+    const lq = logTarget(theta, "proposal draw", j, true);
+    if (warp) {
+      const lqReflected = logTarget(other, "reflected proposal draw", j, true);
+      l2[j] = warpShift + logAddExp(lq, lqReflected) - (logNormStd - 0.5 * q);
+    } else {
+      l2[j] = lq - (logNormStd - logDetL - 0.5 * q);
     }
   }
 
@@ -235,44 +242,43 @@ export function bridgeSampling(model: BayesModel, options: BridgeSamplingOptions
   const essMedian = median(essPerCoordinate.filter((v) => !Number.isNaN(v)));
   const neff = Number.isNaN(essMedian) ? N1 : Math.min(essMedian, N1);
 
-  const scratch1 = new Float64Array(N1);
-  const scratch2 = new Float64Array(N2 * o.repetitions);
-  const runBridge = (l2Set: Float64Array): BridgeRun =>
-    iterateBridge(l1, l2Set, neff, nChains, nIterPer, o, scratch1, scratch2);
-
-  const pooled = runBridge(l2);
-  const diagnostics: Record<string, unknown> = {
-    variant: o.method,
-    iterations: pooled.iterations,
-    converged: pooled.converged,
-    re2: pooled.re2,
-    cv: Math.sqrt(pooled.re2),
-    re2Proposal: pooled.re2Proposal,
-    re2Posterior: pooled.re2Posterior,
+  const pooled = iterateBridge(
+    l1,
+    l2,
     neff,
-    essF2: pooled.essF2,
-    posteriorDraws: N1,
-    fitDraws: fit.size,
-    proposalDraws: N2 * o.repetitions,
-    repetitions: o.repetitions,
-  };
+    nChains,
+    nIterPer,
+    o,
+    new Float64Array(N1),
+    new Float64Array(N2),
+  );
+  const unreliable: string[] = [];
   if (!pooled.converged) {
-    diagnostics.warning =
+    unreliable.push(
       `the bridge iteration did not reach tolerance ${o.tolerance} in ${o.maxIterations} iterations; ` +
-      'use more draws or method: "warp3".';
-  }
-  if (o.repetitions > 1) {
-    const perRep: number[] = [];
-    for (let r = 0; r < o.repetitions; r++) perRep.push(runBridge(l2.subarray(r * N2, (r + 1) * N2)).logZ);
-    Object.assign(diagnostics, repetitionSpread(perRep));
+        'use more draws or method: "warp3".',
+    );
   }
   return evidenceResult({
-    method: `bridge-sampling (${o.method})`,
+    method: o.method === "normal" ? "bridge" : "bridge-warp3",
     logZ: pooled.logZ,
     stdErr: Math.sqrt(pooled.re2),
     nLikelihoodEvals: evals,
     seconds: secondsSince(start),
-    diagnostics,
+    unreliable,
+    diagnostics: {
+      variant: o.method,
+      iterations: pooled.iterations,
+      converged: pooled.converged,
+      re2: pooled.re2,
+      re2Proposal: pooled.re2Proposal,
+      re2Posterior: pooled.re2Posterior,
+      neff,
+      essF2: pooled.essF2,
+      posteriorDraws: N1,
+      fitDraws: fit.size,
+      proposalDraws: N2,
+    },
   });
 }
 

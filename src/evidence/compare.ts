@@ -1,9 +1,9 @@
 import { OccamError } from "../errors.js";
 import type { BayesModel } from "../model/model.js";
 import { createRng } from "../random/rng.js";
-import { type EvidenceMethod, estimateEvidence } from "./estimate.js";
+import { type EvidenceMethod, type EvidenceResult, estimateEvidence, NEEDS_DRAWS } from "./estimate.js";
 import { samplePosterior } from "./posterior-sampling.js";
-import type { EvidenceResult, PosteriorDrawsInput } from "./result.js";
+import type { PosteriorDrawsInput } from "./result.js";
 
 /** Options of {@link compareEstimators}. */
 export interface CompareEstimatorsOptions {
@@ -28,30 +28,37 @@ export interface EstimatePair {
   readonly agree: boolean;
 }
 
+/** A method that gave no estimate, and why. */
+export interface EstimatorFailure {
+  readonly method: EvidenceMethod;
+  /** The OccamError's message. */
+  readonly message: string;
+}
+
 /** What {@link compareEstimators} returns. */
 export interface EstimatorComparison {
+  /** The estimates, in the order the methods were given (without the methods that failed). */
   readonly results: readonly EvidenceResult[];
-  /** Every pair of Monte Carlo estimates (methods whose error bars are statistical). */
+  /** The methods that stopped with an error instead (a model they do not apply to, a sampler that could not move, …). */
+  readonly failures: readonly EstimatorFailure[];
+  /** Every pair of reliable estimates. */
   readonly pairs: readonly EstimatePair[];
-  /** True when every pair agrees within the threshold. */
+  /**
+   * True when every pair of reliable estimates agrees within the threshold; false when fewer than
+   * two are reliable (nothing was cross-checked).
+   */
   readonly agree: boolean;
-  /** The inverse-variance weighted mean of the Monte Carlo estimates and its standard error. */
-  readonly consensus: { readonly logZ: number; readonly stdErr: number };
+  /** The inverse-variance weighted mean of the reliable estimates and its standard error; null when none is reliable. */
+  readonly consensus: { readonly logZ: number; readonly stdErr: number } | null;
   /** The exact log Z, when the model has one, and each estimate's z against it. */
   readonly exact?: { readonly logZ: number; readonly z: readonly number[] };
 }
 
 /**
- * Methods whose standard error does not measure their error: the harmonic mean's variance is
- * usually infinite, Laplace's error is asymptotic (it reports 0), and the k-NN entropy estimator has
- * a bias its standard error does not include. They are listed but not used to judge agreement.
- */
-const NOT_STATISTICAL: ReadonlySet<string> = new Set(["harmonic-mean", "laplace", "entropy"]);
-
-/**
  * Runs several estimators on one model and reports whether they agree within their errors: a
  * cross-check of the numbers, not only of their spread. Methods that need posterior draws share one
- * set, sampled once.
+ * set, sampled once. Only reliable results (see `EvidenceEstimate.reliable`: the harmonic mean and
+ * Laplace never are) enter the pairs and the consensus; the others are listed with their warnings.
  */
 export function compareEstimators(
   model: BayesModel,
@@ -66,14 +73,26 @@ export function compareEstimators(
   }
   const threshold = options.threshold ?? 3;
   const streams = createRng(options.seed ?? 1).split(methods.length + 1);
-  const draws = options.draws ?? samplePosterior(model, { rng: streams[0] }).draws;
-  const results = methods.map((method, i) =>
+  // One set of posterior draws for every method that needs them, made only if one does.
+  const sample =
+    options.draws === undefined && methods.some((m) => NEEDS_DRAWS.has(m))
+      ? samplePosterior(model, { rng: streams[0] })
+      : undefined;
+  const results: EvidenceResult[] = [];
+  const failures: EstimatorFailure[] = [];
+  methods.forEach((method, i) => {
     // Each method's own seed comes from its own stream, so adding a method changes no other result.
-    estimateEvidence(model, { method, draws, seed: Math.floor(streams[i + 1].uniform() * 0xffffffff) }),
-  );
+    const seed = Math.floor(streams[i + 1].uniform() * 0xffffffff);
+    try {
+      results.push(estimateEvidence(model, { method, draws: options.draws, sample, seed }));
+    } catch (error) {
+      if (!(error instanceof OccamError)) throw error;
+      failures.push({ method, message: error.message });
+    }
+  });
   const statistical = results
-    .map((r, i) => ({ r, name: methods[i] }))
-    .filter((x) => !NOT_STATISTICAL.has(x.name));
+    .map((r) => ({ r, name: r.method }))
+    .filter((x) => x.r.reliable && x.r.stdErr > 0 && Number.isFinite(x.r.stdErr));
   const pairs: EstimatePair[] = [];
   for (let i = 0; i < statistical.length; i++) {
     for (let j = i + 1; j < statistical.length; j++) {
@@ -89,20 +108,16 @@ export function compareEstimators(
   let weight = 0;
   let weighted = 0;
   for (const { r } of statistical) {
-    if (r.stdErr > 0 && Number.isFinite(r.stdErr)) {
-      weight += 1 / r.stdErr ** 2;
-      weighted += r.logZ / r.stdErr ** 2;
-    }
+    weight += 1 / r.stdErr ** 2;
+    weighted += r.logZ / r.stdErr ** 2;
   }
   const exactLogZ = model.exactLogEvidence?.();
   return {
     results,
+    failures,
     pairs,
-    agree: pairs.every((p) => p.agree),
-    consensus:
-      weight > 0
-        ? { logZ: weighted / weight, stdErr: 1 / Math.sqrt(weight) }
-        : { logZ: Number.NaN, stdErr: Number.NaN },
+    agree: pairs.length > 0 && pairs.every((p) => p.agree),
+    consensus: weight > 0 ? { logZ: weighted / weight, stdErr: 1 / Math.sqrt(weight) } : null,
     ...(exactLogZ === undefined
       ? {}
       : { exact: { logZ: exactLogZ, z: results.map((r) => (r.logZ - exactLogZ) / r.stdErr) } }),

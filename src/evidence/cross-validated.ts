@@ -14,11 +14,10 @@ import type { BayesModel } from "../model/model.js";
 import type { Rng } from "../random/rng.js";
 import { bridgeSampling } from "./bridge-sampling.js";
 import { samplePosterior } from "./posterior-sampling.js";
-import type { PowerPosteriorKernelChoice } from "./power-posterior.js";
 import {
   checkCount,
   checkModel,
-  type EvidenceResult,
+  type EvidenceEstimate,
   evidenceResult,
   logWeightSummary,
   type RandomOptions,
@@ -26,6 +25,7 @@ import {
   secondsSince,
   showPoint,
 } from "./result.js";
+import type { PowerPosteriorKernelChoice } from "./tempering/power-posterior.js";
 
 const WHERE = "crossValidatedEvidence";
 
@@ -89,7 +89,10 @@ export type CrossValidationForm = "held-out" | "k-fold" | "chain-rule";
 export type CrossValidationSampler = "exact" | PowerPosteriorKernelChoice;
 
 /** An estimator of log p(D_1) for the chain rule's first fold: given the subset model and its posterior draws. */
-export type FirstFoldEstimatorFn = (model: BayesModel, context: { rng: Rng; draws: Draws }) => EvidenceResult;
+export type FirstFoldEstimatorFn = (
+  model: BayesModel,
+  context: { rng: Rng; draws: Draws },
+) => EvidenceEstimate;
 
 /**
  * The estimator of log p(D_1) in the chain rule: `"auto"` is `"exact"` when the subset model has
@@ -147,6 +150,13 @@ export interface CrossValidatedEvidenceOptions extends RandomOptions {
    */
   warmup?: number;
   /**
+   * Where the MCMC chains of each posterior start (MCMC only), as `samplePosterior` takes it:
+   * "tempered" pays for a small tempered run per posterior so that chains find every mode; "prior"
+   * starts them at prior draws, enough for a posterior with one mode (an identified family).
+   * @defaultValue "tempered"
+   */
+  starts?: "tempered" | "prior";
+  /**
    * The estimator of log p(D_1) (chain-rule only).
    * @defaultValue "auto"
    */
@@ -163,6 +173,7 @@ interface Resolved {
   sampler: CrossValidationSampler;
   chains: number;
   warmup: number;
+  starts: "tempered" | "prior";
   firstFoldEstimator: FirstFoldEstimator;
 }
 
@@ -188,6 +199,7 @@ function resolveOptions(options: CrossValidatedEvidenceOptions): Resolved {
   const chains = options.chains ?? 4;
   const warmup = options.warmup ?? 1000;
   const firstFoldEstimator = options.firstFoldEstimator ?? "auto";
+  const starts = options.starts ?? "tempered";
   checkCount(folds, "folds", WHERE, 2);
   if (typeof shuffle !== "boolean") {
     throw new OccamError("invalid-argument", `${WHERE}: shuffle must be true or false.`);
@@ -221,6 +233,12 @@ function resolveOptions(options: CrossValidatedEvidenceOptions): Resolved {
       `${WHERE}: firstFoldEstimator must be "auto", "exact", "bridge-sampling" or a function, got ${String(firstFoldEstimator)}.`,
     );
   }
+  if (starts !== "tempered" && starts !== "prior") {
+    throw new OccamError(
+      "invalid-argument",
+      `${WHERE}: starts must be "tempered" or "prior", got ${String(starts)}.`,
+    );
+  }
   if (options.partition !== undefined && options.folds !== undefined) {
     throw new OccamError("invalid-argument", `${WHERE}: give folds or partition, not both.`);
   }
@@ -234,6 +252,7 @@ function resolveOptions(options: CrossValidatedEvidenceOptions): Resolved {
     sampler,
     chains,
     warmup,
+    starts,
     firstFoldEstimator,
   };
 }
@@ -247,6 +266,8 @@ interface SubsetDraws {
   sampler: string;
   /** Likelihood evaluations made by the sampler. */
   evaluations: number;
+  /** Why the MCMC draws cannot be trusted, if they cannot (see `samplePosterior`). */
+  unreliable: readonly string[];
   warnings: readonly string[];
 }
 
@@ -287,7 +308,7 @@ function subsetDraws(sub: BayesModel, rng: Rng, o: Resolved, where: string): Sub
       draws.values.set(x, t * d);
     }
     draws.logDensity.fill(Number.NaN);
-    return { draws, sampler: "exact", evaluations: 0, warnings: [] };
+    return { draws, sampler: "exact", evaluations: 0, unreliable: [], warnings: [] };
   }
   const perChain = Math.max(10, Math.ceil(o.draws / o.chains));
   try {
@@ -295,6 +316,7 @@ function subsetDraws(sub: BayesModel, rng: Rng, o: Resolved, where: string): Sub
       kernel: o.sampler === "auto" ? "auto" : (o.sampler as PowerPosteriorKernelChoice),
       chains: o.chains,
       warmup: o.warmup,
+      starts: o.starts,
       draws: perChain,
       rng,
     });
@@ -302,6 +324,7 @@ function subsetDraws(sub: BayesModel, rng: Rng, o: Resolved, where: string): Sub
       draws: sample.draws,
       sampler: sample.kernel,
       evaluations: sample.nLikelihoodEvals + o.chains,
+      unreliable: sample.unreliable,
       warnings: sample.warnings,
     };
   } catch (error) {
@@ -338,6 +361,7 @@ export interface CrossValidationTerm {
 interface TermOutcome {
   term: CrossValidationTerm;
   evaluations: number;
+  unreliable: string[];
   warnings: string[];
 }
 
@@ -394,8 +418,9 @@ function conditionalTerm(
   }
   const stdErr = relativeSd / Math.sqrt(ess);
   const warnings = sample.warnings.map((w) => `${label}: ${w}`);
+  const unreliable = sample.unreliable.map((w) => `${label}: ${w}`);
   if (summary.ess < 50 || summary.maxWeightShare > 0.2) {
-    warnings.push(
+    unreliable.push(
       `${label}: the average of p(D_predicted | θ) rests on few draws (importance ESS ${summary.ess.toFixed(1)} of ${total}, ` +
         `largest weight ${(100 * summary.maxWeightShare).toFixed(0)} % of the sum); its standard error is unreliable: ` +
         "use more draws or smaller folds.",
@@ -413,6 +438,7 @@ function conditionalTerm(
       sampler: sample.sampler,
     },
     evaluations: sample.evaluations + total,
+    unreliable,
     warnings,
   };
 }
@@ -459,6 +485,40 @@ function exactSubsetLogEvidence(model: SubsettableModel, observations: Int32Arra
 
 // ---------------------------------------------------------------------------------------------
 // The estimator.
+
+type Mutable<T> = { -readonly [K in keyof T]: T[K] };
+
+/** The chain rule's first fold, log p(D_1), in {@link CrossValidatedDiagnostics}. */
+export interface FirstFoldSummary {
+  /** "exact", "bridge" or "user (method)". */
+  readonly estimator: string;
+  readonly observations: number;
+  readonly logZ: number;
+  readonly stdErr: number;
+  /** Its exact value, where the subset has `exactLogEvidence()`. */
+  readonly exact?: number;
+}
+
+/** Diagnostics of {@link crossValidatedEvidence}. */
+export interface CrossValidatedDiagnostics {
+  readonly form: CrossValidationForm;
+  /** The quantity estimated, in words. */
+  readonly estimand: string;
+  readonly blockSizes: readonly number[];
+  /** The observations of each block. */
+  readonly partition: readonly (readonly number[])[];
+  /** Posterior draws per conditioning set. */
+  readonly draws: number;
+  readonly terms: readonly CrossValidationTerm[];
+  readonly firstFold?: FirstFoldSummary;
+  /** The exact log p(D), the exact value of the estimated quantity, and (k-fold) their difference. */
+  readonly exactLogZ?: number;
+  readonly exactValue?: number;
+  readonly exactBias?: number;
+}
+
+/** The result of {@link crossValidatedEvidence}. */
+export type CrossValidatedResult = EvidenceEstimate<"cv", CrossValidatedDiagnostics>;
 
 /**
  * Evidence from posterior draws given subsets of the data, in three forms (Everson et al. eqs. 7–8),
@@ -511,7 +571,7 @@ function exactSubsetLogEvidence(model: SubsettableModel, observations: Int32Arra
 export function crossValidatedEvidence(
   model: BayesModel,
   options: CrossValidatedEvidenceOptions,
-): EvidenceResult {
+): CrossValidatedResult {
   const start = performance.now();
   checkModel(model, WHERE);
   if (!isSubsettable(model)) {
@@ -588,6 +648,7 @@ export function crossValidatedEvidence(
   let logZ = 0;
   let variance = 0;
   let evaluations = 0;
+  const unreliable: string[] = [];
   const warnings: string[] = [];
   const terms: CrossValidationTerm[] = [];
   for (let k = 0; k < pairs.length; k++) {
@@ -597,10 +658,11 @@ export function crossValidatedEvidence(
     logZ += outcome.term.logTerm;
     variance += outcome.term.stdErr ** 2;
     evaluations += outcome.evaluations;
+    unreliable.push(...outcome.unreliable);
     warnings.push(...outcome.warnings);
   }
 
-  const diagnostics: Record<string, unknown> = {
+  const diagnostics: Mutable<CrossValidatedDiagnostics> = {
     form: o.form,
     estimand:
       o.form === "held-out"
@@ -612,16 +674,24 @@ export function crossValidatedEvidence(
     // Plain arrays, so that the diagnostics serialise as JSON.
     partition: blocks.map((b) => Array.from(b)),
     draws: o.draws,
+    terms,
   };
 
-  let firstFold: Record<string, unknown> | undefined;
+  let firstFold: Mutable<FirstFoldSummary> | undefined;
   if (o.form === "chain-rule") {
     const where = `${WHERE} (fold 1)`;
     const sub = subsetModel(model, blocks[0], where);
     const stream = streams[pairs.length];
     const choice = o.firstFoldEstimator;
     const useExact = choice === "exact" || (choice === "auto" && typeof sub.exactLogEvidence === "function");
-    let result: EvidenceResult;
+    let result: {
+      logZ: number;
+      stdErr: number;
+      nLikelihoodEvals: number;
+      method: string;
+      reliable: boolean;
+      warnings: readonly string[];
+    };
     let estimator: string;
     if (useExact) {
       if (typeof sub.exactLogEvidence !== "function") {
@@ -630,13 +700,20 @@ export function crossValidatedEvidence(
           `${where}: firstFoldEstimator "exact" needs model.subset(…).exactLogEvidence(); use "bridge-sampling".`,
         );
       }
-      const value = sub.exactLogEvidence();
-      result = evidenceResult({ method: "exact", logZ: value, stdErr: 0, nLikelihoodEvals: 0, seconds: 0 });
+      result = {
+        method: "exact",
+        logZ: sub.exactLogEvidence(),
+        stdErr: 0,
+        nLikelihoodEvals: 0,
+        reliable: true,
+        warnings: [],
+      };
       estimator = "exact";
     } else {
       const sample = subsetDraws(sub, stream, o, where);
       evaluations += sample.evaluations;
       warnings.push(...sample.warnings.map((w) => `fold 1: ${w}`));
+      unreliable.push(...sample.unreliable.map((w) => `fold 1: ${w}`));
       const [bridgeRng] = stream.split(1);
       if (typeof choice === "function") {
         result = choice(sub, { rng: bridgeRng, draws: sample.draws });
@@ -661,12 +738,12 @@ export function crossValidatedEvidence(
     logZ += result.logZ;
     variance += result.stdErr ** 2;
     evaluations += result.nLikelihoodEvals;
+    if (!result.reliable) unreliable.push(...result.warnings.map((w) => `fold 1 (${estimator}): ${w}`));
     firstFold = {
       estimator,
       observations: blocks[0].length,
       logZ: result.logZ,
       stdErr: result.stdErr,
-      diagnostics: result.diagnostics,
     };
     diagnostics.firstFold = firstFold;
   }
@@ -701,15 +778,15 @@ export function crossValidatedEvidence(
       if (o.form === "k-fold") diagnostics.exactBias = exactValue - exactLogZ;
     }
   }
-  diagnostics.terms = terms.map((t) => Object.freeze(t));
-  if (warnings.length > 0) diagnostics.warnings = warnings;
 
   return evidenceResult({
-    method: `cross-validated (${o.form})`,
+    method: "cv",
     logZ,
     stdErr: Math.sqrt(variance),
     nLikelihoodEvals: evaluations,
     seconds: secondsSince(start),
+    unreliable,
+    warnings,
     diagnostics,
   });
 }

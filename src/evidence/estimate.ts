@@ -2,28 +2,47 @@ import { OccamError } from "../errors.js";
 import type { BayesModel } from "../model/model.js";
 import { createRng } from "../random/rng.js";
 import {
+  type AisResult,
   type AnnealedImportanceSamplingOptions,
   annealedImportanceSampling,
 } from "./annealed-importance-sampling.js";
-import { type BridgeSamplingOptions, bridgeSampling } from "./bridge-sampling.js";
-import { type ChainingOptions, chaining } from "./chaining.js";
-import { type CrossValidatedEvidenceOptions, crossValidatedEvidence } from "./cross-validated.js";
-import { type EntropyEvidenceOptions, entropyEvidence } from "./entropy.js";
-import { harmonicMean } from "./harmonic-mean.js";
-import { type ImportanceSamplingOptions, importanceSampling } from "./importance-sampling.js";
-import { type LaplaceOptions, laplace } from "./laplace.js";
-import { type PathSamplingOptions, pathSampling } from "./path-sampling.js";
+import { type BridgeSamplingOptions, type BridgeSamplingResult, bridgeSampling } from "./bridge-sampling.js";
+import { type ChainingOptions, type ChainingResult, chaining } from "./chaining.js";
+import {
+  type CrossValidatedEvidenceOptions,
+  type CrossValidatedResult,
+  crossValidatedEvidence,
+} from "./cross-validated.js";
+import { type EntropyEvidenceOptions, type EntropyResult, entropyEvidence } from "./entropy.js";
+import { type HarmonicMeanResult, harmonicMean } from "./harmonic-mean.js";
+import {
+  type ImportanceSamplingOptions,
+  type ImportanceSamplingResult,
+  importanceSampling,
+} from "./importance-sampling.js";
+import { type LaplaceOptions, type LaplaceResult, laplace } from "./laplace.js";
+import { type PathSamplingOptions, type PathSamplingResult, pathSampling } from "./path-sampling.js";
 import {
   type PosteriorSample,
   type PosteriorSamplingOptions,
   samplePosterior,
 } from "./posterior-sampling.js";
-import { type PriorMonteCarloOptions, priorMonteCarlo } from "./prior-monte-carlo.js";
-import { type EvidenceResult, evidenceResult, type PosteriorDrawsInput } from "./result.js";
-import { type SteppingStoneOptions, steppingStone } from "./stepping-stone.js";
-import { type TemperedSmcOptions, temperedSmc } from "./tempered-smc.js";
+import {
+  type PriorMonteCarloOptions,
+  type PriorMonteCarloResult,
+  priorMonteCarlo,
+} from "./prior-monte-carlo.js";
+import { evidenceResult, type PosteriorDrawsInput } from "./result.js";
+import { type SteppingStoneOptions, type SteppingStoneResult, steppingStone } from "./stepping-stone.js";
+import { type TemperedSmcOptions, type TemperedSmcResult, temperedSmc } from "./tempered-smc.js";
+import {
+  type TransitionalMcmcOptions,
+  type TransitionalMcmcResult,
+  transitionalMcmc,
+} from "./transitional-mcmc.js";
 
-type Settings<T> = Omit<T, "seed" | "rng" | "draws">;
+/** Options without the ones `estimateEvidence` sets itself (distributive, so a union keeps its members). */
+type Settings<T> = T extends unknown ? Omit<T, "seed" | "rng" | "draws"> : never;
 
 /** Each method's own settings, as `estimateEvidence(model, { method, settings })` takes them. */
 export interface EvidenceMethodSettings {
@@ -38,6 +57,7 @@ export interface EvidenceMethodSettings {
   path: Settings<PathSamplingOptions>;
   ais: Settings<AnnealedImportanceSamplingOptions>;
   smc: Settings<TemperedSmcOptions>;
+  tmcmc: Settings<TransitionalMcmcOptions>;
   /** Cross-validated evidence; `form` defaults to "chain-rule", the one that estimates log Z. */
   cv: Partial<Settings<CrossValidatedEvidenceOptions>>;
   entropy: Settings<EntropyEvidenceOptions>;
@@ -45,6 +65,28 @@ export interface EvidenceMethodSettings {
 
 /** The names of the evidence estimators. */
 export type EvidenceMethod = keyof EvidenceMethodSettings;
+
+/**
+ * What every estimator returns: a discriminated union on `method`, so that
+ * `if (r.method === "smc") r.diagnostics.islandLogZ` is typed.
+ */
+export type EvidenceResult =
+  | PriorMonteCarloResult
+  | ImportanceSamplingResult
+  | HarmonicMeanResult
+  | LaplaceResult
+  | BridgeSamplingResult
+  | ChainingResult
+  | SteppingStoneResult
+  | PathSamplingResult
+  | AisResult
+  | TemperedSmcResult
+  | TransitionalMcmcResult
+  | CrossValidatedResult
+  | EntropyResult;
+
+/** The diagnostics of any method (narrow on the result's `method` to reach a method's own). */
+export type MethodDiagnostics = EvidenceResult["diagnostics"];
 
 /** Every method name, in the order occam lists them. */
 export const EVIDENCE_METHODS: readonly EvidenceMethod[] = [
@@ -59,12 +101,13 @@ export const EVIDENCE_METHODS: readonly EvidenceMethod[] = [
   "path",
   "ais",
   "smc",
+  "tmcmc",
   "cv",
   "entropy",
 ];
 
 /** The methods that start from posterior draws (made by occam unless given). */
-const NEEDS_DRAWS: ReadonlySet<EvidenceMethod> = new Set([
+export const NEEDS_DRAWS: ReadonlySet<EvidenceMethod> = new Set([
   "importance",
   "harmonic-mean",
   "bridge",
@@ -86,6 +129,11 @@ export interface EstimateEvidenceOptions<M extends EvidenceMethod = EvidenceMeth
    * entropy). Without them occam samples the posterior itself, as `posterior` says.
    */
   draws?: PosteriorDrawsInput;
+  /**
+   * Posterior draws from `samplePosterior`, to share between several estimates: unlike `draws`, their
+   * own checks (chains that disagree, too few effective draws) count as each draw-based result's.
+   */
+  sample?: PosteriorSample;
   /** How occam samples the posterior when a method needs draws and none are given. */
   posterior?: Omit<PosteriorSamplingOptions, "seed" | "rng">;
   /** The estimator's own settings; every one has a default. */
@@ -94,10 +142,10 @@ export interface EstimateEvidenceOptions<M extends EvidenceMethod = EvidenceMeth
 
 /**
  * Estimates log Z = log p(D | M) by one method, choosing samplers and settings a user need not know:
- * posterior draws by HMC (or random-walk Metropolis for a model without gradients) for the methods
- * that need them, the model's exact power-posterior kernel (else HMC) along temperature ladders
- * adapted to the model by a pilot run (stepping-stone, path sampling, AIS), and each estimator's
- * defaults.
+ * posterior draws by 8 HMC chains from dispersed prior draws (random-walk Metropolis for a model
+ * without gradients) for the methods that need them, whose disagreement (separated modes) or too few
+ * effective draws make the result unreliable; the tempering engine for the tempered methods; and
+ * each estimator's defaults. A model with `bounds` is sampled on its unbounded scale.
  *
  * The model's likelihood must keep every normalising constant: a constant dropped from log L(θ)
  * shifts log Z by that constant, and Bayes factors between models by the difference.
@@ -121,30 +169,22 @@ export function estimateEvidence<M extends EvidenceMethod>(
   let sample: PosteriorSample | undefined;
   let draws = options.draws;
   if (NEEDS_DRAWS.has(method) && draws === undefined) {
-    sample = samplePosterior(model, { ...options.posterior, rng: posteriorRng });
+    sample = options.sample ?? samplePosterior(model, { ...options.posterior, rng: posteriorRng });
     draws = sample.draws;
   }
   const result = runMethod(model, method, options.settings ?? {}, estimatorRng, draws);
   if (sample === undefined) return result;
+  // The posterior draws' own checks are the draw-based estimate's too.
   return evidenceResult({
     method: result.method,
     logZ: result.logZ,
     stdErr: result.stdErr,
-    nLikelihoodEvals: result.nLikelihoodEvals + sample.nLikelihoodEvals,
+    nLikelihoodEvals: result.nLikelihoodEvals + (options.sample === undefined ? sample.nLikelihoodEvals : 0),
     seconds: (performance.now() - start) / 1000,
-    diagnostics: {
-      ...result.diagnostics,
-      posterior: {
-        kernel: sample.kernel,
-        chains: sample.draws.nChains,
-        drawsPerChain: sample.draws.nDraws,
-        maxRhat: sample.maxRhat,
-        minEss: sample.minEss,
-        divergences: sample.divergences,
-        warnings: sample.warnings,
-      },
-    },
-  });
+    unreliable: [...sample.unreliable, ...(result.reliable ? [] : result.warnings)],
+    warnings: [...(result.reliable ? result.warnings : []), ...sample.warnings],
+    diagnostics: result.diagnostics,
+  }) as EvidenceResult;
 }
 
 function runMethod(
@@ -182,6 +222,8 @@ function runMethod(
       return annealedImportanceSampling(model, { ...settings, rng });
     case "smc":
       return temperedSmc(model, { ...settings, rng });
+    case "tmcmc":
+      return transitionalMcmc(model, { ...settings, rng });
     case "cv":
       return crossValidatedEvidence(model, { form: "chain-rule", ...settings, rng });
     case "entropy":

@@ -3,7 +3,7 @@ import type { BayesModel } from "../model/model.js";
 import {
   checkLogValue,
   checkModel,
-  type EvidenceResult,
+  type EvidenceEstimate,
   evidenceResult,
   type PosteriorDrawsInput,
   posteriorDraws,
@@ -18,11 +18,23 @@ export interface HarmonicMeanOptions {
   draws: PosteriorDrawsInput;
 }
 
-/** The warning every harmonic-mean result carries. */
+/** Why every harmonic-mean result is unreliable. */
 export const HARMONIC_MEAN_WARNING =
-  "The harmonic mean estimator has infinite variance whenever the prior is wider than the likelihood " +
-  "(nearly always): its estimate is biased upwards, converges very slowly, and its stdErr understates the " +
+  "the harmonic mean estimator has infinite variance whenever the prior is wider than the likelihood " +
+  "(nearly always): its estimate is biased upwards, converges very slowly, and its standard error understates the " +
   "error. Use it only for comparison (Newton & Raftery 1994; Neal's discussion there).";
+
+/** Diagnostics of {@link harmonicMean}. */
+export interface HarmonicMeanDiagnostics {
+  readonly draws: number;
+  /** The effective sample size of 1/L over the chains. */
+  readonly ess: number;
+  /** The largest term's share of the sum of 1/L. */
+  readonly maxWeightShare: number;
+}
+
+/** The result of {@link harmonicMean}. */
+export type HarmonicMeanResult = EvidenceEstimate<"harmonic-mean", HarmonicMeanDiagnostics>;
 
 /**
  * The harmonic mean estimator (Newton & Raftery 1994): 1/Z = E_post[1/L(θ)], so
@@ -32,12 +44,12 @@ export const HARMONIC_MEAN_WARNING =
  * prior is narrower than the likelihood, so the estimator's variance is usually infinite; it then
  * overestimates log Z, and the reported stdErr (delta method, sd(u/ū)/√ESS with u = 1/L and ESS the
  * effective sample size of u over the chains, capped at the number of draws) measures only the scatter
- * of the draws seen, not the error. `diagnostics` always flags `unstable: true` with a warning.
+ * of the draws seen, not the error. Every result is therefore marked unreliable.
  *
  * Throws an `OccamError` when draws are missing, fewer than 10, of the wrong length or non-finite, and
  * when the log likelihood at a draw is NaN, +Infinity or −Infinity (naming the draw).
  */
-export function harmonicMean(model: BayesModel, options: HarmonicMeanOptions): EvidenceResult {
+export function harmonicMean(model: BayesModel, options: HarmonicMeanOptions): HarmonicMeanResult {
   const start = performance.now();
   checkModel(model, WHERE);
   const draws = posteriorDraws(options?.draws, model.dim, WHERE, 10);
@@ -84,9 +96,8 @@ export function harmonicMean(model: BayesModel, options: HarmonicMeanOptions): E
     stdErr: sd / (mean * Math.sqrt(ess)),
     nLikelihoodEvals: n,
     seconds: secondsSince(start),
+    unreliable: [HARMONIC_MEAN_WARNING],
     diagnostics: {
-      unstable: true,
-      warning: HARMONIC_MEAN_WARNING,
       draws: n,
       ess,
       maxWeightShare: 1 / sum,

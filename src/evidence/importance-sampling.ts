@@ -3,22 +3,24 @@ import { multivariateStudentT } from "../distributions/multivariate-student-t.js
 import { OccamError } from "../errors.js";
 import type { Draws } from "../model/draws.js";
 import type { BayesModel } from "../model/model.js";
+import { unbounded } from "../model/transform.js";
 import type { Rng } from "../random/rng.js";
 import {
   checkCount,
   checkLogValue,
   checkModel,
-  type EvidenceResult,
+  type EvidenceEstimate,
   evidenceResult,
   fitGaussian,
   logWeightSummary,
   type PosteriorDrawsInput,
   posteriorDraws,
   type RandomOptions,
-  repetitionSpread,
   resolveRng,
   secondsSince,
   showPoint,
+  unboundedDraws,
+  weightReasons,
 } from "./result.js";
 
 const WHERE = "importanceSampling";
@@ -66,17 +68,27 @@ export interface ImportanceSamplingOptions extends RandomOptions {
    * @defaultValue 10000
    */
   samples?: number;
-  /**
-   * Independent repetitions, each on its own `rng.split` stream. The estimate pools every
-   * repetition's weights; the spread of the per-repetition estimates is reported in `diagnostics`.
-   * @defaultValue 1
-   */
-  repetitions?: number;
 }
+
+/** Diagnostics of {@link importanceSampling}. */
+export interface ImportanceSamplingDiagnostics {
+  /** What the proposal was: the user's, or a normal / Student-t fitted to the draws. */
+  readonly proposal: string;
+  readonly samples: number;
+  /** Kish's effective sample size of the weights, and as a fraction of the draws. */
+  readonly ess: number;
+  readonly essFraction: number;
+  /** The largest weight's share of the total. */
+  readonly maxWeightShare: number;
+  /** Pareto k̂ of the weights' upper tail (null when it cannot be estimated). */
+  readonly paretoK: number | null;
+}
+
+/** The result of {@link importanceSampling}. */
+export type ImportanceSamplingResult = EvidenceEstimate<"importance", ImportanceSamplingDiagnostics>;
 
 interface ResolvedImportanceOptions {
   samples: number;
-  repetitions: number;
   proposalFamily: "normal" | "student-t";
   dof: number;
   scale: number;
@@ -84,12 +96,10 @@ interface ResolvedImportanceOptions {
 
 function resolveImportanceOptions(options: ImportanceSamplingOptions): ResolvedImportanceOptions {
   const samples = options.samples ?? 10_000;
-  const repetitions = options.repetitions ?? 1;
   const proposalFamily = options.proposalFamily ?? "student-t";
   const dof = options.dof ?? 5;
   const scale = options.scale ?? 1.2;
   checkCount(samples, "samples", WHERE, 2);
-  checkCount(repetitions, "repetitions", WHERE, 1);
   if (proposalFamily !== "normal" && proposalFamily !== "student-t") {
     throw new OccamError(
       "invalid-argument",
@@ -102,7 +112,7 @@ function resolveImportanceOptions(options: ImportanceSamplingOptions): ResolvedI
   if (!(Number.isFinite(scale) && scale > 0)) {
     throw new OccamError("invalid-argument", `${WHERE}: scale must be a finite number > 0, got ${scale}.`);
   }
-  return { samples, repetitions, proposalFamily, dof, scale };
+  return { samples, proposalFamily, dof, scale };
 }
 
 /**
@@ -137,12 +147,14 @@ export function fitProposal(
  * Z = E_q[p(θ) L(θ) / q(θ)] ≈ (1/N) Σ w_i, computed in log space as log Z = logMeanExp(log w),
  * log w = log p(θ) + log L(θ) − log q(θ), θ ~ q.
  *
- * The proposal is the user's `proposal`, or a normal / Student-t fitted to posterior `draws`. The
- * standard error is the delta method in log space, sd(w / w̄) / √N, which is honest only when the
- * weights have a finite variance: check `diagnostics.paretoK` (k̂ < 0.7 is reliable, k̂ > 0.7 means
- * the variance is probably infinite and the stdErr too small; Vehtari et al. 2024, Pareto smoothed
- * importance sampling). Diagnostics also give the effective sample size of the weights and the
- * largest weight's share of the total.
+ * The proposal is the user's `proposal` (on the model's own scale), or a normal / Student-t fitted to
+ * posterior `draws` (on the unbounded scale when the model declares bounds). The standard error is the
+ * delta method in log space, sd(w / w̄) / √N, from the weights' variance, which is honest only when
+ * that variance is finite and enough draws carry it: the result is marked unreliable when the
+ * weights' Pareto k̂ exceeds 0.7 (Vehtari et al. 2024, Pareto smoothed importance sampling) or their
+ * Kish ESS is below 100. A proposal fitted to draws from one mode of a multimodal posterior misses
+ * the others without any sign in the weights: draws from `samplePosterior` come from several chains
+ * started apart, whose disagreement `estimateEvidence` reports.
  *
  * Throws an `OccamError` for a NaN or +Infinity log likelihood or log prior (naming the draw), a
  * non-finite proposal draw or log q, a proposal draw of the wrong length, and when both or neither
@@ -151,7 +163,7 @@ export function fitProposal(
 export function importanceSampling(
   model: BayesModel,
   options: ImportanceSamplingOptions = {},
-): EvidenceResult {
+): ImportanceSamplingResult {
   const start = performance.now();
   checkModel(model, WHERE);
   const o = resolveImportanceOptions(options);
@@ -160,6 +172,7 @@ export function importanceSampling(
 
   let proposal: ImportanceProposal;
   let description: string;
+  let target = model;
   if (options.proposal !== undefined) {
     if (options.draws !== undefined) {
       throw new OccamError(
@@ -189,87 +202,77 @@ export function importanceSampling(
           "occam models do not offer an exact posterior sampler to call instead.",
       );
     }
-    const draws = posteriorDraws(options.draws, d, WHERE, Math.max(d + 2, 10));
+    const view = unbounded(model, WHERE);
+    target = view.model;
+    const draws = unboundedDraws(view, posteriorDraws(options.draws, d, WHERE, Math.max(d + 2, 10)));
     const fitted = fitProposal(draws, o.proposalFamily, o.dof, o.scale, WHERE);
     proposal = fitted;
     description = fitted.description;
   }
 
-  const total = o.samples * o.repetitions;
+  const total = o.samples;
   const logWeights = new Float64Array(total);
   const buffer = new Float64Array(d);
   let evals = 0;
-  const streams = rng.split(o.repetitions);
-  for (let r = 0; r < o.repetitions; r++) {
-    const stream = streams[r];
-    for (let s = 0; s < o.samples; s++) {
-      const i = r * o.samples + s;
-      const theta = proposal.sample(stream, buffer);
-      if (!(theta instanceof Float64Array) || theta.length !== d) {
-        throw new OccamError(
-          "dimension-mismatch",
-          `${WHERE}: proposal.sample returned ${theta instanceof Float64Array ? `length ${theta.length}` : String(theta)} ` +
-            `at proposal draw ${i}; it must return a Float64Array of length ${d} (model.dim).`,
-        );
-      }
-      for (let j = 0; j < d; j++) {
-        if (!Number.isFinite(theta[j])) {
-          throw new OccamError(
-            "non-finite",
-            `${WHERE}: proposal draw ${i} has coordinate ${j} = ${theta[j]}; the proposal must return finite values.`,
-          );
-        }
-      }
-      const lq = proposal.logPdf(theta);
-      if (!Number.isFinite(lq)) {
+  for (let i = 0; i < total; i++) {
+    const theta = proposal.sample(rng, buffer);
+    if (!(theta instanceof Float64Array) || theta.length !== d) {
+      throw new OccamError(
+        "dimension-mismatch",
+        `${WHERE}: proposal.sample returned ${theta instanceof Float64Array ? `length ${theta.length}` : String(theta)} ` +
+          `at proposal draw ${i}; it must return a Float64Array of length ${d} (model.dim).`,
+      );
+    }
+    for (let j = 0; j < d; j++) {
+      if (!Number.isFinite(theta[j])) {
         throw new OccamError(
           "non-finite",
-          `${WHERE}: proposal.logPdf is ${lq} at its own draw ${i} ${showPoint(theta)}; it must be finite wherever the proposal samples.`,
+          `${WHERE}: proposal draw ${i} has coordinate ${j} = ${theta[j]}; the proposal must return finite values.`,
         );
       }
-      const lp = checkLogValue(model.logPrior(theta), "logPrior", WHERE, "proposal draw", i, theta, true);
-      if (lp === Number.NEGATIVE_INFINITY) {
-        logWeights[i] = lp;
-        continue;
-      }
-      evals++;
-      const ll = checkLogValue(
-        model.logLikelihood(theta),
-        "logLikelihood",
-        WHERE,
-        "proposal draw",
-        i,
-        theta,
-        true,
-      );
-      logWeights[i] = lp + ll - lq;
     }
+    const lq = proposal.logPdf(theta);
+    if (!Number.isFinite(lq)) {
+      throw new OccamError(
+        "non-finite",
+        `${WHERE}: proposal.logPdf is ${lq} at its own draw ${i} ${showPoint(theta)}; it must be finite wherever the proposal samples.`,
+      );
+    }
+    const lp = checkLogValue(target.logPrior(theta), "logPrior", WHERE, "proposal draw", i, theta, true);
+    if (lp === Number.NEGATIVE_INFINITY) {
+      logWeights[i] = lp;
+      continue;
+    }
+    evals++;
+    const ll = checkLogValue(
+      target.logLikelihood(theta),
+      "logLikelihood",
+      WHERE,
+      "proposal draw",
+      i,
+      theta,
+      true,
+    );
+    logWeights[i] = lp + ll - lq;
   }
 
   const summary = logWeightSummary(logWeights, WHERE);
-  const diagnostics: Record<string, unknown> = {
-    proposal: description,
-    samples: o.samples,
-    repetitions: o.repetitions,
-    ess: summary.ess,
-    essFraction: summary.ess / total,
-    maxWeightShare: summary.maxWeightShare,
-    paretoK: paretoKHat(logWeights),
-  };
-  if (o.repetitions > 1) {
-    const perRep: number[] = [];
-    for (let r = 0; r < o.repetitions; r++) {
-      perRep.push(logWeightSummary(logWeights.subarray(r * o.samples, (r + 1) * o.samples), WHERE).logZ);
-    }
-    Object.assign(diagnostics, repetitionSpread(perRep));
-  }
+  const paretoK = paretoKHat(logWeights);
   return evidenceResult({
-    method: "importance-sampling",
+    method: "importance",
     logZ: summary.logZ,
     stdErr: summary.stdErr,
     nLikelihoodEvals: evals,
     seconds: secondsSince(start),
-    diagnostics,
+    unreliable: weightReasons(summary.ess, total, paretoK, "the importance weights"),
+    diagnostics: {
+      proposal: description,
+      samples: total,
+      ess: summary.ess,
+      essFraction: summary.ess / total,
+      maxWeightShare: summary.maxWeightShare,
+      paretoK: Number.isFinite(paretoK) ? paretoK : null,
+    },
   });
 }
 

@@ -2,10 +2,11 @@ import { OccamError } from "../errors.js";
 import { cholesky, logDetFromCholesky } from "../math/linalg.js";
 import { type MinimizeOptions, type MinimizeResult, minimize, numericalHessian } from "../math/optimize.js";
 import type { BayesModel } from "../model/model.js";
+import { unbounded } from "../model/transform.js";
 import {
   checkCount,
   checkModel,
-  type EvidenceResult,
+  type EvidenceEstimate,
   evidenceResult,
   type RandomOptions,
   resolveRng,
@@ -41,11 +42,35 @@ export interface LaplaceOptions extends RandomOptions {
   optimizer?: MinimizeOptions;
 }
 
-/** The note every Laplace result carries in `diagnostics.note`. */
+/** Why every Laplace result is unreliable as an error bar. */
 export const LAPLACE_NOTE =
-  "Laplace's method is a deterministic approximation: stdErr = 0 because there is no Monte Carlo error, " +
-  "not because the estimate is exact. Its error is asymptotic, O(1/n) in log Z for n observations, and " +
-  "it is exact only for a Gaussian posterior.";
+  "Laplace's method is a deterministic approximation with no error bar: stdErr = 0 because there is no Monte Carlo " +
+  "error, not because the estimate is exact. Its error is asymptotic, O(1/n) in log Z for n observations; it is exact " +
+  "only for a Gaussian posterior and misses every mode but one. Check it against a sampled estimate.";
+
+/** One run of the mode search. */
+export interface LaplaceStart {
+  readonly value: number;
+  readonly converged: boolean;
+  readonly iterations: number;
+}
+
+/** Diagnostics of {@link laplace}. */
+export interface LaplaceDiagnostics {
+  /** The mode, on the model's own scale. */
+  readonly mode: readonly number[];
+  readonly logPosteriorAtMode: number;
+  readonly logDetNegHessian: number;
+  readonly hessian: "numerical (gradients)" | "numerical (values)" | "user";
+  readonly modeGiven: boolean;
+  readonly converged: boolean;
+  readonly optimizerMessage: string;
+  /** Each start of the mode search: −(log p + log L) where it ended. */
+  readonly starts: readonly LaplaceStart[];
+}
+
+/** The result of {@link laplace}. */
+export type LaplaceResult = EvidenceEstimate<"laplace", LaplaceDiagnostics>;
 
 /**
  * Evidence by Laplace's method (seed 002 option 1, the asymptotic approximation):
@@ -54,16 +79,23 @@ export const LAPLACE_NOTE =
  *
  * The mode is found by L-BFGS from `starts` prior draws (model gradients when both `gradLogPrior`
  * and `gradLogLikelihood` exist, central differences otherwise), keeping the best; the Hessian by
- * central differences or the `hessian` function. `stdErr` is 0: the error is the approximation's
- * (asymptotic, not statistical), as `diagnostics.note` says.
+ * central differences or the `hessian` function. A model with `bounds` is approximated on its
+ * unbounded scale (unless a `hessian` function is given, which works on the model's own scale), where
+ * a mode cannot sit on a wall. `stdErr` is 0: the error is the approximation's (asymptotic, not
+ * statistical), so every result is marked unreliable — a first look, to be checked by a sampled
+ * estimate. When the starts end at modes of different height, the warnings say so.
  *
  * Throws `not-positive-definite` when −H is not positive definite (the point is not a maximum),
  * `non-finite` for NaN or +Infinity log densities, and `invalid-argument` when no start has a finite
  * log density.
  */
-export function laplace(model: BayesModel, options: LaplaceOptions = {}): EvidenceResult {
+export function laplace(given: BayesModel, options: LaplaceOptions = {}): LaplaceResult {
   const start = performance.now();
-  checkModel(model, WHERE);
+  checkModel(given, WHERE);
+  const view = unbounded(given, WHERE);
+  // A user's Hessian is on the model's own scale: then so is the whole approximation.
+  const onOwnScale = typeof options.hessian === "function" || view.identity;
+  const model = onOwnScale ? given : view.model;
   const d = model.dim;
   const starts = options.starts ?? 4;
   checkCount(starts, "starts", WHERE, 1);
@@ -137,19 +169,19 @@ export function laplace(model: BayesModel, options: LaplaceOptions = {}): Eviden
   let best: MinimizeResult | undefined;
   const runs: { value: number; converged: boolean; iterations: number }[] = [];
   if (options.mode !== undefined) {
-    const given = options.mode;
-    if (!(given instanceof Float64Array) || given.length !== d) {
+    const givenMode = options.mode;
+    if (!(givenMode instanceof Float64Array) || givenMode.length !== d) {
       throw new OccamError(
         "dimension-mismatch",
         `${WHERE}: mode must be a Float64Array of length ${d} (model.dim).`,
       );
     }
     for (let j = 0; j < d; j++) {
-      if (!Number.isFinite(given[j])) {
-        throw new OccamError("non-finite", `${WHERE}: mode[${j}] is ${given[j]}.`);
+      if (!Number.isFinite(givenMode[j])) {
+        throw new OccamError("non-finite", `${WHERE}: mode[${j}] is ${givenMode[j]}.`);
       }
     }
-    mode = Float64Array.from(given);
+    mode = onOwnScale ? Float64Array.from(givenMode) : view.toUnbounded(givenMode);
   } else {
     if (typeof model.samplePrior !== "function") {
       throw new OccamError(
@@ -234,25 +266,15 @@ export function laplace(model: BayesModel, options: LaplaceOptions = {}): Eviden
   const logDet = logDetFromCholesky(L, d);
   const logZ = logPost + 0.5 * d * LOG_TWO_PI - 0.5 * logDet;
   const converged = best === undefined ? true : best.converged;
-  const diagnostics: Record<string, unknown> = {
-    note: LAPLACE_NOTE,
-    mode: Array.from(mode),
-    logPosteriorAtMode: logPost,
-    logDetNegHessian: logDet,
-    hessian:
-      hessianOption === "numerical"
-        ? hasGradients
-          ? "numerical (gradients)"
-          : "numerical (values)"
-        : "user",
-    gradients: hasGradients ? "model" : "finite differences",
-    modeGiven: options.mode !== undefined,
-    converged,
-    optimizerMessage: best?.message ?? "mode given",
-    starts: runs,
-  };
-  if (!converged) {
-    diagnostics.warning = `the mode search did not converge (${best?.message}); the approximation may be poor.`;
+  const warnings: string[] = [];
+  if (!converged)
+    warnings.push(`the mode search did not converge (${best?.message}); the approximation may be poor.`);
+  const heights = runs.filter((r) => r.converged).map((r) => r.value);
+  if (heights.length > 1 && Math.max(...heights) - Math.min(...heights) > 1) {
+    warnings.push(
+      `the ${runs.length} starts of the mode search ended at modes whose log posteriors differ by ` +
+        `${(Math.max(...heights) - Math.min(...heights)).toFixed(1)} nats: the posterior has several modes, and Laplace's method sees one.`,
+    );
   }
   return evidenceResult({
     method: "laplace",
@@ -260,6 +282,22 @@ export function laplace(model: BayesModel, options: LaplaceOptions = {}): Eviden
     stdErr: 0,
     nLikelihoodEvals: evals,
     seconds: secondsSince(start),
-    diagnostics,
+    unreliable: [LAPLACE_NOTE],
+    warnings,
+    diagnostics: {
+      mode: Array.from(onOwnScale ? mode : view.toBounded(mode)),
+      logPosteriorAtMode: logPost,
+      logDetNegHessian: logDet,
+      hessian:
+        hessianOption === "numerical"
+          ? hasGradients
+            ? "numerical (gradients)"
+            : "numerical (values)"
+          : "user",
+      modeGiven: options.mode !== undefined,
+      converged,
+      optimizerMessage: best?.message ?? "mode given",
+      starts: runs,
+    },
   });
 }

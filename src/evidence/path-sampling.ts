@@ -2,218 +2,162 @@
  * Path sampling / thermodynamic integration (Gelman & Meng 1998; Fabricius thesis §5.3–5.5, seed 004):
  * log Z = ∫₀¹ E_β[log L] dβ along the geometric path p(θ) L(θ)^β (thesis eqs. 5.19–5.21, 5.29).
  */
-import { effectiveSampleSize } from "../diagnostics/ess.js";
 import { OccamError } from "../errors.js";
 import type { BayesModel } from "../model/model.js";
+import { unbounded } from "../model/transform.js";
 import { paretoKHat } from "./importance-sampling.js";
 import {
-  type PowerPosteriorOptions,
-  type PowerPosteriorSample,
-  resolvePowerPosteriorOptions,
-  samplePowerPosteriors,
-  temperatureLabel,
-} from "./power-posterior.js";
-import {
-  type EvidenceResult,
+  checkModel,
+  type EvidenceEstimate,
   evidenceResult,
   logWeightSummary,
   meanAndSd,
+  type RandomOptions,
   resolveRng,
   secondsSince,
 } from "./result.js";
-import { randomTemperatures, temperatureDensity, validateLadder } from "./schedule.js";
-import { SHORT_RUNG_FRACTION } from "./stepping-stone.js";
+import { runTempering } from "./tempering/engine.js";
 import {
-  type AdaptiveLadder,
-  type AdaptiveLadderOptions,
-  adaptiveLadder,
-  adaptiveSummary,
-  resolveAdaptiveLadderOptions,
-} from "./tempered-smc.js";
+  combineIslands,
+  resolveTemperingOptions,
+  runWarnings,
+  type TemperingDefaults,
+  type TemperingDiagnostics,
+  type TemperingOptions,
+  temperingDiagnostics,
+} from "./tempering/estimates.js";
+import { nodeMoments, pathIslands, recordLadder } from "./tempering/ladder.js";
+import {
+  type PowerPosteriorOptions,
+  resolvePowerPosteriorOptions,
+  samplePowerPosteriors,
+} from "./tempering/power-posterior.js";
+import { integrate, type QuadratureRule } from "./tempering/quadrature.js";
+import { randomTemperatures, temperatureDensity } from "./tempering/schedule.js";
 
-/**
- * Quadrature rule of the ladder scheme: `"trapezoid"`, `"simpson"` (the quadratic through each pair of
- * intervals), or `"hermite"`: the trapezoid rule corrected by the slopes at the nodes,
- * ∫_a^b f ≈ h (f(a) + f(b))/2 − h² (f'(b) − f'(a))/12 (the integral of the cubic Hermite interpolant),
- * with the exact slope d/dβ E_β[log L] = Var_β[log L] estimated from the same draws (Friel, Hurn &
- * Wyse 2014, "Improving power posterior estimation of statistical evidence", Statistics and
- * Computing 24). Each interval is integrated on its own, so it suits the very unequal spacing of an
- * adaptive ladder, where Simpson's quadratic through three nodes of very different spacing can
- * overshoot.
- */
-export type QuadratureRule = "trapezoid" | "simpson" | "hermite";
-
-/** Options of {@link pathSampling}. */
-export interface PathSamplingOptions extends PowerPosteriorOptions {
+/** Options of path sampling's ladder scheme (the default): the engine's, and the quadrature rule. */
+export interface PathLadderOptions extends RandomOptions, TemperingOptions {
+  scheme?: "ladder";
   /**
-   * `"ladder"`: E_β[log L] estimated at each temperature of a fixed ladder and integrated by
-   * quadrature. `"random"`: the thesis's scheme (eq. 5.23), temperatures drawn from
-   * p(θ) = (1 − k) θ^−k, one short chain segment at each.
-   * @defaultValue "ladder"
-   */
-  scheme?: "ladder" | "random";
-  /**
-   * Ladder scheme: the temperatures, from 0 to 1, strictly increasing. Without one, an adaptive
-   * ladder ({@link adaptiveLadder}, option `adaptive`): a pilot SMC run's stages, each split into 4.
-   * @defaultValue the adaptive ladder
-   */
-  ladder?: ArrayLike<number>;
-  /**
-   * Ladder scheme, without `ladder`: how the adaptive ladder is found (`refine` defaults to 4).
-   * @defaultValue `{ particles: 200, targetEss: 0.5, refine: 4 }`
-   */
-  adaptive?: AdaptiveLadderOptions;
-  /**
-   * Ladder scheme: the quadrature rule (see {@link QuadratureRule}). "simpson" integrates the
-   * quadratic through each pair of intervals (for any spacing; with an odd number of intervals the
-   * last one uses the quadratic through the last three temperatures); "hermite" corrects the
-   * trapezoid rule with the slopes Var_β[log L].
+   * The quadrature rule (see {@link QuadratureRule}): "hermite" corrects the trapezoid rule with the
+   * slopes Var_β[log L]; "simpson" integrates the quadratic through each pair of intervals.
    * @defaultValue "hermite"
    */
   rule?: QuadratureRule;
+}
+
+/** Options of the thesis's random-temperature scheme (eq. 5.23): one warm-started chain through random temperatures. */
+export interface PathRandomOptions extends PowerPosteriorOptions {
+  scheme: "random";
   /**
-   * Random scheme: the number N of random temperatures.
+   * The number N of random temperatures.
    * @defaultValue 1000 (as the thesis)
    */
   temperatures?: number;
   /**
-   * Random scheme: the exponent k < 1 of the temperature density p(θ) = (1 − k) θ^−k.
+   * The exponent k < 1 of the temperature density p(θ) = (1 − k) θ^−k.
    * @defaultValue 0.9 (the thesis's best among 0, 0.5, 0.9, 0.99)
    */
   k?: number;
 }
 
-/**
- * Weights of the nodes a < b < c for ∫_lo^hi of the quadratic interpolating them (Lagrange basis
- * integrated exactly; coordinates shifted to b to limit cancellation).
- */
-function quadraticWeights(a: number, b: number, c: number, lo: number, hi: number): [number, number, number] {
-  const A = a - b;
-  const C = c - b;
-  const L = lo - b;
-  const H = hi - b;
-  // ∫ (u − p)(u − q) du from L to H, with u = x − b.
-  const integral = (p: number, q: number): number => {
-    const f = (u: number) => (u * u * u) / 3 - ((p + q) * u * u) / 2 + p * q * u;
-    return f(H) - f(L);
-  };
-  return [
-    integral(0, C) / (A * (A - C)),
-    integral(A, C) / ((0 - A) * (0 - C)),
-    integral(A, 0) / (C * (C - A)),
-  ];
+/** Options of {@link pathSampling}. */
+export type PathSamplingOptions = PathLadderOptions | PathRandomOptions;
+
+/** Path sampling's defaults: 1024 particles, a finer ladder than stepping-stone's (each step keeps 80 % of the ESS), draws at β = 1. */
+export const PATH_DEFAULTS: TemperingDefaults = {
+  particles: 1024,
+  sweeps: "auto",
+  targetEss: 0.8,
+  draws: 8,
+  resample: "always",
+  finalSweeps: true,
+};
+
+/** Path sampling's diagnostics on a ladder. */
+export interface PathLadderDiagnostics extends TemperingDiagnostics {
+  readonly scheme: "ladder";
+  readonly rule: QuadratureRule;
+  /** The temperatures, E_β[log L] and Var_β[log L] over all the draws at each. */
+  readonly ladder: readonly number[];
+  readonly meanLogLikelihood: readonly number[];
+  readonly varianceLogLikelihood: readonly number[];
+  /**
+   * Pareto k̂ of the lower tail of log L over the prior draws (above 0.7, the integral starts at β_1);
+   * null when some prior draw has log L = −∞.
+   */
+  readonly priorTailK: number | null;
+  /** The estimate of the same rule on every other temperature, and the discretisation error from it. */
+  readonly halfLadderEstimate: number;
+  readonly discretisationError: number;
+  /** The islands' Monte Carlo standard error alone (the standard error adds the discretisation error). */
+  readonly monteCarloStdErr: number;
 }
 
-/**
- * Quadrature weights of `rule` on the nodes `x` (sorted increasing, at least 2): ∫ f ≈ Σ w_k f(x_k).
- * For "hermite" these are the trapezoid weights; the slopes' weights are {@link slopeWeights}.
- */
-export function quadratureWeights(x: ArrayLike<number>, rule: QuadratureRule): Float64Array {
-  const n = x.length;
-  const w = new Float64Array(n);
-  if (rule === "trapezoid" || rule === "hermite" || n < 3) {
-    for (let k = 0; k + 1 < n; k++) {
-      const h = x[k + 1] - x[k];
-      w[k] += h / 2;
-      w[k + 1] += h / 2;
-    }
-    return w;
-  }
-  let k = 0;
-  for (; k + 2 < n; k += 2) {
-    const [wa, wb, wc] = quadraticWeights(x[k], x[k + 1], x[k + 2], x[k], x[k + 2]);
-    w[k] += wa;
-    w[k + 1] += wb;
-    w[k + 2] += wc;
-  }
-  if (k + 1 < n) {
-    // An odd number of intervals: the last one by the quadratic through the last three nodes.
-    const [wa, wb, wc] = quadraticWeights(x[k - 1], x[k], x[k + 1], x[k], x[k + 1]);
-    w[k - 1] += wa;
-    w[k] += wb;
-    w[k + 1] += wc;
-  }
-  return w;
+/** Path sampling's diagnostics with random temperatures. */
+export interface PathRandomDiagnostics {
+  readonly scheme: "random";
+  readonly k: number;
+  readonly temperatures: number;
+  readonly kernel: string;
+  readonly drawsPerTemperature: number;
+  readonly warmupPerTemperature: number;
+  /** The sd of the terms U/p(θ). */
+  readonly termSd: number;
+  /** For comparison: the trapezoid rule over the sorted temperatures. */
+  readonly orderedTrapezoidEstimate: number;
 }
 
-/**
- * The weights c_k of the slopes in the corrected trapezoid rule ("hermite"): ∫ f ≈ Σ w_k f(x_k) +
- * Σ c_k f'(x_k), c_k = (h_k² − h_{k−1}²)/12 with h_k = x_{k+1} − x_k (h_{−1} = h_K = 0).
- */
-export function slopeWeights(x: ArrayLike<number>): Float64Array {
-  const n = x.length;
-  const c = new Float64Array(n);
-  for (let k = 0; k + 1 < n; k++) {
-    const h2 = (x[k + 1] - x[k]) ** 2 / 12;
-    c[k] += h2;
-    c[k + 1] -= h2;
-  }
-  return c;
-}
+/** The result of {@link pathSampling}. */
+export type PathSamplingResult = EvidenceEstimate<"path", PathLadderDiagnostics | PathRandomDiagnostics>;
 
 /**
  * Evidence by path sampling (thermodynamic integration): log Z = ∫₀¹ E_β[log L(θ)] dβ, where the
  * integrand U = d/dβ log[p(θ) L(θ)^β] = log L(θ) (thesis eq. 5.21 on the geometric path 5.29, the
  * prior as reference system, z₀ = 1).
  *
- * **Ladder scheme (the default)**: E_β[log L] is estimated by the mean of log L over the draws at
- * each temperature of a ladder (thesis eq. 5.22) and integrated by the corrected trapezoid rule
- * ("hermite", the default: the trapezoid rule minus h²/12 times the change of the slope
- * d/dβ E_β[log L] = Var_β[log L] over each interval, both estimated from the draws), Simpson's or the
- * plain trapezoid rule. The default ladder is adaptive ({@link adaptiveLadder}): a pilot run of
- * adaptive tempered SMC (200 particles, the model's exact kernel where it has one) finds stages whose
- * incremental weights keep half their ESS, each then split into 4, so the temperatures follow the
- * power posterior wherever it moves; with a prior much broader than the likelihood that is at
- * β ~ 10⁻¹¹ … 10⁻⁴, where powerLadder(32, 4) has no rungs (on the wine data, raw inputs, v = 10⁴, it
- * was 2 × 10⁷ nats off; the adaptive ladder with "hermite" stays within 0.3 nats, at |z| < 3).
- *
- * The standard error propagates each temperature's Monte Carlo error through the quadrature: per
- * temperature the variance of the mean of its influence values w_k ℓ_i + c_k (ℓ_i − ℓ̄)² (w_k, c_k the
- * weights of the values and of the slopes) over their ESS. The quadrature's own (discretisation)
- * error is estimated by the same rule on the half ladder (every other temperature) and Richardson's
- * factor, reported in `diagnostics.discretisationError` with the other rule's estimate, and added in
- * quadrature to the standard error (`diagnostics.monteCarloStdErr` is the Monte Carlo part alone),
- * with a warning when it dominates.
+ * **Ladder scheme (the default)**: the tempering engine carries a population of chains from the prior
+ * to the posterior on an adaptive ladder (each step keeps 80 % of the ESS, so the temperatures follow
+ * the power posterior wherever it moves, however broad the prior) and E_β[log L] is the mean of log L
+ * over every draw at each temperature, integrated by the corrected trapezoid rule ("hermite": the
+ * trapezoid rule minus h²/12 times the change of the slope Var_β[log L] over each interval), Simpson's
+ * or the plain trapezoid rule. The standard error is the spread of the islands' estimates (each
+ * island's own draws give its own integral; scaled by t_{0.975, G−1}/1.96), which includes the
+ * autocorrelation of the sweeps and the correlation between temperatures, plus, in quadrature, the
+ * quadrature's own error, estimated by the same rule on the half ladder and Richardson's factor, with
+ * a warning when it dominates.
  *
  * When E_prior[log L] is infinite or has an infinite variance (some prior draws have log L = −∞, or
  * the lower tail of log L over the prior draws has Pareto k̂ > 0.7, as with a Gamma prior of shape
- * ≤ 1 on a weight precision), the integral from 0 is meaningless: it then starts at the first rung
- * β_1, log Z(β_1) = log E_prior[L^{β_1}] is estimated by importance sampling from the prior draws (the
- * first rung of stepping-stone sampling), and a warning says so.
+ * ≤ 1 on a weight precision), the integral starts at the first rung β_1 and log Z(β_1) =
+ * log E_prior[L^{β_1}] is estimated by importance sampling from the prior draws (stepping-stone's
+ * first rung), with a warning.
  *
  * **Random scheme** (thesis eq. 5.23): N temperatures θ_i from p(θ) = (1 − k) θ^−k (eq. 5.31, with the
  * normalisation corrected from θ^−k/(1 − k)), sorted increasing, a short warm-started chain segment at
  * each (`warmupPerTemperature` 2 and `drawsPerTemperature` 1 by default: the thesis keeps the third
  * of three Gibbs sweeps), and log Z ≈ (1/N) Σ U_i / p(θ_i). Unbiased when each draw comes from its
  * power posterior; the standard error sd(U/p)/√N treats the terms as independent, which the
- * warm-started draws are not quite.
- *
- * Why the ladder is the default: the terms U/p(θ) of the random scheme carry the whole size of
- * log L (hundreds of nats for 20 observations) times 1/p(θ), so their variance is enormous: on the
- * 10-dimensional Gaussian-mean test model with k = 0.9 it is about 3.5 × 10⁵ nats² per term, a
- * standard error near 19 nats with the thesis's N = 1000, where a 33-temperature ladder with 1000
- * draws each reaches about 0.06 nats at a similar cost. "hermite" is the default rule because each
- * interval is integrated on its own with its exact slopes, which suits the very unequal spacing of an
- * adaptive ladder: on the wine models (adaptive ladder, 500 draws) the trapezoid rule was biased by
- * up to −0.7 nats, Simpson and "hermite" were not, and "hermite"'s estimated discretisation error was
- * 4 times smaller than Simpson's.
- *
- * Throws an `OccamError` for a NaN log likelihood (naming the temperature), and for a −∞ one at
- * β = 0 when the β = 0 draws are not exact prior draws (`exactPrior: false`).
+ * warm-started draws are not, so the result is always marked unreliable. Its terms carry the whole
+ * size of log L times 1/p(θ): on the 10-dimensional Gaussian-mean test model with k = 0.9 their
+ * variance is about 3.5 × 10⁵ nats², a standard error near 19 nats with the thesis's N = 1000.
  *
  * @example
- * const result = pathSampling(model, { drawsPerTemperature: 2000, seed: 1 });
+ * const result = pathSampling(model, { particles: 2048, seed: 1 });
  */
-export function pathSampling(model: BayesModel, options: PathSamplingOptions = {}): EvidenceResult {
+export function pathSampling(model: BayesModel, options: PathSamplingOptions = {}): PathSamplingResult {
   const start = performance.now();
   const where = "pathSampling";
+  checkModel(model, where);
   const scheme = options.scheme ?? "ladder";
-  if (scheme === "ladder") return ladderScheme(model, options, where, start);
-  if (scheme === "random") return randomScheme(model, options, where, start);
-  throw new OccamError(
-    "invalid-argument",
-    `${where}: scheme must be "ladder" or "random", got ${String(scheme)}.`,
-  );
+  if (options.scheme === "random") return randomScheme(model, options, where, start);
+  if (scheme !== "ladder") {
+    throw new OccamError(
+      "invalid-argument",
+      `${where}: scheme must be "ladder" or "random", got ${String(scheme)}.`,
+    );
+  }
+  return ladderScheme(model, options as PathLadderOptions, where, start);
 }
 
 /** Pareto k̂ of the lower tail of the prior draws' log likelihoods above which E₀[log L] is not trusted. */
@@ -237,91 +181,12 @@ export function priorLogLikelihoodTail(ell: Float64Array): number {
   return Number.isFinite(k) ? k : 0;
 }
 
-interface NodeStatistics {
-  /** E_β[log L] estimates. */
-  means: Float64Array;
-  /** Var_β[log L] estimates (the slope of E_β[log L]). */
-  variances: Float64Array;
-}
-
-function nodeStatistics(sample: PowerPosteriorSample, from: number): NodeStatistics {
-  const temps = sample.temperatures;
-  const means = new Float64Array(temps.length);
-  const variances = new Float64Array(temps.length);
-  for (let k = from; k < temps.length; k++) {
-    const { mean, sd } = meanAndSd(temps[k].logLikelihood);
-    means[k] = mean;
-    variances[k] = sd * sd;
-  }
-  return { means, variances };
-}
-
-/**
- * Variance of Σ_k (w_k mean_k + c_k var_k) over the nodes `from` … K: to first order each node
- * contributes the variance of the mean of its influence values φ_i = w_k ℓ_i + c_k (ℓ_i − mean_k)²,
- * divided by their effective sample size (the number of draws for independent prior draws). Nodes are
- * independent chains. Returns the total and each node's Monte Carlo error (√ of its contribution).
- */
-function quadratureVariance(
-  sample: PowerPosteriorSample,
-  stats: NodeStatistics,
-  w: Float64Array,
-  c: Float64Array | undefined,
-  from: number,
-): { variance: number; nodeErrors: Float64Array } {
-  const temps = sample.temperatures;
-  const nodeErrors = new Float64Array(temps.length);
-  let variance = 0;
-  for (let k = from; k < temps.length; k++) {
-    const ell = temps[k].logLikelihood;
-    const n = ell.length;
-    const phi = new Float64Array(n);
-    const m = stats.means[k];
-    const ck = c === undefined ? 0 : c[k];
-    for (let i = 0; i < n; i++) phi[i] = w[k] * ell[i] + ck * (ell[i] - m) ** 2;
-    const { sd } = meanAndSd(phi);
-    if (!Number.isFinite(sd)) {
-      throw new OccamError(
-        "invalid-argument",
-        `pathSampling: the Monte Carlo error at ${temperatureLabel(sample.betas, k)} cannot be estimated (too few draws); use drawsPerTemperature ≥ 8.`,
-      );
-    }
-    let ess = temps[k].exact ? n : n >= 8 ? effectiveSampleSize([phi]) : Number.NaN;
-    if (Number.isNaN(ess)) ess = sd === 0 ? n : temps[k].ess;
-    const v = sd === 0 ? 0 : (sd * sd) / ess;
-    nodeErrors[k] = Math.sqrt(v);
-    variance += v;
-  }
-  return { variance, nodeErrors };
-}
-
-/** ∫ over the nodes `from` … K of `rule` (with the slopes for "hermite"). */
-function integrate(
-  betas: ArrayLike<number>,
-  stats: NodeStatistics,
-  rule: QuadratureRule,
-  index: number[],
-): number {
-  const x = index.map((k) => betas[k]);
-  const w = quadratureWeights(x, rule);
-  let sum = 0;
-  for (let i = 0; i < index.length; i++) sum += w[i] * stats.means[index[i]];
-  if (rule === "hermite") {
-    const c = slopeWeights(x);
-    for (let i = 0; i < index.length; i++) sum += c[i] * stats.variances[index[i]];
-  }
-  return sum;
-}
-
-/** Path sampling's default ladder: each stage of the adaptive pilot split into this many rungs. */
-export const PATH_REFINE = 4;
-
 function ladderScheme(
   model: BayesModel,
-  options: PathSamplingOptions,
+  options: PathLadderOptions,
   where: string,
   start: number,
-): EvidenceResult {
+): PathSamplingResult {
   const rule = options.rule ?? "hermite";
   if (rule !== "trapezoid" && rule !== "simpson" && rule !== "hermite") {
     throw new OccamError(
@@ -329,156 +194,89 @@ function ladderScheme(
       `${where}: rule must be "hermite", "trapezoid" or "simpson", got ${String(rule)}.`,
     );
   }
-  const resolved = resolvePowerPosteriorOptions(options, where, { minDraws: 2 });
-  let ladder: Float64Array;
-  let sampling: PowerPosteriorOptions = options;
-  let pilot: AdaptiveLadder | undefined;
-  if (options.ladder === undefined) {
-    const adaptive = resolveAdaptiveLadderOptions(options.adaptive, where);
-    const [pilotStream, samplingStream] = resolveRng(options, where).split(2);
-    pilot = adaptiveLadder(model, pilotStream, adaptive, PATH_REFINE, where);
-    ladder = pilot.ladder;
-    sampling = { ...options, seed: undefined, rng: samplingStream };
-  } else {
-    ladder = validateLadder(options.ladder, `${where}: ladder`);
-  }
-  const sample = samplePowerPosteriors(model, ladder, sampling, where, resolved);
-  const K = ladder.length - 1;
-  const warnings: string[] = [];
+  const target = unbounded(model, where).model;
+  const settings = resolveTemperingOptions(target, options, PATH_DEFAULTS, where);
+  const { observer, record } = recordLadder(settings.particles, settings.islands);
+  const run = runTempering(target, resolveRng(options, where), settings, where, observer);
+  const { unreliable, warnings } = runWarnings(run, settings);
+  const betas = record.betas;
+  const moments = nodeMoments(record);
 
-  // E_prior[log L] from the β = 0 draws: when some are −∞ or their lower tail is too heavy (E₀[log L]
-  // = −∞, or an infinite variance), the integral starts at β_1 and log Z_{β_1} = log E₀[L^{β_1}] is
-  // estimated by importance sampling, as the first rung of stepping-stone sampling.
-  const prior = sample.temperatures[0];
-  const tail = prior.exact ? priorLogLikelihoodTail(prior.logLikelihood) : 0;
-  let first = 0;
-  let firstRung: { logRatio: number; variance: number; essFraction: number } | undefined;
-  if (!prior.exact) {
-    for (let i = 0; i < prior.logLikelihood.length; i++) {
-      if (prior.logLikelihood[i] === Number.NEGATIVE_INFINITY) {
-        throw new OccamError(
-          "non-finite",
-          `${where}: the log likelihood is −Infinity at draw ${i} at ${temperatureLabel(ladder, 0)}, so E_β[log L] = −∞ there ` +
-            "and thermodynamic integration is undefined; use exactPrior: true (the default) or steppingStone.",
-        );
-      }
-    }
-  } else if (tail > PRIOR_TAIL_K) {
-    first = 1;
-    firstRung = stoneRung(prior.logLikelihood, ladder[1], where);
+  // E_prior[log L] from the prior draws: when some are −∞ or their lower tail is too heavy, the
+  // integral starts at β_1 and log Z(β_1) = log E₀[L^{β_1}] comes from stepping-stone's first rung.
+  const tail = priorLogLikelihoodTail(record.draws[0][0]);
+  const first = tail > PRIOR_TAIL_K ? 1 : 0;
+  const islandLogZ = pathIslands(record, moments, rule, first);
+  // The first rung, log E₀[L^β_1], from all the prior draws at once (an island whose prior draws all
+  // have zero likelihood has no integral of its own, and drops out of the islands' mean).
+  let firstRung = { logZ: 0, stdErr: 0 };
+  if (first === 1) {
+    firstRung = logWeightSummary(
+      Float64Array.from(record.draws[0][0], (l) => betas[1] * l),
+      where,
+    );
     warnings.push(
       (tail === Number.POSITIVE_INFINITY
         ? "some prior draws have log L = −Infinity, so E_prior[log L] = −∞"
         : `the prior draws' log likelihoods have a heavy lower tail (Pareto k̂ = ${tail.toFixed(2)} > ${PRIOR_TAIL_K}): ` +
           "E_prior[log L] is infinite or has an infinite variance") +
-        `; the integral starts at β_1 = ${ladder[1]} and log Z(β_1) = log E_prior[L^β_1] is estimated by importance sampling ` +
-        "(stepping-stone's first rung). steppingStone avoids the issue altogether.",
+        `; the integral starts at β_1 = ${betas[1]} and log Z(β_1) = log E_prior[L^β_1] is estimated by importance sampling.`,
     );
-    if (firstRung.essFraction < SHORT_RUNG_FRACTION) {
-      warnings.push(
-        `the first rung (β 0 → ${ladder[1]}) has an importance-weight ESS fraction of ${firstRung.essFraction.toFixed(3)}: add temperatures near 0.`,
-      );
-    }
   }
-  const stats = nodeStatistics(sample, first);
-  const index: number[] = [];
-  for (let k = first; k <= K; k++) index.push(k);
-  const nodes = index.map((k) => ladder[k]);
-  const wNodes = quadratureWeights(nodes, rule);
-  const cNodes = rule === "hermite" ? slopeWeights(nodes) : undefined;
-  const w = new Float64Array(K + 1);
-  const c = new Float64Array(K + 1);
-  for (let i = 0; i < index.length; i++) {
-    w[index[i]] = wNodes[i];
-    if (cNodes !== undefined) c[index[i]] = cNodes[i];
-  }
-  let logZ = integrate(ladder, stats, rule, index);
-  let { variance, nodeErrors } = quadratureVariance(
-    sample,
-    stats,
-    w,
-    rule === "hermite" ? c : undefined,
-    first,
-  );
-  if (firstRung !== undefined) {
-    logZ += firstRung.logRatio;
-    variance += firstRung.variance;
-    nodeErrors[0] = Math.sqrt(firstRung.variance);
-  }
+  const estimate = combineIslands(islandLogZ, "sum");
+  const monteCarloStdErr = Math.hypot(estimate.stdErr, firstRung.stdErr);
 
   // The same rule on the half ladder (every other temperature, keeping β = 1) for the discretisation error.
-  const half: number[] = [];
-  for (let k = first; k <= K; k += 2) half.push(k);
-  if (half[half.length - 1] !== K) half.push(K);
-  const coarse = integrate(ladder, stats, rule, half) + (firstRung?.logRatio ?? 0);
+  const index: number[] = [];
+  for (let k = first; k < betas.length; k++) index.push(k);
+  const half = index.filter((_, i) => i % 2 === 0);
+  if (half[half.length - 1] !== betas.length - 1) half.push(betas.length - 1);
+  const pooled = (nodes: number[]) =>
+    integrate(
+      nodes.map((k) => betas[k]),
+      nodes.map((k) => moments.pooledMeans[k]),
+      nodes.map((k) => moments.pooledVariances[k]),
+      rule,
+    ) + firstRung.logZ;
+  const halfLadderEstimate = pooled(half);
   const order = rule === "trapezoid" || half.length < 3 ? 2 : 4;
-  const discretisationError = Math.abs(logZ - coarse) / (2 ** order - 1);
-  const otherRule: QuadratureRule = rule === "simpson" ? "trapezoid" : "simpson";
-  const other = integrate(ladder, stats, otherRule, index) + (firstRung?.logRatio ?? 0);
-  // The standard error counts the discretisation error too (added in quadrature): a coarse ladder
-  // shows in it rather than in a confident wrong answer.
-  const monteCarloStdErr = Math.sqrt(variance);
-  const stdErr = Math.hypot(monteCarloStdErr, discretisationError);
+  const discretisationError = Math.abs(pooled(index) - halfLadderEstimate) / (2 ** order - 1);
   if (discretisationError > monteCarloStdErr) {
     warnings.push(
       `the estimated discretisation error (${discretisationError.toPrecision(3)} nats, from the half ladder) exceeds the Monte Carlo ` +
-        `error (${monteCarloStdErr.toPrecision(3)}); the standard error includes it, but the estimate may be biased: use more temperatures` +
-        (rule === "trapezoid" ? ' or rule "hermite"' : "") +
-        ".",
+        `error (${monteCarloStdErr.toPrecision(3)}); the standard error includes it, but the estimate may be biased: use more ` +
+        "temperatures (a higher targetEss).",
     );
   }
-
   return evidenceResult({
-    method: `path-sampling (${rule})`,
-    logZ,
-    stdErr,
-    nLikelihoodEvals: sample.nLikelihoodEvals + (pilot?.evaluations ?? 0),
+    method: "path",
+    logZ: estimate.logZ + firstRung.logZ,
+    stdErr: Math.hypot(monteCarloStdErr, discretisationError),
+    nLikelihoodEvals: run.evaluations,
     seconds: secondsSince(start),
+    unreliable: [...estimate.unreliable, ...unreliable],
+    warnings: [...estimate.warnings, ...warnings],
     diagnostics: {
+      ...temperingDiagnostics(run, settings, estimate),
       scheme: "ladder",
       rule,
-      kernel: sample.kernel,
-      ladder: Array.from(ladder),
-      adaptiveLadder: pilot === undefined ? undefined : adaptiveSummary(pilot),
-      drawsPerTemperature: resolved.drawsPerTemperature,
-      meanLogLikelihood: Array.from(stats.means),
-      varianceLogLikelihood: Array.from(stats.variances),
-      monteCarloErrors: Array.from(nodeErrors),
-      logLikelihoodEss: sample.temperatures.map((t) => t.ess),
-      acceptanceRates: sample.temperatures.map((t) => t.acceptanceRate),
-      priorTailK: tail,
-      firstRungLogRatio: firstRung?.logRatio,
-      halfLadderEstimate: coarse,
+      ladder: betas,
+      meanLogLikelihood: Array.from(moments.pooledMeans),
+      varianceLogLikelihood: Array.from(moments.pooledVariances),
+      priorTailK: Number.isFinite(tail) ? tail : null,
+      halfLadderEstimate,
       discretisationError,
       monteCarloStdErr,
-      otherRuleEstimate: other,
-      warnings,
     },
   });
 }
 
-/** log E₀[L^β] from prior draws, with its delta-method variance and the weights' Kish ESS fraction. */
-function stoneRung(
-  ell: Float64Array,
-  beta: number,
-  where: string,
-): { logRatio: number; variance: number; essFraction: number } {
-  // −∞ · β = −∞: a zero-likelihood draw has weight 0.
-  const logW = Float64Array.from(ell, (l) => beta * l);
-  const summary = logWeightSummary(logW, where);
-  return {
-    logRatio: summary.logZ,
-    variance: summary.stdErr ** 2,
-    essFraction: summary.ess / logW.length,
-  };
-}
-
 function randomScheme(
   model: BayesModel,
-  options: PathSamplingOptions,
+  options: PathRandomOptions,
   where: string,
   start: number,
-): EvidenceResult {
+): PathSamplingResult {
   const n = options.temperatures ?? 1000;
   if (!(Number.isInteger(n) && n >= 2)) {
     throw new OccamError("invalid-argument", `${where}: temperatures must be an integer ≥ 2, got ${n}.`);
@@ -523,13 +321,17 @@ function randomScheme(
   let ordered = thetas[0] * means[0] + (1 - thetas[n - 1]) * means[n - 1];
   for (let i = 0; i + 1 < n; i++) ordered += ((thetas[i + 1] - thetas[i]) * (means[i] + means[i + 1])) / 2;
   return evidenceResult({
-    method: "path-sampling (random temperatures)",
+    method: "path",
     logZ: mean,
     stdErr: sd / Math.sqrt(n),
     nLikelihoodEvals: sample.nLikelihoodEvals,
     seconds: secondsSince(start),
+    unreliable: [
+      "the random-temperature scheme treats its warm-started draws as independent, so its standard error is too small; " +
+        'use the default scheme "ladder".',
+    ],
     diagnostics: {
-      scheme: "random",
+      scheme: "random" as const,
       k,
       temperatures: n,
       kernel: sample.kernel,

@@ -1,14 +1,22 @@
+import chisquareQuantile from "@stdlib/stats-base-dists-chisquare-quantile";
 import { essPerParameter } from "../diagnostics/ess.js";
 import { rhatPerParameter } from "../diagnostics/rhat.js";
 import { OccamError } from "../errors.js";
-import type { Draws } from "../model/draws.js";
+import { cholesky } from "../math/linalg.js";
+import { Draws } from "../model/draws.js";
 import { type BayesModel, tempered } from "../model/model.js";
+import { unbounded } from "../model/transform.js";
+import type { Rng } from "../random/rng.js";
 import { buildHmcKernel } from "../samplers/hmc.js";
 import type { Kernel, PositionState, StepInfo } from "../samplers/kernel.js";
 import { buildRandomWalkKernel } from "../samplers/random-walk.js";
 import { runChain } from "../samplers/run.js";
-import { type PowerPosteriorKernelChoice, resolveKernelKind } from "./power-posterior.js";
 import { checkCount, type RandomOptions, resolveRng } from "./result.js";
+import type { ParticleCloud } from "./tempering/cloud.js";
+import { runTempering } from "./tempering/engine.js";
+import { MAX_DIVERGENT_FRACTION } from "./tempering/estimates.js";
+import { resolveCloudMove } from "./tempering/moves.js";
+import { type PowerPosteriorKernelChoice, resolveKernelKind } from "./tempering/power-posterior.js";
 
 /** Options of {@link samplePosterior}. */
 export interface PosteriorSamplingOptions extends RandomOptions {
@@ -18,12 +26,26 @@ export interface PosteriorSamplingOptions extends RandomOptions {
    * @defaultValue "auto"
    */
   kernel?: PowerPosteriorKernelChoice;
-  /** @defaultValue 4 */
+  /**
+   * Chains, each started at its own prior draw, so that a posterior with separated modes shows as
+   * chains that disagree instead of being sampled in one mode: with 8 chains and two modes of equal
+   * basins, all chains land in one mode with probability 2⁻⁷ < 1 %.
+   * @defaultValue 8
+   */
   chains?: number;
   /** Warm-up iterations per chain. @defaultValue 1000 */
   warmup?: number;
-  /** Kept draws per chain. @defaultValue 2000 */
+  /** Kept draws per chain. @defaultValue 1000 */
   draws?: number;
+  /**
+   * Where the chains start: "tempered", at particles of a small tempered SMC run (1024 particles),
+   * which finds the posterior's modes in proportion to their mass, so that chains land in every mode
+   * worth finding, and which then checks that the chains went everywhere it found mass; or "prior", at
+   * prior draws (a chain falls into whichever mode's basin it starts in, and a small mode's basin can
+   * be tiny).
+   * @defaultValue "tempered"
+   */
+  starts?: "tempered" | "prior";
 }
 
 /** Posterior draws with the convergence checks every estimator that uses them should report. */
@@ -37,71 +59,219 @@ export interface PosteriorSample {
   readonly divergences: number;
   /** Likelihood (or likelihood-gradient) evaluations, warm-up included. */
   readonly nLikelihoodEvals: number;
-  /** Warnings for the user: chains that disagree, few effective draws, divergences. */
+  /** Why the draws cannot be trusted to represent the posterior: chains that disagree, few effective draws. */
+  readonly unreliable: readonly string[];
+  /** Other things to know: divergent trajectories. */
   readonly warnings: readonly string[];
 }
 
 /** R-hat above this means the chains have not mixed (Vehtari et al. 2021 recommend 1.01 for final work). */
 const RHAT_WARNING = 1.05;
 
+/** Fewer effective draws than this (the smallest over parameters) make the draws unreliable. */
+const MIN_POSTERIOR_ESS = 100;
+
+/** Particles of the tempered run the chains start from. */
+const PILOT_PARTICLES = 1024;
+
 /**
- * Draws from the posterior p(θ | D) ∝ p(θ) L(θ) by several chains started at prior draws, for the
- * estimators that need posterior draws when the user has none of their own.
+ * The fraction of the tempered pilot's particles the chains' draws leave uncovered above which the
+ * chains missed posterior mass: a pilot particle is uncovered when its Mahalanobis distance from the
+ * draws (their mean and covariance) exceeds the 99.9 % quantile of χ²_d.
  */
-export function samplePosterior(model: BayesModel, options: PosteriorSamplingOptions = {}): PosteriorSample {
+const MAX_UNCOVERED = 0.05;
+
+/**
+ * Draws from the posterior p(θ | D) ∝ p(θ) L(θ) by several chains, for the estimators that need
+ * posterior draws when the user has none of their own. The chains start at particles of a small
+ * tempered SMC run ("several modes found"), or at prior draws (`starts: "prior"`). A model with
+ * `bounds` is sampled on its unbounded scale (see `unbounded`); the draws are returned on the model's
+ * own scale. The draws are marked unreliable when the chains disagree (split R-hat above 1.05: chains
+ * in different modes, or not mixed), carry fewer than 100 effective draws, diverge on more than 0.1 %
+ * of their HMC trajectories (a region they cannot follow), or leave more than 5 % of the tempered
+ * run's particles uncovered (a mode no chain reached).
+ */
+export function samplePosterior(given: BayesModel, options: PosteriorSamplingOptions = {}): PosteriorSample {
   const where = "samplePosterior";
-  const chains = options.chains ?? 4;
+  const view = unbounded(given, where);
+  const model = view.model;
+  const chains = options.chains ?? 8;
   const warmup = options.warmup ?? 1000;
-  const perChain = options.draws ?? 2000;
+  const perChain = options.draws ?? 1000;
+  const starts = options.starts ?? "tempered";
   checkCount(chains, "chains", where, 1);
   checkCount(warmup, "warmup", where, 0);
   checkCount(perChain, "draws", where, 10);
-  const rng = resolveRng(options, where);
+  if (starts !== "tempered" && starts !== "prior") {
+    throw new OccamError(
+      "invalid-argument",
+      `${where}: starts must be "tempered" or "prior", got ${String(starts)}.`,
+    );
+  }
+  const [pilotRng, chainRng] = resolveRng(options, where).split(2);
   const kind = resolveKernelKind(model, options.kernel ?? "auto", where);
-  const target = tempered(model, 1);
-  const makeKernel = (): Kernel<PositionState, StepInfo> => {
-    switch (kind) {
-      case "model":
-        return model.powerPosteriorKernel?.(1) as Kernel<PositionState, StepInfo>;
-      case "user":
-        return (options.kernel as (beta: number) => Kernel<PositionState, StepInfo>)(1);
-      case "hmc":
-        // A quarter period of a unit Gaussian in the adapted metric, jittered against periodicity.
-        return buildHmcKernel({ target, trajectoryLength: Math.PI / 2, stepSizeJitter: 0.2 });
-      default:
-        return buildRandomWalkKernel({ target });
-    }
-  };
-  const draws = runChain(() => makeKernel(), {
+  const pilot = starts === "tempered" ? temperedPilot(model, pilotRng, where) : undefined;
+  const sampled = runChain(() => posteriorKernel(model, kind, options.kernel), {
     chains,
     warmup,
     draws: perChain,
-    rng,
+    rng: chainRng,
     names: model.names,
-    initial: (chainRng) => model.samplePrior(chainRng),
+    initial: (r) => (pilot === undefined ? model.samplePrior(r) : pilotParticle(pilot, r)),
   });
-  let evaluations = 0;
+  const draws = view.identity ? sampled : boundedDraws(sampled, view.toBounded);
+  let evaluations = pilot?.evaluations ?? 0;
   let divergences = 0;
-  for (const s of draws.stats) {
+  let transitions = 0;
+  for (const s of sampled.stats) {
     evaluations += s.evaluations + s.warmupEvaluations;
     divergences += s.divergences;
   }
-  const maxRhat = chains > 1 ? Math.max(...rhatPerParameter(draws)) : Number.NaN;
-  const minEss = Math.min(...essPerParameter(draws));
+  transitions = chains * perChain;
+  const maxRhat = chains > 1 ? Math.max(...rhatPerParameter(sampled)) : Number.NaN;
+  const minEss = Math.min(...essPerParameter(sampled));
   if (!(minEss > 0)) {
     throw new OccamError(
       "non-finite",
       `${where}: the posterior draws do not move (ESS ${minEss}); the sampler is stuck. Check the model's scale or give draws.`,
     );
   }
-  const warnings: string[] = [];
+  const unreliable: string[] = [];
   if (maxRhat > RHAT_WARNING) {
-    warnings.push(
-      `chains disagree (max split R-hat ${maxRhat.toFixed(3)}): run longer or check for multiple modes`,
+    unreliable.push(
+      `the ${chains} posterior chains disagree (max split R-hat ${maxRhat.toFixed(3)}): the posterior has separated ` +
+        "modes or the chains have not mixed, so the draws cannot stand for it; use smc, stepping-stone or path, which " +
+        "temper from the prior.",
     );
   }
-  if (minEss < 100) warnings.push(`only ${minEss.toFixed(0)} effective posterior draws: run longer`);
-  if (divergences > 0)
-    warnings.push(`${divergences} divergent trajectories: the posterior has regions HMC cannot follow`);
-  return { draws, kernel: kind, maxRhat, minEss, divergences, nLikelihoodEvals: evaluations, warnings };
+  if (minEss < MIN_POSTERIOR_ESS) {
+    unreliable.push(`only ${minEss.toFixed(0)} effective posterior draws: run the chains longer.`);
+  }
+  if (divergences > MAX_DIVERGENT_FRACTION * transitions) {
+    unreliable.push(
+      `${divergences} of ${transitions} HMC trajectories diverged: the posterior has regions the chains cannot follow ` +
+        "(a funnel's neck, a sharp curve), whose mass the draws may miss.",
+    );
+  }
+  if (pilot !== undefined) {
+    const uncovered = uncoveredFraction(pilot.cloud, sampled);
+    if (uncovered > MAX_UNCOVERED) {
+      unreliable.push(
+        `a tempered run from the prior put ${(100 * uncovered).toFixed(0)} % of its particles where no posterior chain went: ` +
+          "the chains missed a mode; use smc, stepping-stone or path.",
+      );
+    }
+  }
+  return {
+    draws,
+    kernel: kind,
+    maxRhat,
+    minEss,
+    divergences,
+    nLikelihoodEvals: evaluations,
+    unreliable,
+    warnings: [],
+  };
+}
+
+/** The MCMC kernel of the posterior chains. */
+function posteriorKernel(
+  model: BayesModel,
+  kind: ReturnType<typeof resolveKernelKind>,
+  choice: PowerPosteriorKernelChoice | undefined,
+): Kernel<PositionState, StepInfo> {
+  switch (kind) {
+    case "model":
+      return model.powerPosteriorKernel?.(1) as Kernel<PositionState, StepInfo>;
+    case "user":
+      return (choice as (beta: number) => Kernel<PositionState, StepInfo>)(1);
+    case "hmc":
+      // A quarter period of a unit Gaussian in the adapted metric, jittered against periodicity.
+      return buildHmcKernel({
+        target: tempered(model, 1),
+        trajectoryLength: Math.PI / 2,
+        stepSizeJitter: 0.2,
+      });
+    default:
+      return buildRandomWalkKernel({ target: tempered(model, 1) });
+  }
+}
+
+/** A small tempered SMC run from the prior to the posterior, whose particles the chains start from. */
+function temperedPilot(
+  model: BayesModel,
+  rng: Rng,
+  where: string,
+): { cloud: ParticleCloud; evaluations: number } {
+  const run = runTempering(
+    model,
+    rng,
+    {
+      particles: PILOT_PARTICLES,
+      islands: 2,
+      ladder: undefined,
+      targetEss: 0.5,
+      resample: "always",
+      move: resolveCloudMove(model, "auto", where),
+      sweeps: "auto",
+      draws: 0,
+      maxSweeps: 50,
+      // Moves at β = 1 too, so that resampled duplicates part.
+      finalSweeps: true,
+      maxStages: 10_000,
+    },
+    `${where} (the tempered run the chains start from)`,
+  );
+  return { cloud: run.cloud, evaluations: run.evaluations };
+}
+
+/** A copy of a randomly chosen particle of the pilot's final cloud. */
+function pilotParticle(pilot: { cloud: ParticleCloud }, rng: Rng): Float64Array {
+  const { n, dim, positions } = pilot.cloud;
+  const i = rng.integer(n);
+  return Float64Array.from(positions.subarray(i * dim, (i + 1) * dim));
+}
+
+/**
+ * The fraction of the pilot's particles farther from the draws than the 99.9 % quantile of χ²_d, in
+ * the Mahalanobis distance of the draws' mean and covariance: about 0.1 % when the draws cover the
+ * posterior, the mass of every missed mode when they do not.
+ */
+function uncoveredFraction(cloud: ParticleCloud, draws: Draws): number {
+  const d = cloud.dim;
+  let L: Float64Array;
+  try {
+    L = cholesky(draws.covariance(), d);
+  } catch {
+    return 0;
+  }
+  const mean = draws.mean();
+  const limit = chisquareQuantile(0.999, d);
+  const z = new Float64Array(d);
+  let outside = 0;
+  for (let i = 0; i < cloud.n; i++) {
+    let q = 0;
+    for (let a = 0; a < d; a++) {
+      let v = cloud.positions[i * d + a] - mean[a];
+      for (let b = 0; b < a; b++) v -= L[a * d + b] * z[b];
+      z[a] = v / L[a * d + a];
+      q += z[a] * z[a];
+    }
+    if (q > limit) outside++;
+  }
+  return outside / cloud.n;
+}
+
+/** Draws mapped back from the unbounded scale to the model's own. */
+function boundedDraws(
+  draws: Draws,
+  toBounded: (eta: Float64Array, out: Float64Array) => Float64Array,
+): Draws {
+  const d = draws.dim;
+  const out = new Draws({ dim: d, nChains: draws.nChains, nDraws: draws.nDraws, names: draws.names });
+  for (let t = 0; t < draws.size; t++) {
+    toBounded(draws.values.subarray(t * d, (t + 1) * d), out.values.subarray(t * d, (t + 1) * d));
+  }
+  out.logDensity.fill(Number.NaN);
+  return out;
 }

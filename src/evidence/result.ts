@@ -2,15 +2,17 @@ import { OccamError } from "../errors.js";
 import { cholesky } from "../math/linalg.js";
 import { Draws } from "../model/draws.js";
 import type { BayesModel } from "../model/model.js";
+import type { UnboundedModel } from "../model/transform.js";
 import { createRng, type Rng } from "../random/rng.js";
 
 /**
- * What every evidence estimator returns: an estimate of log Z = log p(D | M) in nats with its
- * standard error, the cost, and estimator-specific diagnostics. Frozen.
+ * An estimate of log Z = log p(D | M) in nats with its standard error, whether the estimator's own
+ * checks trust that error, the cost, and the estimator's typed diagnostics. Frozen. `M` is the
+ * method's name (the one users pass to `estimateEvidence`), `D` its diagnostics.
  */
-export interface EvidenceResult {
-  /** The estimator, e.g. "importance-sampling" or "bridge-sampling (warp3)". */
-  readonly method: string;
+export interface EvidenceEstimate<M extends string = string, D = unknown> {
+  /** The estimator, by the name `estimateEvidence` takes: "bridge", "smc", … */
+  readonly method: M;
   /** The estimate of log Z, in nats. */
   readonly logZ: number;
   /**
@@ -18,30 +20,45 @@ export interface EvidenceResult {
    * not statistical; +Infinity when the estimator cannot bound its own error.
    */
   readonly stdErr: number;
+  /**
+   * False when the estimator's own checks say the error bar cannot be trusted (too few effective
+   * draws, heavy-tailed weights, chains that disagree, …); `warnings` then says why. A result that is
+   * not reliable must not decide anything.
+   */
+  readonly reliable: boolean;
+  /** What the user should know, in words they can act on: first the reasons for `reliable: false`. */
+  readonly warnings: readonly string[];
   /** Number of likelihood evaluations (or likelihood-gradient evaluations) made. */
   readonly nLikelihoodEvals: number;
   /** Wall-clock time in seconds (`performance.now()`). */
   readonly seconds: number;
-  /** Estimator-specific diagnostics: effective sample sizes, iterations, warnings, ... */
-  readonly diagnostics: Readonly<Record<string, unknown>>;
+  /** The estimator's own diagnostics. */
+  readonly diagnostics: D;
 }
 
-/** The fields of an {@link EvidenceResult}, as an estimator assembles them. */
-export interface EvidenceResultFields {
-  method: string;
+/** The fields of an {@link EvidenceEstimate}, as an estimator assembles them. */
+export interface EvidenceResultFields<M extends string, D> {
+  method: M;
   logZ: number;
   stdErr: number;
   nLikelihoodEvals: number;
   seconds: number;
-  diagnostics?: Record<string, unknown>;
+  diagnostics: D;
+  /** Why the error bar cannot be trusted; any entry makes the result unreliable. */
+  unreliable?: readonly string[];
+  /** Other things the user should know (they do not make the result unreliable). */
+  warnings?: readonly string[];
 }
 
 /**
  * Validates and freezes an evidence result: `method` non-empty, `logZ` finite, `stdErr` ≥ 0 (not
- * NaN; +Infinity allowed to say "unknown"), `nLikelihoodEvals` a non-negative integer, `seconds`
- * finite and ≥ 0. A non-finite log Z is a numeric fault of the estimator and throws `non-finite`.
+ * NaN; +Infinity allowed, and then the result is unreliable), `nLikelihoodEvals` a non-negative
+ * integer, `seconds` finite and ≥ 0. `reliable` is true when no reason was given against it. A
+ * non-finite log Z is a numeric fault of the estimator and throws `non-finite`.
  */
-export function evidenceResult(fields: EvidenceResultFields): EvidenceResult {
+export function evidenceResult<M extends string, D>(
+  fields: EvidenceResultFields<M, D>,
+): EvidenceEstimate<M, D> {
   const { method, logZ, stdErr, nLikelihoodEvals, seconds } = fields;
   if (typeof method !== "string" || method.length === 0) {
     throw new OccamError("invalid-argument", "evidenceResult: method must be a non-empty string.");
@@ -67,8 +84,22 @@ export function evidenceResult(fields: EvidenceResultFields): EvidenceResult {
   if (!(Number.isFinite(seconds) && seconds >= 0)) {
     throw new OccamError("invalid-argument", `${method}: seconds must be finite and ≥ 0, got ${seconds}.`);
   }
-  const diagnostics = Object.freeze({ ...(fields.diagnostics ?? {}) });
-  return Object.freeze({ method, logZ, stdErr, nLikelihoodEvals, seconds, diagnostics });
+  const unreliable = [...(fields.unreliable ?? [])];
+  if (stdErr === Number.POSITIVE_INFINITY && unreliable.length === 0) {
+    unreliable.push("the estimator could not estimate its own standard error.");
+  }
+  const warnings = Object.freeze([...unreliable, ...(fields.warnings ?? [])]);
+  const diagnostics = Object.freeze(fields.diagnostics);
+  return Object.freeze({
+    method,
+    logZ,
+    stdErr,
+    reliable: unreliable.length === 0,
+    warnings,
+    nLikelihoodEvals,
+    seconds,
+    diagnostics,
+  });
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -184,6 +215,48 @@ export function posteriorDraws(
     );
   }
   return draws;
+}
+
+/**
+ * Draws of a bounded model mapped to the unbounded scale of `view` (a new store), or the draws
+ * themselves when the model has no bounds. Throws when a draw lies on or outside the bounds.
+ */
+export function unboundedDraws(view: UnboundedModel, draws: Draws): Draws {
+  if (view.identity) return draws;
+  const d = draws.dim;
+  const out = new Draws({ dim: d, nChains: draws.nChains, nDraws: draws.nDraws, names: draws.names });
+  for (let t = 0; t < draws.size; t++) {
+    view.toUnbounded(draws.values.subarray(t * d, (t + 1) * d), out.values.subarray(t * d, (t + 1) * d));
+  }
+  out.logDensity.fill(Number.NaN);
+  return out;
+}
+
+/** The minimum Kish effective sample size of importance weights for their delta-method error to be trusted. */
+export const MIN_WEIGHT_ESS = 100;
+/** Above this Pareto k̂ importance weights probably have an infinite variance (Vehtari et al. 2024). */
+export const MAX_PARETO_K = 0.7;
+
+/**
+ * Why an importance-sampling estimate's standard error cannot be trusted, if it cannot: too few
+ * effective draws (Kish ESS below {@link MIN_WEIGHT_ESS}) or a tail too heavy for a finite variance
+ * (Pareto k̂ above {@link MAX_PARETO_K}). `what` names the weights in the message.
+ */
+export function weightReasons(ess: number, total: number, paretoK: number, what: string): string[] {
+  const reasons: string[] = [];
+  if (ess < MIN_WEIGHT_ESS) {
+    reasons.push(
+      `${what} have an effective sample size of ${ess.toFixed(1)} of ${total}: a handful of draws carry the estimate, so its ` +
+        "standard error means nothing.",
+    );
+  }
+  if (paretoK > MAX_PARETO_K) {
+    reasons.push(
+      `${what} have a Pareto k̂ of ${paretoK.toFixed(2)} (> ${MAX_PARETO_K}): their variance is probably infinite, so the ` +
+        "standard error is too small and the estimate too low.",
+    );
+  }
+  return reasons;
 }
 
 function describe(value: unknown): string {

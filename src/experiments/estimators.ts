@@ -30,6 +30,10 @@ export interface EstimatorRow {
   error: number | null;
   /** error / stdErr; null when the estimator reports no statistical error (Laplace) or failed. */
   z: number | null;
+  /** Whether the estimator trusts its own error bar (false when it failed). */
+  reliable: boolean;
+  /** Why not, when it does not: the estimator's first warning. */
+  warning: string | null;
   nLikelihoodEvals: number;
   seconds: number;
   /** Why the estimator gave no number, when it did not. */
@@ -123,6 +127,8 @@ export function runEstimatorsExperiment(options: EstimatorsExperimentOptions = {
           exact,
           error,
           z: r.stdErr > 0 && Number.isFinite(r.stdErr) ? error / r.stdErr : null,
+          reliable: r.reliable,
+          warning: r.reliable ? null : (r.warnings[0] ?? null),
           nLikelihoodEvals: r.nLikelihoodEvals,
           seconds: r.seconds,
         });
@@ -136,6 +142,8 @@ export function runEstimatorsExperiment(options: EstimatorsExperimentOptions = {
           exact,
           error: null,
           z: null,
+          reliable: false,
+          warning: null,
           nLikelihoodEvals: 0,
           seconds: (performance.now() - start) / 1000,
           failure: e.message,
@@ -155,9 +163,9 @@ function settingsFor(method: EstimatorName, quick: boolean): object {
     case "path":
       return { drawsPerTemperature: 500, warmupPerTemperature: 100 };
     case "ais":
-      return { particles: 200 };
+      return { particles: 256 };
     case "smc":
-      return { particles: 400 };
+      return { particles: 512 };
     default:
       return {};
   }

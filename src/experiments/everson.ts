@@ -8,8 +8,8 @@
 import { kFolds, union } from "../data/folds.js";
 import { eversonData } from "../data/generators/everson.js";
 import { OccamError } from "../errors.js";
+import type { CrossValidatedResult } from "../evidence/cross-validated.js";
 import { crossValidatedEvidence, type SubsettableModel } from "../evidence/cross-validated.js";
-import type { EvidenceResult } from "../evidence/result.js";
 import { defineModel } from "../model/model.js";
 import { type NigRegressionModel, nigRegression } from "../models/linear/index.js";
 import { createRng, type Rng } from "../random/rng.js";
@@ -291,7 +291,7 @@ function seedFrom(rng: Rng): number {
   return Math.floor(rng.uniform() * 0x100000000) >>> 0;
 }
 
-function exactValue(result: EvidenceResult): number {
+function exactValue(result: CrossValidatedResult): number {
   const v = result.diagnostics.exactValue;
   if (typeof v !== "number") {
     throw new OccamError(
@@ -389,8 +389,7 @@ export function runEversonExperiment(options: EversonExperimentOptions = {}): Ev
       [`${G}-fold`, kFold],
       ["chain rule", chain],
     ] as const) {
-      const w = r.diagnostics.warnings;
-      if (Array.isArray(w)) for (const text of w) warnings.push(`${label} ${form}: ${text}`);
+      for (const text of r.warnings) warnings.push(`${label} ${form}: ${text}`);
     }
     const exact = full.exactLogEvidence();
     rows.push({

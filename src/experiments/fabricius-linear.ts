@@ -711,9 +711,8 @@ export function runFabriciusLinearExperiment(
           rng: randomStream,
         });
         const stepping = steppingStone(model, {
-          kernel: "model",
-          drawsPerTemperature: quick ? 200 : 1000,
-          warmupPerTemperature: 20,
+          move: "model",
+          particles: quick ? 256 : 1024,
           rng: steppingStream,
         });
         const exact = independentPrecisionQuadrature(X, d.y, n, k, reading.prior, quick ? 0.2 : 0.1);

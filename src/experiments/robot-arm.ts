@@ -10,7 +10,7 @@
 
 import { robotArmData } from "../data/generators/robot-arm.js";
 import { OccamError } from "../errors.js";
-import { powerLadder, refineLadder } from "../evidence/schedule.js";
+import { powerLadder, refineLadder } from "../evidence/tempering/schedule.js";
 import { bayesianMlp, predictBayesianMlp } from "../models/mlp/bayesian.js";
 import { ensembleEvidence, ensembleMlp } from "../models/mlp/ensemble.js";
 import { evidenceFramework } from "../models/mlp/evidence-framework.js";

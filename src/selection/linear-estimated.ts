@@ -153,7 +153,11 @@ function evidenceEstimator(
       }
       return [score, 0];
     }
-    const r = estimateEvidence(model, { ...settings, method: estimator, seed: subsetSeed(seed, members) });
+    const r = estimateEvidence(model, {
+      ...settings,
+      method: estimator,
+      seed: subsetSeed(seed, members),
+    } as EstimateEvidenceOptions);
     if (!(Number.isFinite(r.logZ) && Number.isFinite(r.stdErr) && r.stdErr >= 0)) {
       throw new OccamError(
         "non-finite",
@@ -236,7 +240,6 @@ function methodOptions(
       return { posterior };
     case "stepping-stone":
     case "path":
-      return { settings: { drawsPerTemperature: samples } };
     case "ais":
     case "smc":
       return { settings: { particles: samples } };

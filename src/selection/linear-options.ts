@@ -58,17 +58,17 @@ export type SampledLinearEstimator = Exclude<LinearEstimator, "exact" | "laplace
 
 /**
  * Default `samples` of each sampled estimator, chosen so that one model of a few inputs and a few
- * hundred rows takes well under a second (smc about 1.5 s): posterior draws over 4 chains (importance,
- * bridge; importance also draws as many proposal points), draws per temperature (stepping-stone,
- * path), particles (ais, smc), posterior draws per fold (cv).
+ * hundred rows takes about a second: posterior draws over 4 chains (importance, bridge; importance
+ * also draws as many proposal points), particles of the tempered run (stepping-stone, path, ais, smc),
+ * posterior draws per fold (cv).
  */
 export const DEFAULT_SAMPLES: Readonly<Record<SampledLinearEstimator, number>> = Object.freeze({
   importance: 4000,
   bridge: 4000,
-  "stepping-stone": 500,
-  path: 500,
-  ais: 200,
-  smc: 200,
+  "stepping-stone": 512,
+  path: 512,
+  ais: 256,
+  smc: 512,
   cv: 1000,
 });
 

@@ -1,10 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { annealedImportanceSampling } from "../../src/evidence/annealed-importance-sampling.js";
-import { powerLadder } from "../../src/evidence/schedule.js";
-import { gaussianMeanModel } from "../../src/models/gaussian-mean/index.js";
+import { eggboxProblem } from "../../src/models/hard-problems/index.js";
 import { expectAccurate, thrown } from "../support/assertions.js";
 import {
-  exactPowerPosteriorKernel,
   failingModel,
   gradientFreeModel,
   modelWithExactKernel,
@@ -14,63 +12,52 @@ import {
 
 describe("annealedImportanceSampling", () => {
   for (const d of [1, 10]) {
-    it(`matches the exact log evidence in d = ${d} (HMC transitions tuned by a pilot)`, () => {
+    it(`matches the exact log evidence in d = ${d} (HMC in the cloud's metric)`, () => {
       const model = testModel(d);
       const r = annealedImportanceSampling(model, { seed: 1 });
-      expect(r.method).toBe("annealed-importance-sampling");
-      expect(r.diagnostics.kernel).toBe("hmc");
+      expect(r.method).toBe("ais");
+      expect(r.reliable).toBe(true);
+      expect(r.diagnostics.move).toBe("hmc");
       expectAccurate(r.logZ, r.stdErr, model.exactLogEvidence());
       expect(r.stdErr).toBeLessThan(0.12);
-      expect(r.diagnostics.essFraction as number).toBeGreaterThan(0.1);
+      expect(r.diagnostics.essFraction).toBeGreaterThan(0.2);
+      // Every step kept 99 % of the conditional ESS.
+      for (const s of r.diagnostics.stages.slice(0, -1)) expect(s.essFraction).toBeCloseTo(0.99, 6);
     });
   }
 
   it("matches with random-walk transitions on a model without gradients (d = 2)", () => {
     const model = gradientFreeModel(2);
-    const r = annealedImportanceSampling(model, { seed: 2, stepsPerTemperature: 3 });
-    expect(r.diagnostics.kernel).toBe("random-walk");
+    const r = annealedImportanceSampling(model, { seed: 2 });
+    expect(r.diagnostics.move).toBe("random-walk");
     expectAccurate(r.logZ, r.stdErr, model.exactLogEvidence());
   });
 
   it("gives zero weight to prior draws of zero likelihood (bounded support, d = 1)", () => {
     const model = truncatedModel();
-    const r = annealedImportanceSampling(model, { seed: 8, kernel: "random-walk", stepsPerTemperature: 3 });
+    const r = annealedImportanceSampling(model, { seed: 8, particles: 2048 });
     expectAccurate(r.logZ, r.stdErr, model.exactLogEvidence());
   });
 
-  it("uses the model's kernel at every intermediate temperature", () => {
+  it("uses the model's kernel at every intermediate temperature of a given ladder", () => {
     const model = modelWithExactKernel(2);
-    const ladder = [0, 0.01, 0.1, 0.5, 1];
-    const r = annealedImportanceSampling(model, { ladder, particles: 50, seed: 3 });
-    expect(r.diagnostics.kernel).toBe("model");
-    expect(model.betasAsked).toEqual([0.01, 0.1, 0.5]);
+    const r = annealedImportanceSampling(model, { ladder: [0, 0.01, 0.1, 0.5, 1], particles: 64, seed: 3 });
+    expect(r.diagnostics.move).toBe("model");
+    expect([...new Set(model.betasAsked)]).toEqual([0.01, 0.1, 0.5]);
   });
 
-  it("has calibrated standard errors: |z| < 2 in ≥ 80 % of 20 seeds (d = 10, exact transitions)", () => {
-    let inside = 0;
-    let meanSe = 0;
-    for (let s = 0; s < 20; s++) {
-      const model = gaussianMeanModel({ dim: 10, n: 20, seed: 600 + s });
-      const r = annealedImportanceSampling(
-        { ...model, powerPosteriorKernel: (b: number) => exactPowerPosteriorKernel(model, b) },
-        { ladder: powerLadder(100, 4), particles: 150, seed: s },
-      );
-      meanSe += r.stdErr / 20;
-      if (Math.abs(r.logZ - model.exactLogEvidence()) < 2 * r.stdErr) inside++;
-    }
-    expect(inside).toBeGreaterThanOrEqual(16);
-    expect(meanSe).toBeGreaterThan(0.03);
-    expect(meanSe).toBeLessThan(0.12);
+  it("says its error is unknown, rather than give one, when a few particles carry the weights (the eggbox, few temperatures)", () => {
+    const r = annealedImportanceSampling(eggboxProblem().model, { targetEss: 0.5, particles: 256, seed: 4 });
+    expect(r.reliable).toBe(false);
+    expect(r.warnings[0]).toMatch(/final annealing weights/);
+    expect(Number.isFinite(r.stdErr)).toBe(true);
   });
 
-  it("reports the spread of independent repetitions and is deterministic for a seed", () => {
+  it("is deterministic for a seed", () => {
     const model = testModel(2);
-    const options = { ladder: powerLadder(50, 4), particles: 100, repetitions: 3, seed: 5 };
-    const a = annealedImportanceSampling(model, options);
-    const b = annealedImportanceSampling(model, options);
+    const a = annealedImportanceSampling(model, { particles: 128, seed: 5 });
+    const b = annealedImportanceSampling(model, { particles: 128, seed: 5 });
     expect(a.logZ).toBe(b.logZ);
-    expect((a.diagnostics.repetitionLogZ as number[]).length).toBe(3);
-    expect(a.diagnostics.repetitionStdErr as number).toBeGreaterThan(0);
   });
 
   it("names the temperature when the log likelihood is NaN, and rejects bad options", () => {
@@ -82,11 +69,8 @@ describe("annealedImportanceSampling", () => {
       /entry 2/,
     );
     expect(thrown(() => annealedImportanceSampling(model, { particles: 1 })).code).toBe("invalid-argument");
-    expect(thrown(() => annealedImportanceSampling(gradientFreeModel(1), { kernel: "hmc" })).message).toMatch(
+    expect(thrown(() => annealedImportanceSampling(gradientFreeModel(1), { move: "hmc" })).message).toMatch(
       /gradLogPrior/,
-    );
-    expect(thrown(() => annealedImportanceSampling(model, { kernel: "model" })).message).toMatch(
-      /powerPosteriorKernel/,
     );
   });
 });

@@ -3,6 +3,7 @@ import { linearRegressionData } from "../../src/data/generators/linear.js";
 import { multivariateNormalFromCovariance } from "../../src/distributions/multivariate-normal.js";
 import { OccamError } from "../../src/errors.js";
 import {
+  type CrossValidatedResult,
   type CrossValidationTerm,
   crossValidatedEvidence,
   isSubsettable,
@@ -60,19 +61,19 @@ function withoutExactPosterior(model: GaussianMeanModel): SubsettableModel {
   };
 }
 
-const terms = (r: { diagnostics: Readonly<Record<string, unknown>> }) =>
-  r.diagnostics.terms as CrossValidationTerm[];
+const terms = (r: CrossValidatedResult): readonly CrossValidationTerm[] => r.diagnostics.terms;
 
 describe("crossValidatedEvidence: held-out (eq. 7)", () => {
   it("is within 4 standard errors of the exact Gaussian posterior predictive of the evidence set", () => {
     const model = gaussianMeanModel({ dim: 2, n: 60, seed: 1 });
     const r = crossValidatedEvidence(model, { form: "held-out", trainFraction: 0.6, seed: 2 });
-    const [train, test] = (r.diagnostics.partition as number[][]).map((b) => Int32Array.from(b));
+    const [train, test] = r.diagnostics.partition.map((b) => Int32Array.from(b));
     expect(train).toHaveLength(36);
     expect(test).toHaveLength(24);
     const exact = exactPredictive(model, train, test);
-    expect(Math.abs((r.diagnostics.exactValue as number) - exact)).toBeLessThan(1e-9 * Math.abs(exact));
-    expect(r.method).toBe("cross-validated (held-out)");
+    expect(Math.abs((r.diagnostics.exactValue ?? Number.NaN) - exact)).toBeLessThan(1e-9 * Math.abs(exact));
+    expect(r.method).toBe("cv");
+    expect(r.diagnostics.form).toBe("held-out");
     expect(r.stdErr).toBeGreaterThan(0);
     expect(Math.abs(r.logZ - exact)).toBeLessThan(4 * r.stdErr);
     expect(terms(r)[0].sampler).toBe("exact");
@@ -94,15 +95,15 @@ describe("crossValidatedEvidence: k-fold (eq. 8) and the chain rule", () => {
 
   it("k-fold is within 4 standard errors of the exact ∏ p(D_g | D_−g), whose exact value it reports", () => {
     const r = crossValidatedEvidence(model, { form: "k-fold", folds: 5, seed: 6 });
-    const folds = (r.diagnostics.partition as number[][]).map((b) => Int32Array.from(b));
+    const folds = r.diagnostics.partition.map((b) => Int32Array.from(b));
     expect(folds.map((f) => f.length)).toEqual([20, 20, 20, 20, 20]);
     let exact = 0;
     for (const [g, fold] of folds.entries()) {
       const term = exactPredictive(model, complementOf(fold, 100), fold);
-      expect(terms(r)[g].exact as number).toBeCloseTo(term, 8);
+      expect(terms(r)[g].exact).toBeCloseTo(term, 8);
       exact += term;
     }
-    expect(r.diagnostics.exactValue as number).toBeCloseTo(exact, 8);
+    expect(r.diagnostics.exactValue ?? Number.NaN).toBeCloseTo(exact, 8);
     expect(Math.abs(r.logZ - exact)).toBeLessThan(4 * r.stdErr);
     // The error of the sum is the quadrature sum of the folds' errors.
     const quadrature = Math.sqrt(terms(r).reduce((s, t) => s + t.stdErr ** 2, 0));
@@ -112,12 +113,12 @@ describe("crossValidatedEvidence: k-fold (eq. 8) and the chain rule", () => {
   it("chain rule estimates log Z (within 4 stdErr) while k-fold sits above it by more than its error bar (n = 100)", () => {
     const chain = crossValidatedEvidence(model, { form: "chain-rule", folds: 5, seed: 7 });
     const kfold = crossValidatedEvidence(model, { form: "k-fold", folds: 5, seed: 7 });
-    expect(chain.diagnostics.exactValue as number).toBeCloseTo(exactLogZ, 8);
-    expect((chain.diagnostics.firstFold as { estimator: string }).estimator).toBe("exact");
+    expect(chain.diagnostics.exactValue ?? Number.NaN).toBeCloseTo(exactLogZ, 8);
+    expect(chain.diagnostics.firstFold?.estimator).toBe("exact");
     expect(terms(chain)).toHaveLength(4);
     expect(Math.abs(chain.logZ - exactLogZ)).toBeLessThan(4 * chain.stdErr);
     // The bias of the pseudo-likelihood on this data set, exactly and as estimated.
-    const bias = kfold.diagnostics.exactBias as number;
+    const bias = kfold.diagnostics.exactBias;
     expect(bias).toBeGreaterThan(4 * kfold.stdErr);
     expect(kfold.logZ - exactLogZ).toBeGreaterThan(4 * kfold.stdErr);
     expect(kfold.logZ - chain.logZ).toBeGreaterThan(4 * Math.hypot(kfold.stdErr, chain.stdErr));
@@ -159,7 +160,7 @@ describe("crossValidatedEvidence: k-fold (eq. 8) and the chain rule", () => {
       exact: number;
       logZ: number;
     };
-    expect(first.estimator).toBe("bridge-sampling (normal)");
+    expect(first.estimator).toBe("bridge");
     expect(first.stdErr).toBeGreaterThan(0);
     expect(Math.abs(first.logZ - first.exact)).toBeLessThan(4 * first.stdErr);
     expect(Math.abs(r.logZ - exactLogZ)).toBeLessThan(4 * r.stdErr);
@@ -179,6 +180,7 @@ describe("crossValidatedEvidence: k-fold (eq. 8) and the chain rule", () => {
           stdErr: 0,
           nLikelihoodEvals: 0,
           seconds: 0,
+          diagnostics: {},
         });
       },
     });
@@ -192,7 +194,7 @@ describe("crossValidatedEvidence: k-fold (eq. 8) and the chain rule", () => {
     for (let s = 0; s < 20; s++) {
       const m = gaussianMeanModel({ dim: 2, n: 50, seed: 100 + s });
       const r = crossValidatedEvidence(m, { form: "k-fold", draws: 1000, seed: s });
-      if (Math.abs(r.logZ - (r.diagnostics.exactValue as number)) < 2 * r.stdErr) inside++;
+      if (Math.abs(r.logZ - (r.diagnostics.exactValue ?? Number.NaN)) < 2 * r.stdErr) inside++;
     }
     // A calibrated stdErr puts 95 % inside; P(at most 15 of 20 | p = 0.95) ≈ 0.003.
     expect(inside).toBeGreaterThanOrEqual(16);
@@ -206,7 +208,7 @@ describe("crossValidatedEvidence: k-fold (eq. 8) and the chain rule", () => {
       expect(t.ess).toBeGreaterThan(100);
       expect(t.ess).toBeLessThanOrEqual(2000);
     }
-    expect(Math.abs(r.logZ - (r.diagnostics.exactValue as number))).toBeLessThan(4 * r.stdErr);
+    expect(Math.abs(r.logZ - (r.diagnostics.exactValue ?? Number.NaN))).toBeLessThan(4 * r.stdErr);
     expect(r.nLikelihoodEvals).toBeGreaterThan(4 * 2000);
     const chain = crossValidatedEvidence(mcmc, {
       form: "chain-rule",
@@ -225,7 +227,7 @@ describe("crossValidatedEvidence: k-fold (eq. 8) and the chain rule", () => {
       seed: 3,
     });
     expect(terms(rw).every((t) => t.sampler === "random-walk")).toBe(true);
-    expect(Math.abs(rw.logZ - (rw.diagnostics.exactValue as number))).toBeLessThan(4 * rw.stdErr);
+    expect(Math.abs(rw.logZ - (rw.diagnostics.exactValue ?? Number.NaN))).toBeLessThan(4 * rw.stdErr);
   });
 
   it("gives the same result for the same seed, and contiguous folds without shuffling", () => {
@@ -246,11 +248,13 @@ describe("crossValidatedEvidence: Normal–Inverse-Gamma regression (Everson's s
     const model = nigRegression({ ...data, v: 1e4, a: 1, b: 1 });
     const exactLogZ = model.exactLogEvidence();
     const kfold = crossValidatedEvidence(model, { form: "k-fold", seed: 14 });
-    const bias = kfold.diagnostics.exactBias as number;
+    const bias = kfold.diagnostics.exactBias;
     // The four weights with c = v/σ² = 4·10⁴ give (4/2)[log(1 + nc) − G log(G/(G−1))] ≈ 31 nats.
     expect(bias).toBeGreaterThan(20);
     expect(bias).toBeLessThan(40);
-    expect(Math.abs(kfold.logZ - (kfold.diagnostics.exactValue as number))).toBeLessThan(4 * kfold.stdErr);
+    expect(Math.abs(kfold.logZ - (kfold.diagnostics.exactValue ?? Number.NaN))).toBeLessThan(
+      4 * kfold.stdErr,
+    );
     const chain = crossValidatedEvidence(model, { form: "chain-rule", seed: 15 });
     expect(Math.abs(chain.logZ - exactLogZ)).toBeLessThan(4 * chain.stdErr);
   });

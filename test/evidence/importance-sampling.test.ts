@@ -13,7 +13,8 @@ describe("importanceSampling", () => {
         const model = gaussianMeanModel({ dim, n: 20, seed: 31 });
         const draws = exactDraws(model, 1, 1000);
         const r = importanceSampling(model, { draws, proposalFamily, samples: 4000, seed: 2 });
-        expect(r.method).toBe("importance-sampling");
+        expect(r.method).toBe("importance");
+        expect(r.reliable).toBe(true);
         expect(Math.abs(r.logZ - model.exactLogEvidence())).toBeLessThan(4 * r.stdErr);
         expect(r.diagnostics.paretoK as number).toBeLessThan(0.7);
         expect(r.nLikelihoodEvals).toBe(4000);
@@ -43,19 +44,18 @@ describe("importanceSampling", () => {
     expect(inside).toBeGreaterThanOrEqual(16);
   });
 
-  it("pools repetitions and reports their spread", () => {
-    const model = gaussianMeanModel({ dim: 2, n: 10, seed: 6 });
-    const r = importanceSampling(model, {
-      draws: exactDraws(model, 2, 400),
-      samples: 1000,
-      repetitions: 4,
-      seed: 3,
-    });
-    expect(r.diagnostics.repetitionLogZ as number[]).toHaveLength(4);
-    expect(r.nLikelihoodEvals).toBe(4000);
-    expect(Math.abs(r.logZ - model.exactLogEvidence())).toBeLessThan(4 * r.stdErr);
+  it("marks heavy-tailed weights unreliable: a normal proposal much narrower than the posterior (d = 5)", () => {
+    const model = gaussianMeanModel({ dim: 5, n: 20, seed: 6 });
+    const { mean, sd } = model.posterior();
+    const L = identity(5).map((v) => v * 0.4 * sd);
+    const narrow = multivariateNormal({ mean, choleskyL: L });
+    const r = importanceSampling(model, { proposal: narrow, samples: 4000, seed: 3 });
+    expect(r.method).toBe("importance");
+    expect(r.reliable).toBe(false);
+    expect(r.warnings[0]).toMatch(/Pareto k̂|effective sample size/);
+    const fitted = importanceSampling(model, { draws: exactDraws(model, 2, 2000), seed: 3 });
+    expect(fitted.reliable).toBe(true);
   });
-
   it("rejects non-finite and wrong-length proposal values, naming the draw", () => {
     const model = gaussianMeanModel({ dim: 2, seed: 0 });
     let count = 0;

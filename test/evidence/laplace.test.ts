@@ -23,9 +23,11 @@ describe("laplace", () => {
       expect(r.method).toBe("laplace");
       expect(Math.abs(r.logZ - model.exactLogEvidence())).toBeLessThan(1e-6);
       expect(r.stdErr).toBe(0);
-      expect(r.diagnostics.note).toBe(LAPLACE_NOTE);
+      // Exact here, but with no error bar it never counts as reliable.
+      expect(r.reliable).toBe(false);
+      expect(r.warnings[0]).toBe(LAPLACE_NOTE);
       expect(r.diagnostics.converged).toBe(true);
-      expect(r.diagnostics.gradients).toBe("model");
+      expect(r.diagnostics.hessian).toBe("numerical (gradients)");
       expect(r.nLikelihoodEvals).toBeGreaterThan(0);
       const mode = r.diagnostics.mode as number[];
       const { mean } = model.posterior();
@@ -38,7 +40,7 @@ describe("laplace", () => {
     // Hessian entry here (|f| ≈ 300, h ≈ 1.2e-4); log det sums d such errors, so 1e-5 bounds d = 10.
     const model = gaussianMeanModel({ dim: 10, n: 20, seed: 52 });
     const r = laplace(withoutGradients(model), { seed: 2 });
-    expect(r.diagnostics.gradients).toBe("finite differences");
+    expect(r.diagnostics.hessian).toBe("numerical (values)");
     expect(Math.abs(r.logZ - model.exactLogEvidence())).toBeLessThan(1e-5);
   });
 

@@ -8,15 +8,35 @@ import { Draws } from "../../src/model/draws.js";
 import { createRng } from "../../src/random/rng.js";
 import { thrown } from "./support.js";
 
-const base = { method: "test", logZ: -3.2, stdErr: 0.1, nLikelihoodEvals: 10, seconds: 0.01 };
+const base = {
+  method: "test",
+  logZ: -3.2,
+  stdErr: 0.1,
+  nLikelihoodEvals: 10,
+  seconds: 0.01,
+  diagnostics: {},
+};
 
 describe("evidenceResult", () => {
   it("returns a frozen result with frozen diagnostics", () => {
     const r = evidenceResult({ ...base, diagnostics: { ess: 5 } });
     expect(Object.isFrozen(r)).toBe(true);
     expect(Object.isFrozen(r.diagnostics)).toBe(true);
+    expect(Object.isFrozen(r.warnings)).toBe(true);
     expect(r.diagnostics.ess).toBe(5);
-    expect(evidenceResult(base).diagnostics).toEqual({});
+  });
+
+  it("is reliable unless a reason is given against it, and lists those reasons first among the warnings", () => {
+    const plain = evidenceResult({ ...base, warnings: ["note"] });
+    expect(plain.reliable).toBe(true);
+    expect(plain.warnings).toEqual(["note"]);
+    const bad = evidenceResult({ ...base, unreliable: ["too few draws"], warnings: ["note"] });
+    expect(bad.reliable).toBe(false);
+    expect(bad.warnings).toEqual(["too few draws", "note"]);
+    // An estimator that cannot bound its error is never reliable.
+    const unknown = evidenceResult({ ...base, stdErr: Number.POSITIVE_INFINITY });
+    expect(unknown.reliable).toBe(false);
+    expect(unknown.warnings[0]).toMatch(/could not estimate its own standard error/);
   });
 
   it("rejects a non-finite log Z, a negative or NaN stdErr, and bad counts", () => {

@@ -213,9 +213,9 @@ describe("compareLinearModels with a sampled estimator", () => {
     expect(() => compareLinearModels(data, { estimator: "estimate" as unknown as "bridge" })).toThrow(
       /unknown estimator/,
     );
-    // 16 models at 10× the default sample size is 160 default-size models: over the limit of 128.
-    expect(() => compareLinearModels(data, { prior: "nig", estimator: "smc", samples: 2000 })).toThrow(
-      /too slow \(limit 12 models at that sample size\).*--subsets max=K/,
+    // 16 models at about 10× the default sample size is 160 default-size models: over the limit of 128.
+    expect(() => compareLinearModels(data, { prior: "nig", estimator: "smc", samples: 5000 })).toThrow(
+      /too slow \(limit 13 models at that sample size\).*--subsets max=K/,
     );
     expect(() => compareLinearModels(data, { mcmcSteps: 100 })).toThrow(/--mcmc-steps applies only/);
   });

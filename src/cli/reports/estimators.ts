@@ -13,6 +13,7 @@ export function formatEstimatorsReport(result: EstimatorsExperiment): string {
       { header: "exact" },
       { header: "error" },
       { header: "z" },
+      { header: "reliable", align: "left" },
       { header: "likelihood evals" },
       { header: "seconds" },
     ],
@@ -24,6 +25,7 @@ export function formatEstimatorsReport(result: EstimatorsExperiment): string {
       r.exact.toFixed(4),
       cell(r.error, 2),
       cell(r.z, 2),
+      r.reliable ? "yes" : "no",
       String(r.nLikelihoodEvals),
       formatNumber(r.seconds, 2),
     ]),
@@ -33,7 +35,7 @@ export function formatEstimatorsReport(result: EstimatorsExperiment): string {
     .map((r) => `  ${r.problem} / ${r.method}: ${r.failure}`);
   return [
     `Every evidence estimator against exact log Z (nats), seed ${result.seed}${result.quick ? ", quick" : ""}`,
-    "z = error / std. error; Laplace reports no Monte Carlo error; harmonic mean and entropy are biased",
+    'z = error / std. error; "reliable: no" means the method\'s own checks say not to trust its error bar',
     "",
     table,
     ...(failures.length > 0 ? ["", "Failed:", ...failures] : []),

@@ -15,7 +15,13 @@
 import gammaln from "@stdlib/math-base-special-gammaln";
 import { OccamError } from "../../errors.js";
 import { paretoKHat } from "../../evidence/importance-sampling.js";
-import { type EvidenceResult, evidenceResult, logWeightSummary, meanAndSd } from "../../evidence/result.js";
+import {
+  type EvidenceEstimate,
+  evidenceResult,
+  logWeightSummary,
+  meanAndSd,
+  weightReasons,
+} from "../../evidence/result.js";
 import { invertFromCholesky, lowerTriMatVec, lowerTriTransposeMatVec } from "../../math/linalg.js";
 import { minimize } from "../../math/optimize.js";
 import { createRng, type Rng } from "../../random/rng.js";
@@ -703,7 +709,31 @@ export interface EnsembleEvidenceOptions {
  * `diagnostics` also carries the fit's App. C `iterations`, `converged` and `ridge`, and its
  * `refinementSteps` and `initialScale` (see {@link EnsembleRefinement}).
  */
-export function ensembleEvidence(fit: EnsembleMlpFit, options: EnsembleEvidenceOptions = {}): EvidenceResult {
+/** Diagnostics of {@link ensembleEvidence}. */
+export interface EnsembleEvidenceDiagnostics {
+  /** The evidence lower bound of the ensemble and its standard error. */
+  readonly elbo: number;
+  readonly elboStdErr: number;
+  /** log(H! 2^H): the network's hidden-unit symmetries, added to both. */
+  readonly symmetryLogFactor: number;
+  /** Pareto k̂ of the importance weights (null when it cannot be estimated). */
+  readonly paretoK: number | null;
+  readonly ess: number;
+  readonly maxWeightShare: number;
+  readonly iterations: number;
+  readonly converged: boolean;
+  readonly ridge: number;
+  readonly refinementSteps: number;
+  readonly initialScale: number;
+}
+
+/** The result of {@link ensembleEvidence}: importance sampling from the ensemble approximation. */
+export type EnsembleEvidenceResult = EvidenceEstimate<"ensemble-importance", EnsembleEvidenceDiagnostics>;
+
+export function ensembleEvidence(
+  fit: EnsembleMlpFit,
+  options: EnsembleEvidenceOptions = {},
+): EnsembleEvidenceResult {
   const where = "ensembleEvidence";
   const start = performance.now();
   const samples = options.samples ?? 2000;
@@ -747,17 +777,19 @@ export function ensembleEvidence(fit: EnsembleMlpFit, options: EnsembleEvidenceO
   const symmetry = mlpSymmetryLogFactor(model.network.hidden);
   const summary = logWeightSummary(logW, where);
   const { mean: elbo, sd } = meanAndSd(logW);
+  const paretoK = paretoKHat(logW);
   return evidenceResult({
-    method: "ensemble importance sampling",
+    method: "ensemble-importance",
     logZ: summary.logZ + symmetry,
     stdErr: summary.stdErr,
     nLikelihoodEvals: samples,
     seconds: (performance.now() - start) / 1000,
+    unreliable: weightReasons(summary.ess, samples, paretoK, "the importance weights"),
     diagnostics: {
       elbo: elbo + symmetry,
       elboStdErr: sd / Math.sqrt(samples),
       symmetryLogFactor: symmetry,
-      paretoK: paretoKHat(logW),
+      paretoK: Number.isFinite(paretoK) ? paretoK : null,
       ess: summary.ess,
       maxWeightShare: summary.maxWeightShare,
       iterations: fit.iterations,

@@ -7,7 +7,7 @@
  */
 import gammaln from "@stdlib/math-base-special-gammaln";
 import { OccamError } from "../../errors.js";
-import { type EvidenceResult, evidenceResult } from "../../evidence/result.js";
+import { type EvidenceEstimate, evidenceResult } from "../../evidence/result.js";
 import { choleskyInPlace, invertFromCholesky, logDetFromCholesky } from "../../math/linalg.js";
 import { minimize, numericalHessian } from "../../math/optimize.js";
 import { createRng } from "../../random/rng.js";
@@ -384,10 +384,30 @@ function fitOnce(model: BayesianMlp, w0: Float64Array, o: Resolved, where: strin
  * @example
  * const r = evidenceFramework(bayesianMlp(train, { hidden: 8 }), { seed: 1 });
  */
+/** Diagnostics of {@link evidenceFramework}. */
+export interface EvidenceFrameworkDiagnostics {
+  readonly logEvidenceEq11: number;
+  readonly logEvidenceGivenHyper: number;
+  readonly noisePrecision: number;
+  readonly groupPrecisions: readonly number[];
+  readonly gammas: readonly number[];
+  readonly gamma: number;
+  readonly converged: boolean;
+  readonly cycles: number;
+  readonly ridge: number;
+  /** Each restart's log evidence (the best is the estimate). */
+  readonly restartLogEvidence: readonly number[];
+}
+
+/** The result of {@link evidenceFramework}, with the fit it came from. */
+export type EvidenceFrameworkResult = EvidenceEstimate<"evidence-framework", EvidenceFrameworkDiagnostics> & {
+  readonly fit: EvidenceFrameworkFit;
+};
+
 export function evidenceFramework(
   model: BayesianMlp,
   options: EvidenceFrameworkOptions = {},
-): EvidenceResult & { readonly fit: EvidenceFrameworkFit } {
+): EvidenceFrameworkResult {
   const where = "evidenceFramework";
   const start = performance.now();
   const o = resolve(options, where);
@@ -416,6 +436,10 @@ export function evidenceFramework(
     stdErr: 0,
     nLikelihoodEvals: 0,
     seconds: (performance.now() - start) / 1000,
+    unreliable: [
+      "MacKay's evidence framework is a Gaussian (Laplace) approximation with no error bar; check it against a sampled estimate.",
+      ...(fit.converged ? [] : ["the hyperparameter re-estimation did not converge."]),
+    ],
     diagnostics: {
       logEvidenceEq11: fit.logEvidenceEq11,
       logEvidenceGivenHyper: fit.logEvidenceGivenHyper,

@@ -8,8 +8,9 @@
  */
 import { effectiveSampleSize } from "../../diagnostics/ess.js";
 import { OccamError } from "../../errors.js";
-import { validateLadder } from "../../evidence/schedule.js";
-import { logMeanExp } from "../../math/logspace.js";
+import { ratioTerm } from "../../evidence/tempering/ladder.js";
+import { quadratureWeights } from "../../evidence/tempering/quadrature.js";
+import { validateLadder } from "../../evidence/tempering/schedule.js";
 import { createRng, type Rng } from "../../random/rng.js";
 import type { HmcOptions } from "../../samplers/hmc.js";
 import { type BayesianMlp, optimizedStart, sampleBayesianMlp } from "./bayesian.js";
@@ -216,21 +217,14 @@ export interface SweepEvidence {
 export function sweepPathSampling(sweep: TemperatureSweep): SweepEvidence {
   const { ladder, temperatures } = sweep;
   const K = ladder.length - 1;
-  const w = new Float64Array(K + 1);
-  for (let k = 0; k < K; k++) {
-    const h = ladder[k + 1] - ladder[k];
-    w[k] += h / 2;
-    w[k + 1] += h / 2;
-  }
+  const w = quadratureWeights(ladder, "trapezoid");
   // The first rung [0, θ_1] by importance sampling from the exact prior draws, log E₀[L^θ_1], as the
   // first link of chaining: E₀[log L] under vague priors has a tail too heavy to average.
   const prior = temperatures[0].logLikelihood;
   const b1 = ladder[1];
-  const lw = Float64Array.from(prior, (l) => b1 * l);
-  let logZ = logMeanExp(lw);
-  let variance = 0;
-  for (let i = 0; i < lw.length; i++)
-    variance += (Math.exp(lw[i] - logZ) - 1) ** 2 / (lw.length - 1) / lw.length;
+  const first = ratioTerm(prior, b1, prior.length);
+  let logZ = first.logRatio;
+  let variance = first.variance;
   w[0] = 0;
   w[1] -= b1 / 2;
   for (let k = 1; k <= K; k++) {
@@ -273,14 +267,9 @@ export function sweepChaining(sweep: TemperatureSweep, chain: ArrayLike<number>)
     const delta = lambdas[j + 1] - lambdas[j];
     const up = sweep.direction === "up";
     const t = temperatures[up ? index[j] : index[j + 1]];
-    const ell = t.logLikelihood;
-    const n = ell.length;
-    const lw = Float64Array.from(ell, (l) => (up ? delta : -delta) * l);
-    const lm = logMeanExp(lw);
-    logZ += up ? lm : -lm;
-    let ss = 0;
-    for (let i = 0; i < n; i++) ss += (Math.exp(lw[i] - lm) - 1) ** 2 / (n - 1);
-    variance += ss / Math.max(1, Math.min(n, t.ess));
+    const term = ratioTerm(t.logLikelihood, up ? delta : -delta, t.ess);
+    logZ += up ? term.logRatio : -term.logRatio;
+    variance += term.variance;
   }
   return { logZ, stdErr: Math.sqrt(variance) };
 }

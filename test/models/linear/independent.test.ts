@@ -372,9 +372,10 @@ describe("independentPrecisionRegression", () => {
       const model = build(hyper);
       const kernel = (b: number) => model.powerPosteriorKernel(b);
       const ps = pathSampling(model, { scheme: "random", k: 0.9, temperatures: 1000, kernel, seed });
+      if (ps.diagnostics.scheme !== "random") throw new Error("expected the random scheme");
       expect(ps.diagnostics.kernel).toBe("user");
-      const ss = steppingStone(model, { kernel: "model", seed: seed + 100 });
-      expect(ss.diagnostics.kernel).toBe("model");
+      const ss = steppingStone(model, { move: "model", seed: seed + 100 });
+      expect(ss.diagnostics.move).toBe("model");
       for (const r of [ps, ss]) {
         expect(Number.isFinite(r.stdErr) && r.stdErr > 0).toBe(true);
         expect(Math.abs(r.logZ - ref.logZ)).toBeLessThan(4 * Math.hypot(r.stdErr, ref.quadError));

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { powerLadder, refineLadder } from "../../../src/evidence/schedule.js";
 import { steppingStone } from "../../../src/evidence/stepping-stone.js";
+import { powerLadder, refineLadder } from "../../../src/evidence/tempering/schedule.js";
 import { bayesianMlp } from "../../../src/models/mlp/bayesian.js";
 import {
   sweepChaining,
@@ -46,12 +46,7 @@ describe("sweepTemperatures", () => {
     // 65 nats low) and underestimate log Z, the one from the posterior keeps the fitted state too long and overestimates it — in
     // expectation a lower and an upper bound (bidirectional Monte Carlo). The reference is stepping-
     // stone with each temperature's chain run and adapted on its own.
-    const ref = steppingStone(model, {
-      ladder,
-      drawsPerTemperature: 200,
-      warmupPerTemperature: 200,
-      seed: 3,
-    });
+    const ref = steppingStone(model, { ladder, particles: 256, islands: 16, seed: 3 });
     for (const est of [sweepPathSampling(up), sweepChaining(up, chain)]) {
       expect(est.logZ).toBeLessThan(ref.logZ + 4 * Math.hypot(ref.stdErr, est.stdErr));
     }

@@ -1,15 +1,18 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import {
+  conditionalEss,
   linearLadder,
+  nextTemperature,
   powerLadder,
   randomTemperatures,
   refineLadder,
   temperatureDensity,
   validateLadder,
-} from "../../src/evidence/schedule.js";
-import { createRng } from "../../src/random/rng.js";
-import { thrown } from "../support/assertions.js";
+} from "../../../src/evidence/tempering/schedule.js";
+import { kishEss } from "../../../src/math/logspace.js";
+import { createRng } from "../../../src/random/rng.js";
+import { thrown } from "../../support/assertions.js";
 
 describe("powerLadder and linearLadder", () => {
   it("give (i/n)^p and i/n from exactly 0 to exactly 1", () => {
@@ -147,5 +150,36 @@ describe("refineLadder", () => {
   it("rejects a bad m or ladder", () => {
     expect(() => refineLadder([0, 1], 0)).toThrow(/m must be an integer/);
     expect(() => refineLadder([0, 0.5], 2)).toThrow(/end at exactly 1/);
+  });
+});
+
+describe("choosing the next temperature", () => {
+  it("the conditional ESS is Kish's ESS of the incremental weights when the current weights are equal", () => {
+    const rng = createRng(1);
+    const ell = Float64Array.from({ length: 300 }, () => -30 * rng.uniform() ** 2);
+    const w = Float64Array.from(ell, (l) => 0.2 * l);
+    expect(conditionalEss(new Float64Array(300), ell, 0.2)).toBeCloseTo(kishEss(w), 9);
+  });
+
+  it("the conditional ESS of unequal current weights is N (Σ W w)² / Σ W w² with W normalised", () => {
+    const logW = Float64Array.of(0, -1, -2, 500);
+    const ell = Float64Array.of(-1, -3, 0, -2);
+    const W = Array.from(logW, (v) => Math.exp(v - 500));
+    const total = W.reduce((a, b) => a + b, 0);
+    const w = Array.from(ell, (l) => Math.exp(0.7 * l));
+    const s1 = W.reduce((s, x, i) => s + (x / total) * w[i], 0);
+    const s2 = W.reduce((s, x, i) => s + (x / total) * w[i] ** 2, 0);
+    expect(conditionalEss(logW, ell, 0.7)).toBeCloseTo((4 * s1 * s1) / s2, 9);
+  });
+
+  it("finds the β' whose step keeps the target ESS, and goes straight to 1 when even that keeps it", () => {
+    const rng = createRng(2);
+    const ell = Float64Array.from({ length: 500 }, () => -50 * rng.uniform() ** 2 - 10);
+    const logW = new Float64Array(500);
+    const next = nextTemperature(logW, ell, 0.2, 250);
+    expect(next).toBeGreaterThan(0.2);
+    expect(next).toBeLessThan(1);
+    expect(conditionalEss(logW, ell, next - 0.2)).toBeCloseTo(250, 3);
+    expect(nextTemperature(new Float64Array(10), new Float64Array(10).fill(-3), 0.5, 5)).toBe(1);
   });
 });

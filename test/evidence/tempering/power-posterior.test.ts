@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { samplePowerPosteriors } from "../../src/evidence/power-posterior.js";
-import { thrown } from "../support/assertions.js";
+import { samplePowerPosteriors } from "../../../src/evidence/tempering/power-posterior.js";
+import { thrown } from "../../support/assertions.js";
 import {
   exactPowerPosteriorKernel,
   expectedLogLikelihood,
@@ -8,7 +8,7 @@ import {
   gradientFreeModel,
   modelWithExactKernel,
   testModel,
-} from "./tempered-models.js";
+} from "../tempered-models.js";
 
 function meanSd(x: Float64Array): { mean: number; sd: number } {
   let m = 0;

@@ -3,16 +3,16 @@
  * sampling): draws from every power posterior p_β(θ) ∝ p(θ) L(θ)^β of a sorted list of inverse
  * temperatures, with the log likelihood at each kept draw and the effective sample size of that trace.
  */
-import { effectiveSampleSize } from "../diagnostics/ess.js";
-import { OccamError } from "../errors.js";
-import type { BayesModel } from "../model/model.js";
-import { tempered } from "../model/model.js";
-import type { Rng } from "../random/rng.js";
-import { buildHmcKernel, type HmcKernel, type HmcOptions } from "../samplers/hmc.js";
-import type { Kernel, PositionState, StepInfo } from "../samplers/kernel.js";
-import { buildRandomWalkKernel, type RandomWalkKernel } from "../samplers/random-walk.js";
-import { runChain } from "../samplers/run.js";
-import { checkCount, checkLogValue, checkModel, type RandomOptions, resolveRng } from "./result.js";
+import { effectiveSampleSize } from "../../diagnostics/ess.js";
+import { OccamError } from "../../errors.js";
+import type { BayesModel } from "../../model/model.js";
+import { tempered } from "../../model/model.js";
+import type { Rng } from "../../random/rng.js";
+import { buildHmcKernel, type HmcKernel, type HmcOptions } from "../../samplers/hmc.js";
+import type { Kernel, PositionState, StepInfo } from "../../samplers/kernel.js";
+import { buildRandomWalkKernel, type RandomWalkKernel } from "../../samplers/random-walk.js";
+import { runChain } from "../../samplers/run.js";
+import { checkCount, checkLogValue, checkModel, type RandomOptions, resolveRng } from "../result.js";
 
 /** A user's kernel for the power posterior at inverse temperature β (its target must be `tempered(model, β)`). */
 export type PowerPosteriorKernelFactory = (beta: number) => Kernel<PositionState, StepInfo>;

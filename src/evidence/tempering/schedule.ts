@@ -3,8 +3,8 @@
  * stepping-stone, path sampling, annealed importance sampling, tempered SMC). A ladder lists inverse
  * temperatures β of the power posteriors p(θ) L(θ)^β, from the prior (β = 0) to the posterior (β = 1).
  */
-import { OccamError } from "../errors.js";
-import type { Rng } from "../random/rng.js";
+import { OccamError } from "../../errors.js";
+import type { Rng } from "../../random/rng.js";
 
 /**
  * A temperature ladder: a Float64Array of inverse temperatures β_0 = 0 < β_1 < … < β_K = 1, strictly
@@ -172,4 +172,56 @@ export function randomTemperatures(n: number, rng: Rng, k = 0.9): Float64Array {
   }
   out.sort();
   return out;
+}
+
+/**
+ * The conditional effective sample size of the step β → β + Δ (Zhou, Johansen & Aston 2016): with
+ * normalised current weights W_i = e^{logW_i}/Σe^{logW} and incremental weights w_i = L_i^Δ,
+ * N (Σ W_i w_i)² / Σ W_i w_i², the number of particles the step keeps worth of information. With equal
+ * current weights it is Kish's ESS of the incremental weights. A log likelihood of −∞ gives weight 0.
+ */
+export function conditionalEss(logW: Float64Array, ell: Float64Array, delta: number): number {
+  const n = ell.length;
+  // Σ W_i, Σ W_i w_i and Σ W_i w_i², each as a sum scaled by its largest term.
+  let maxW = Number.NEGATIVE_INFINITY;
+  let max1 = Number.NEGATIVE_INFINITY;
+  let max2 = Number.NEGATIVE_INFINITY;
+  for (let i = 0; i < n; i++) {
+    const inc = delta === 0 ? 0 : delta * ell[i];
+    maxW = Math.max(maxW, logW[i]);
+    max1 = Math.max(max1, logW[i] + inc);
+    max2 = Math.max(max2, logW[i] + 2 * inc);
+  }
+  if (max1 === Number.NEGATIVE_INFINITY) return 0;
+  let s0 = 0;
+  let s1 = 0;
+  let s2 = 0;
+  for (let i = 0; i < n; i++) {
+    const inc = delta === 0 ? 0 : delta * ell[i];
+    s0 += Math.exp(logW[i] - maxW);
+    s1 += Math.exp(logW[i] + inc - max1);
+    s2 += Math.exp(logW[i] + 2 * inc - max2);
+  }
+  return ((n * s1 * s1) / (s0 * s2)) * Math.exp(2 * max1 - maxW - max2);
+}
+
+/**
+ * The next inverse temperature: the β' in (β, 1] at which the conditional ESS ({@link conditionalEss})
+ * of the step equals `target` (a number of particles), found by bisection (it decreases in β'); 1
+ * when even β' = 1 keeps it above the target.
+ */
+export function nextTemperature(logW: Float64Array, ell: Float64Array, beta: number, target: number): number {
+  if (conditionalEss(logW, ell, 1 - beta) >= target) return 1;
+  let lo = 0;
+  let hi = 1 - beta;
+  for (let it = 0; it < 100 && hi - lo > 1e-14 * hi; it++) {
+    const mid = 0.5 * (lo + hi);
+    if (conditionalEss(logW, ell, mid) >= target) lo = mid;
+    else hi = mid;
+  }
+  // lo keeps the ESS at or above the target. It is 0 only when no positive step keeps it (fewer
+  // particles than the target have a positive likelihood): then take a tiny step, which gives the
+  // zero-likelihood particles zero weight so that resampling removes them.
+  const step = lo > 0 ? lo : Math.max(hi, 1e-12 * beta);
+  return Math.min(1, beta + step);
 }

@@ -1,0 +1,184 @@
+import { resolve } from "node:path";
+import { pathToFileURL } from "node:url";
+import type { Command } from "commander";
+import { OccamError } from "../errors.js";
+import { compareEstimators } from "../evidence/compare.js";
+import { EVIDENCE_METHODS, type EvidenceMethod, type EvidenceResult } from "../evidence/estimate.js";
+import { type BayesModel, defineModel } from "../model/model.js";
+import { parseSeed } from "./arguments.js";
+import type { Io } from "./io.js";
+import { checkedJson } from "./json.js";
+import { formatNumber, formatTable } from "./table.js";
+
+/** The methods `occam evidence` runs when none are named: three that fail in different ways. */
+export const DEFAULT_EVIDENCE_METHODS: readonly EvidenceMethod[] = ["bridge", "smc", "stepping-stone"];
+
+/** Parses `--methods a,b,c`: distinct names of evidence methods. */
+export function parseMethods(text: string): EvidenceMethod[] {
+  const names = text.split(",").map((s) => s.trim());
+  for (const name of names) {
+    if (!(EVIDENCE_METHODS as readonly string[]).includes(name)) {
+      throw new OccamError(
+        "invalid-argument",
+        `--methods: unknown method "${name}"; choose from ${EVIDENCE_METHODS.join(", ")}.`,
+      );
+    }
+  }
+  if (new Set(names).size !== names.length) {
+    throw new OccamError("invalid-argument", `--methods names a method twice: "${text}".`);
+  }
+  return names as EvidenceMethod[];
+}
+
+/** Loads a module whose default export is a model made with `defineModel`, and checks it. */
+export async function loadModel(file: string): Promise<BayesModel> {
+  const url = pathToFileURL(resolve(file)).href;
+  let module: { default?: unknown };
+  try {
+    module = await import(url);
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    throw new OccamError("invalid-argument", `cannot load the model module ${file}: ${message}`);
+  }
+  const model = module.default;
+  if (model === undefined || model === null || typeof model !== "object") {
+    throw new OccamError(
+      "invalid-argument",
+      `${file} has no default export that is a model: end it with \`export default defineModel({ … })\`.`,
+    );
+  }
+  try {
+    return defineModel(model as BayesModel);
+  } catch (error) {
+    if (error instanceof OccamError) throw new OccamError(error.code, `${file}: ${error.message}`);
+    throw error;
+  }
+}
+
+/** The JSON document of `occam evidence --json`. */
+export interface EvidenceReport {
+  readonly model: string;
+  readonly seed: number;
+  readonly results: readonly {
+    method: EvidenceMethod;
+    logZ: number;
+    stdErr: number;
+    reliable: boolean;
+    warnings: readonly string[];
+    nLikelihoodEvals: number;
+    seconds: number;
+  }[];
+  /** The methods that stopped with an error, and why. */
+  readonly failures: readonly { method: EvidenceMethod; message: string }[];
+  /** Whether every pair of reliable results agrees within 3 standard errors (false when fewer than two are reliable). */
+  readonly agree: boolean;
+  /** The inverse-variance mean of the reliable results; null when none is reliable. */
+  readonly consensus: { logZ: number; stdErr: number } | null;
+}
+
+/** Runs the methods on the model and cross-checks them. */
+export function evidenceReport(
+  model: BayesModel,
+  file: string,
+  methods: readonly EvidenceMethod[],
+  seed: number,
+): EvidenceReport {
+  const comparison = compareEstimators(model, methods, { seed });
+  return {
+    model: file,
+    seed,
+    results: comparison.results.map((r: EvidenceResult) => ({
+      method: r.method as EvidenceMethod,
+      logZ: r.logZ,
+      stdErr: r.stdErr,
+      reliable: r.reliable,
+      warnings: r.warnings,
+      nLikelihoodEvals: r.nLikelihoodEvals,
+      seconds: r.seconds,
+    })),
+    failures: comparison.failures,
+    agree: comparison.agree,
+    consensus: comparison.consensus,
+  };
+}
+
+/** log Z to the precision its standard error supports: two significant digits of the error. */
+export function withError(logZ: number, stdErr: number): string {
+  if (!(stdErr > 0 && Number.isFinite(stdErr))) return formatNumber(logZ, 6);
+  const decimals = Math.max(0, 1 - Math.floor(Math.log10(stdErr)));
+  return `${logZ.toFixed(decimals)} ± ${stdErr.toFixed(decimals)}`;
+}
+
+function formatReport(report: EvidenceReport): string {
+  const table = formatTable(
+    [
+      { header: "method", align: "left" },
+      { header: "log Z ± std. error" },
+      { header: "reliable", align: "left" },
+      { header: "likelihood evals" },
+      { header: "seconds" },
+    ],
+    [
+      ...report.results.map((r) => [
+        r.method,
+        withError(r.logZ, r.stdErr),
+        r.reliable ? "yes" : "NO: see the warnings",
+        String(r.nLikelihoodEvals),
+        formatNumber(r.seconds, 2),
+      ]),
+      ...report.failures.map((f) => [f.method, "failed", "NO: see the error", "—", "—"]),
+    ],
+  );
+  const reliable = report.results.filter((r) => r.reliable).length;
+  const verdict =
+    reliable < 2
+      ? `Only ${reliable} reliable result(s): nothing to cross-check.`
+      : report.agree
+        ? `The ${reliable} reliable results agree within 3 standard errors.`
+        : `The reliable results DISAGREE by more than 3 standard errors: at least one of them is wrong.`;
+  const consensus =
+    report.consensus === null
+      ? "No reliable estimate: no log Z to report."
+      : `Consensus of the reliable results: log Z = ${withError(report.consensus.logZ, report.consensus.stdErr)}`;
+  return [
+    `Log evidence of ${report.model} (nats), seed ${report.seed}`,
+    "",
+    table,
+    "",
+    verdict,
+    consensus,
+  ].join("\n");
+}
+
+/** `occam evidence MODEL.mjs [--methods a,b] [--seed S] [--json]`: the log evidence of a user's model. */
+export function registerEvidence(program: Command, io: Io): void {
+  program
+    .command("evidence")
+    .description(
+      "estimate the log evidence of your own model by several methods, with errors, and cross-check them",
+    )
+    .argument("<model>", "an ES module whose default export is a model made with defineModel")
+    .option(
+      "--methods <a,b,c>",
+      `evidence methods (${EVIDENCE_METHODS.join(", ")})`,
+      DEFAULT_EVIDENCE_METHODS.join(","),
+    )
+    .option("--seed <S>", "random seed", parseSeed, 1)
+    .option("--json", "print one JSON document instead of a table")
+    .action(async (file: string, options: { methods: string; seed: number; json?: boolean }) => {
+      const methods = parseMethods(options.methods);
+      if (methods.length < 2) {
+        throw new OccamError(
+          "invalid-argument",
+          "--methods needs at least two methods, so that they can be cross-checked.",
+        );
+      }
+      const model = await loadModel(file);
+      const report = evidenceReport(model, file, methods, options.seed);
+      for (const r of report.results) {
+        for (const w of r.warnings) io.stderr(`occam: ${r.method}: ${w}\n`);
+      }
+      for (const f of report.failures) io.stderr(`occam: ${f.method} failed: ${f.message}\n`);
+      io.stdout(options.json ? `${checkedJson(report)}\n` : `${formatReport(report)}\n`);
+    });
+}

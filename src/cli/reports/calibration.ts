@@ -1,0 +1,50 @@
+import type { CalibrationExperiment } from "../../experiments/calibration.js";
+import { formatNumber, formatTable } from "../table.js";
+
+/** The calibration experiment: one row per problem and method, then the problems' references. */
+export function formatCalibrationReport(result: CalibrationExperiment): string {
+  const cell = (v: number | null, digits: number) => (v === null ? "—" : formatNumber(v, digits));
+  const table = formatTable(
+    [
+      { header: "problem", align: "left" },
+      { header: "method", align: "left" },
+      { header: "unreliable" },
+      { header: "silent failures" },
+      { header: "mean error" },
+      { header: "mean std. error" },
+      { header: "|z| < 2" },
+      { header: "worst |z|" },
+      { header: "likelihood evals" },
+      { header: "seconds" },
+    ],
+    result.cells.map((c) => [
+      c.problem,
+      c.method,
+      `${c.unreliable}/${c.runs}`,
+      String(c.silentFailures),
+      cell(c.meanError, 2),
+      cell(c.meanStdErr, 2),
+      c.fractionWithin2 === null ? "—" : `${Math.round(100 * c.fractionWithin2)} %`,
+      cell(c.worstZ, 2),
+      formatNumber(c.nLikelihoodEvals, 3),
+      formatNumber(c.seconds, 2),
+    ]),
+  );
+  const silent = result.cells.reduce((s, c) => s + c.silentFailures, 0);
+  const references = result.references.map(
+    (r) => `  ${r.problem}: log Z = ${r.logZ.toFixed(4)} (${r.description})`,
+  );
+  return [
+    `Calibration of every evidence method on the hard-problem suite: ${result.seeds} seed(s) per problem and method, ` +
+      `seed ${result.seed}${result.quick ? ", quick" : ""}`,
+    "A silent failure is a result more than 3 std. errors + 0.01 nats from the reference that does not say it is unreliable.",
+    "mean error, mean std. error, |z| < 2 and worst |z| are over the reliable runs.",
+    "",
+    table,
+    "",
+    `Silent failures in all: ${silent}.`,
+    "",
+    "References:",
+    ...references,
+  ].join("\n");
+}

@@ -1,0 +1,214 @@
+/**
+ * The particle cloud of the tempering engine: N positions with their log prior and log likelihood,
+ * drawn from the prior, reweighted, resampled within islands, and summarised by its weighted mean
+ * and covariance (which tune the moves).
+ */
+import { OccamError } from "../../errors.js";
+import { choleskyInPlace } from "../../math/linalg.js";
+import type { BayesModel } from "../../model/model.js";
+import type { Rng } from "../../random/rng.js";
+import { showPoint } from "../result.js";
+
+/** A particle system: N positions (row-major N × d) with their log prior and log likelihood. */
+export interface ParticleCloud {
+  readonly n: number;
+  readonly dim: number;
+  readonly positions: Float64Array;
+  readonly logPrior: Float64Array;
+  readonly logLikelihood: Float64Array;
+}
+
+/** Counts likelihood evaluations and checks every value, naming where it was computed. */
+export class LikelihoodCounter {
+  /** Likelihood (or likelihood-gradient) evaluations so far. */
+  evaluations = 0;
+  /** Proposals that fell where the prior is zero (a wall the model did not declare in `bounds`). */
+  outOfSupport = 0;
+  constructor(
+    private readonly model: BayesModel,
+    /** The estimator's name, for messages. */
+    readonly where: string,
+  ) {}
+
+  /** log L(θ), checked: NaN or +∞ throws `non-finite` naming `context` (e.g. "β = 0.3"). */
+  logLikelihood(theta: Float64Array, context: string): number {
+    this.evaluations++;
+    return this.check(this.model.logLikelihood(theta), "logLikelihood", theta, context);
+  }
+
+  /** log p(θ), checked likewise (not counted as a likelihood evaluation). */
+  logPrior(theta: Float64Array, context: string): number {
+    return this.check(this.model.logPrior(theta), "logPrior", theta, context);
+  }
+
+  /** Throws `non-finite` unless `value` is finite or −∞. */
+  check(value: number, what: string, theta: Float64Array, context: string): number {
+    if (Number.isNaN(value) || value === Number.POSITIVE_INFINITY) {
+      throw new OccamError(
+        "non-finite",
+        `${this.where}: model.${what} is ${value} at ${showPoint(theta)} (${context}); it must return a finite number or −Infinity.`,
+      );
+    }
+    return value;
+  }
+}
+
+/** `n` independent prior draws with their log prior and log likelihood. */
+export function priorCloud(
+  model: BayesModel,
+  n: number,
+  rng: Rng,
+  counter: LikelihoodCounter,
+): ParticleCloud {
+  const d = model.dim;
+  const positions = new Float64Array(n * d);
+  const logPrior = new Float64Array(n);
+  const logLikelihood = new Float64Array(n);
+  for (let i = 0; i < n; i++) {
+    const x = model.samplePrior(rng);
+    if (!(x instanceof Float64Array) || x.length !== d) {
+      throw new OccamError(
+        "dimension-mismatch",
+        `${counter.where}: model.samplePrior must return a Float64Array of length ${d} (model.dim).`,
+      );
+    }
+    positions.set(x, i * d);
+    logPrior[i] = counter.logPrior(x, `prior draw ${i}`);
+    if (!(logPrior[i] > Number.NEGATIVE_INFINITY)) {
+      throw new OccamError(
+        "non-finite",
+        `${counter.where}: model.logPrior is −Infinity at its own prior draw ${i}.`,
+      );
+    }
+    logLikelihood[i] = counter.logLikelihood(x, `prior draw ${i}, β = 0`);
+  }
+  return { n, dim: d, positions, logPrior, logLikelihood };
+}
+
+/** The weighted mean and the lower Cholesky factor of the weighted covariance of a cloud. */
+export interface CloudShape {
+  readonly mean: Float64Array;
+  /** Lower Cholesky factor L (d × d, row-major) of the covariance: the moves' metric. */
+  readonly cholesky: Float64Array;
+}
+
+/** A {@link CloudShape} with its buffers, to be filled by {@link measureCloud}. */
+export function cloudShape(d: number): CloudShape {
+  return { mean: new Float64Array(d), cholesky: new Float64Array(d * d) };
+}
+
+/**
+ * Fills `shape` with the weighted mean and the Cholesky factor of the weighted covariance of the
+ * cloud under weights e^{logW} (any scale), with the reliability-weights correction 1/(1 − Σw²).
+ * A singular covariance (a collapsed cloud, fewer distinct particles than dimensions) gets a jitter
+ * of 10⁻⁸ · mean variance on the diagonal, growing tenfold until the factorisation succeeds.
+ */
+export function measureCloud(
+  cloud: ParticleCloud,
+  logW: Float64Array,
+  shape: CloudShape,
+  work: Float64Array,
+): void {
+  const { n, dim: d, positions } = cloud;
+  const { mean, cholesky: out } = shape;
+  let max = Number.NEGATIVE_INFINITY;
+  for (let i = 0; i < n; i++) if (logW[i] > max) max = logW[i];
+  let total = 0;
+  mean.fill(0);
+  for (let i = 0; i < n; i++) {
+    const w = Math.exp(logW[i] - max);
+    total += w;
+    for (let j = 0; j < d; j++) mean[j] += w * positions[i * d + j];
+  }
+  for (let j = 0; j < d; j++) mean[j] /= total;
+  out.fill(0);
+  let sumW2 = 0;
+  for (let i = 0; i < n; i++) {
+    const w = Math.exp(logW[i] - max) / total;
+    if (w === 0) continue;
+    sumW2 += w * w;
+    const row = i * d;
+    for (let a = 0; a < d; a++) {
+      const da = w * (positions[row + a] - mean[a]);
+      for (let b = 0; b <= a; b++) out[a * d + b] += da * (positions[row + b] - mean[b]);
+    }
+  }
+  const correction = sumW2 < 1 ? 1 / (1 - sumW2) : 1;
+  let trace = 0;
+  for (let a = 0; a < d; a++) {
+    for (let b = 0; b <= a; b++) out[a * d + b] *= correction;
+    trace += out[a * d + a];
+  }
+  const base = trace > 0 && Number.isFinite(trace) ? trace / d : 1;
+  for (let jitter = 0; ; jitter = jitter === 0 ? 1e-8 * base : jitter * 10) {
+    work.set(out);
+    for (let a = 0; a < d; a++) work[a * d + a] += jitter;
+    try {
+      choleskyInPlace(work, d);
+      out.set(work);
+      return;
+    } catch (error) {
+      if (!(error instanceof OccamError) || jitter > 1e6 * base) {
+        throw new OccamError(
+          "non-finite",
+          `the particle cloud's covariance cannot be factorised (${error instanceof Error ? error.message : String(error)}); check the model for non-finite values.`,
+        );
+      }
+    }
+  }
+}
+
+/** The first particle of island g of G over n particles: islands are contiguous, sizes differ by at most one. */
+export function islandStart(g: number, islands: number, n: number): number {
+  return Math.floor((g * n) / islands);
+}
+
+/**
+ * Systematic resampling within each island (Douc, Cappé & Moulines 2005: one uniform per island,
+ * particles chosen at (u + i)/n on the cumulative weights): writes into `index` the old particle
+ * each new one copies, always from its own island, so that islands stay independent.
+ */
+export function resampleIslands(logW: Float64Array, islands: number, rng: Rng, index: Int32Array): void {
+  const n = logW.length;
+  for (let g = 0; g < islands; g++) {
+    const from = islandStart(g, islands, n);
+    const to = islandStart(g + 1, islands, n);
+    let max = Number.NEGATIVE_INFINITY;
+    for (let i = from; i < to; i++) if (logW[i] > max) max = logW[i];
+    const size = to - from;
+    if (max === Number.NEGATIVE_INFINITY) {
+      // Every weight is zero (an island that lost all its particles): nothing to choose from.
+      for (let i = from; i < to; i++) index[i] = i;
+      continue;
+    }
+    let total = 0;
+    for (let i = from; i < to; i++) total += Math.exp(logW[i] - max);
+    const u = rng.uniform();
+    let j = from;
+    let cumulative = Math.exp(logW[from] - max) / total;
+    for (let i = 0; i < size; i++) {
+      const point = (u + i) / size;
+      while (point > cumulative && j < to - 1) {
+        j++;
+        cumulative += Math.exp(logW[j] - max) / total;
+      }
+      index[from + i] = j;
+    }
+  }
+}
+
+/** Reorders the cloud in place by `index` (particle i becomes old particle index[i]). */
+export function reorderCloud(
+  cloud: ParticleCloud,
+  index: Int32Array,
+  scratch: Float64Array,
+  scratchN: Float64Array,
+): void {
+  const { n, dim: d, positions } = cloud;
+  scratch.set(positions);
+  for (let i = 0; i < n; i++) positions.set(scratch.subarray(index[i] * d, (index[i] + 1) * d), i * d);
+  scratchN.set(cloud.logPrior);
+  for (let i = 0; i < n; i++) cloud.logPrior[i] = scratchN[index[i]];
+  scratchN.set(cloud.logLikelihood);
+  for (let i = 0; i < n; i++) cloud.logLikelihood[i] = scratchN[index[i]];
+}

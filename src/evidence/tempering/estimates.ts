@@ -1,0 +1,315 @@
+/**
+ * What the estimators on the tempering engine share: their options, defaults and checks, how the
+ * islands' estimates combine into one estimate with its standard error, and the diagnostics.
+ */
+import tQuantile from "@stdlib/stats-base-dists-t-quantile";
+import { OccamError } from "../../errors.js";
+import { logMeanExp } from "../../math/logspace.js";
+import type { BayesModel } from "../../model/model.js";
+import { checkCount, type EvidenceEstimate, evidenceResult, meanAndSd, secondsSince } from "../result.js";
+import type { TemperingRun, TemperingSettings } from "./engine.js";
+import { type CloudMove, resolveCloudMove } from "./moves.js";
+import { validateLadder } from "./schedule.js";
+
+/** Options of the estimators that run on the tempering engine. */
+export interface TemperingOptions {
+  /**
+   * Particles N in all (split evenly over the islands).
+   * @defaultValue the estimator's own
+   */
+  particles?: number;
+  /**
+   * Islands G: groups of particles that resample only among themselves, so that each is an
+   * independent run and their spread is the standard error. At least 2.
+   * @defaultValue 32
+   */
+  islands?: number;
+  /**
+   * The MCMC move: "hmc" in the metric of the cloud's covariance (needs `gradLogPrior` and
+   * `gradLogLikelihood`), "random-walk" with the cloud's covariance, the model's own
+   * `powerPosteriorKernel(β)` ("model"), or "auto": the model's kernel when it has one, else HMC
+   * when the model has both gradients, else the random walk.
+   * @defaultValue "auto"
+   */
+  move?: CloudMove | "auto";
+  /**
+   * MCMC sweeps per temperature: a number, or "auto": until each coordinate's correlation, across
+   * particles, with where the temperature's moves started falls below 0.1 (PyMC's rule).
+   * @defaultValue the estimator's own
+   */
+  sweeps?: number | "auto";
+  /**
+   * The most sweeps "auto" may take at one temperature.
+   * @defaultValue 50
+   */
+  maxSweeps?: number;
+  /**
+   * A fixed temperature ladder from 0 to 1 instead of the adaptive choice.
+   */
+  ladder?: ArrayLike<number>;
+  /**
+   * Adaptive ladder: each next β is chosen so that the step's conditional effective sample size
+   * is this fraction of the particles.
+   * @defaultValue the estimator's own
+   */
+  targetEss?: number;
+  /**
+   * Stop with an `OccamError` after this many temperatures.
+   * @defaultValue 10000
+   */
+  maxStages?: number;
+}
+
+/** Each estimator's defaults for the options it does not share with the others. */
+export interface TemperingDefaults {
+  particles: number;
+  sweeps: number | "auto";
+  /** Sweeps whose states are the draws of each temperature (for the ladder estimators). */
+  draws: number;
+  targetEss: number;
+  resample: TemperingSettings["resample"];
+  finalSweeps: boolean;
+  /** The ladder to use when none is given, or undefined for the adaptive one. */
+  ladder?: Float64Array;
+}
+
+/** The default number of islands. */
+export const DEFAULT_ISLANDS = 32;
+
+/** Fills the defaults of {@link TemperingOptions} and checks them, throwing an `OccamError` naming the option. */
+export function resolveTemperingOptions(
+  model: BayesModel,
+  options: TemperingOptions,
+  defaults: TemperingDefaults,
+  where: string,
+): TemperingSettings {
+  const particles = options.particles ?? defaults.particles;
+  const islands = options.islands ?? DEFAULT_ISLANDS;
+  const maxSweeps = options.maxSweeps ?? 50;
+  const maxStages = options.maxStages ?? 10_000;
+  const targetEss = options.targetEss ?? defaults.targetEss;
+  const sweeps = options.sweeps ?? defaults.sweeps;
+  checkCount(islands, "islands", where, 2);
+  checkCount(particles, "particles", where, 2 * islands);
+  checkCount(maxSweeps, "maxSweeps", where, 1);
+  checkCount(maxStages, "maxStages", where, 1);
+  if (sweeps !== "auto") checkCount(sweeps, "sweeps", where, 0);
+  if (!(targetEss > 0 && targetEss < 1)) {
+    throw new OccamError(
+      "invalid-argument",
+      `${where}: targetEss must lie strictly between 0 and 1, got ${targetEss}.`,
+    );
+  }
+  const ladder =
+    options.ladder === undefined ? defaults.ladder : validateLadder(options.ladder, `${where}: ladder`);
+  return {
+    particles,
+    islands,
+    ladder,
+    targetEss,
+    resample: defaults.resample,
+    move: resolveCloudMove(model, options.move ?? "auto", where),
+    sweeps,
+    draws: defaults.draws,
+    maxSweeps,
+    finalSweeps: defaults.finalSweeps,
+    // A fixed ladder takes exactly its number of rungs.
+    maxStages: ladder === undefined ? maxStages : Math.max(maxStages, ladder.length - 1),
+  };
+}
+
+/** One estimate from the islands of a run. */
+export interface IslandEstimate {
+  readonly logZ: number;
+  readonly stdErr: number;
+  /** Each island's own estimate of log Z (null for an island that lost every particle). */
+  readonly islandLogZ: readonly (number | null)[];
+  /** The standard deviation of the live islands' log Z. */
+  readonly islandSd: number;
+  /** Why the standard error cannot be trusted, if it cannot. */
+  readonly unreliable: readonly string[];
+  /** Other things to know (islands that lost every particle). */
+  readonly warnings: readonly string[];
+}
+
+/** Above this spread (sd of the islands' log Z, nats) the mean of their Z is carried by a few islands. */
+export const MAX_ISLAND_SD = 1;
+
+/**
+ * t_{0.975, ν} / 1.96: the islands' spread is estimated from G values, so z = error / stdErr is
+ * Student-t with G − 1 degrees of freedom; the standard error is scaled by this factor so that
+ * ±1.96 stdErr is still a 95 % interval (1.087 for 16 islands, 1.041 for 32).
+ */
+export function studentFactor(degrees: number): number {
+  return tQuantile(0.975, degrees) / 1.959963984540054;
+}
+
+/**
+ * Combines the islands' estimates. `"product"`: each island's Ẑ_g is unbiased for Z (SMC,
+ * stepping-stone, chaining), so the estimate is log mean Ẑ_g, computed in log space, with the delta
+ * method's standard error sd(Ẑ_g / mean Ẑ)/√G. `"sum"`: each island's log Z is an average (path
+ * sampling), so the estimate is their mean and the standard error sd/√G. Either is scaled by
+ * {@link studentFactor}. The result is unreliable when the islands' log Z spread by more than
+ * {@link MAX_ISLAND_SD} nats (the mean of their Z is then carried by a few islands).
+ */
+export function combineIslands(islandLogZ: ArrayLike<number>, kind: "product" | "sum"): IslandEstimate {
+  const values = Array.from(islandLogZ);
+  const G = values.length;
+  const live = values.filter((v) => v > Number.NEGATIVE_INFINITY);
+  const { mean, sd } = meanAndSd(live);
+  let logZ: number;
+  let spread: number;
+  if (kind === "sum") {
+    logZ = mean;
+    spread = sd;
+  } else {
+    logZ = logMeanExp(values);
+    spread = meanAndSd(values.map((l) => Math.exp(l - logZ))).sd;
+  }
+  const stdErr = (spread / Math.sqrt(G)) * studentFactor(G - 1);
+  const unreliable: string[] = [];
+  const warnings: string[] = [];
+  if (live.length < G) {
+    warnings.push(
+      `${G - live.length} of the ${G} islands lost every particle (no prior draw of theirs had a positive likelihood): ` +
+        "the likelihood's support is a small part of the prior's; use more particles.",
+    );
+  }
+  if (sd > MAX_ISLAND_SD) {
+    unreliable.push(
+      `the ${G} islands' estimates of log Z spread by ${sd.toFixed(2)} nats (sd): their mean is carried by a few of them; use more particles.`,
+    );
+  }
+  // JSON has no −Infinity: a dead island's log Z is reported as null.
+  return {
+    logZ,
+    stdErr,
+    islandLogZ: values.map((v) => (v > Number.NEGATIVE_INFINITY ? v : null)),
+    islandSd: sd,
+    unreliable,
+    warnings,
+  };
+}
+
+/** Divergent HMC trajectories above this fraction of a run's transitions make its estimate unreliable. */
+export const MAX_DIVERGENT_FRACTION = 0.001;
+
+/** What every engine-based estimator says about its run: moves that barely moved, divergences, undeclared walls. */
+export function runWarnings(
+  run: TemperingRun,
+  settings: TemperingSettings,
+): { unreliable: string[]; warnings: string[] } {
+  const unreliable: string[] = [];
+  const warnings: string[] = [];
+  let divergences = 0;
+  let sweeps = 0;
+  let stuck = 0;
+  for (const s of run.stages) {
+    divergences += s.divergences;
+    sweeps += s.sweeps;
+    if (s.sweeps > 0 && s.acceptanceRate < 0.05) stuck++;
+  }
+  const transitions = Math.max(1, sweeps * settings.particles);
+  if (stuck > 0) {
+    unreliable.push(
+      `the moves were accepted less than 5 % of the time at ${stuck} of ${run.stages.length} temperatures: the particles barely moved there.`,
+    );
+  }
+  if (divergences > MAX_DIVERGENT_FRACTION * transitions) {
+    // A funnel's neck is where HMC diverges, and where the particles then fail to go: on Neal's funnel
+    // (d = 10) 0.5 % of divergent trajectories came with log Z 1–2 nats too low.
+    unreliable.push(
+      `${divergences} of ${transitions} HMC trajectories diverged: the target has regions the moves cannot follow ` +
+        "(a funnel's neck, a sharp curve), whose mass the estimate may miss.",
+    );
+  }
+  if (run.outOfSupport > 0.01 * transitions) {
+    warnings.push(
+      `${run.outOfSupport} proposals fell where the prior is zero: if the prior has hard bounds, declare them in ` +
+        "model.bounds so that the particles move on an unbounded scale.",
+    );
+  }
+  return { unreliable, warnings };
+}
+
+/** One temperature of an engine run, as the diagnostics report it. */
+export interface StageSummary {
+  readonly beta: number;
+  /** The conditional ESS of the step to this β, as a fraction of the particles. */
+  readonly essFraction: number;
+  readonly sweeps: number;
+  /** Mean acceptance of the sweeps; null when there were none. */
+  readonly acceptanceRate: number | null;
+  readonly stepSize: number;
+}
+
+/** The diagnostics every engine-based estimator reports. */
+export interface TemperingDiagnostics {
+  readonly particles: number;
+  readonly islands: number;
+  readonly move: CloudMove;
+  /** Each island's own estimate of log Z (null for an island that lost every particle), and their standard deviation. */
+  readonly islandLogZ: readonly (number | null)[];
+  readonly islandSd: number;
+  /** Each temperature of the run. */
+  readonly stages: readonly StageSummary[];
+  /** HMC trajectories that diverged; proposals that fell outside the prior's support. */
+  readonly divergences: number;
+  readonly outOfSupport: number;
+}
+
+/** The per-stage summary of a run, JSON-friendly (null for an acceptance that was never measured). */
+export function summariseStages(run: TemperingRun): StageSummary[] {
+  return run.stages.map((s) => ({
+    beta: s.beta,
+    essFraction: s.essFraction,
+    sweeps: s.sweeps,
+    acceptanceRate: Number.isFinite(s.acceptanceRate) ? s.acceptanceRate : null,
+    stepSize: s.stepSize,
+  }));
+}
+
+/** The diagnostics of a run and its islands' estimate. */
+export function temperingDiagnostics(
+  run: TemperingRun,
+  settings: TemperingSettings,
+  estimate: IslandEstimate,
+): TemperingDiagnostics {
+  return {
+    particles: settings.particles,
+    islands: settings.islands,
+    move: settings.move,
+    islandLogZ: estimate.islandLogZ,
+    islandSd: estimate.islandSd,
+    stages: summariseStages(run),
+    divergences: run.stages.reduce((s, t) => s + t.divergences, 0),
+    outOfSupport: run.outOfSupport,
+  };
+}
+
+/**
+ * The result of an estimator whose estimate is the islands' (`estimate`): its standard error, the
+ * run's own checks (see {@link runWarnings}) and the islands' with the estimator's `reasons`, and
+ * the engine's diagnostics with the estimator's `extra` ones.
+ */
+export function temperingResult<M extends string, X extends object>(
+  method: M,
+  start: number,
+  run: TemperingRun,
+  settings: TemperingSettings,
+  estimate: IslandEstimate,
+  extra: X,
+  reasons: readonly string[] = [],
+): EvidenceEstimate<M, TemperingDiagnostics & X> {
+  const { unreliable, warnings } = runWarnings(run, settings);
+  return evidenceResult({
+    method,
+    logZ: estimate.logZ,
+    stdErr: estimate.stdErr,
+    nLikelihoodEvals: run.evaluations,
+    seconds: secondsSince(start),
+    unreliable: [...estimate.unreliable, ...reasons, ...unreliable],
+    warnings: [...estimate.warnings, ...warnings],
+    diagnostics: { ...temperingDiagnostics(run, settings, estimate), ...extra },
+  });
+}

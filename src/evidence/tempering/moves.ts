@@ -1,0 +1,331 @@
+/**
+ * The MCMC moves of the tempering engine. Each sweep moves every particle of the cloud by one
+ * transition that leaves the power posterior p(θ) L(θ)^β invariant, in the metric of the cloud's
+ * covariance Σ = L Lᵀ (as tempered SMC in PyMC and blackjax tunes its kernels from the particles): a
+ * correlated or badly scaled target looks like a standard normal in the whitened coordinates
+ * z = L⁻¹(θ − m), so one step size and one trajectory length serve every direction.
+ */
+import { OccamError } from "../../errors.js";
+import type { BayesModel } from "../../model/model.js";
+import type { Rng } from "../../random/rng.js";
+import { metropolisHastings } from "../../samplers/accept.js";
+import { leapfrog } from "../../samplers/integrators.js";
+import type { Kernel, PositionState, StepInfo } from "../../samplers/kernel.js";
+import type { CloudShape, LikelihoodCounter, ParticleCloud } from "./cloud.js";
+
+/**
+ * The move of the particles: HMC in the cloud's metric (needs `gradLogPrior` and `gradLogLikelihood`),
+ * random-walk Metropolis with the cloud's covariance (any model), or the model's own
+ * `powerPosteriorKernel(β)` (an exact Gibbs or independent draw where the model has one).
+ */
+export type CloudMove = "hmc" | "random-walk" | "model";
+
+/**
+ * The move "auto" stands for (the model's kernel, else HMC with gradients, else the random walk),
+ * or the move asked for, checked against what the model provides.
+ */
+export function resolveCloudMove(model: BayesModel, choice: CloudMove | "auto", where: string): CloudMove {
+  if (choice !== "random-walk" && choice !== "hmc" && choice !== "model" && choice !== "auto") {
+    throw new OccamError(
+      "invalid-argument",
+      `${where}: move must be "auto", "model", "random-walk" or "hmc", got ${String(choice)}.`,
+    );
+  }
+  const gradients = typeof model.gradLogPrior === "function" && typeof model.gradLogLikelihood === "function";
+  const exact = typeof model.powerPosteriorKernel === "function";
+  if (choice === "hmc" && !gradients) {
+    throw new OccamError(
+      "invalid-argument",
+      `${where}: move "hmc" needs model.gradLogPrior and model.gradLogLikelihood; give them or use move "random-walk".`,
+    );
+  }
+  if (choice === "model" && !exact) {
+    throw new OccamError(
+      "invalid-argument",
+      `${where}: move "model" needs model.powerPosteriorKernel(beta); this model has none (use "auto").`,
+    );
+  }
+  if (choice !== "auto") return choice;
+  return exact ? "model" : gradients ? "hmc" : "random-walk";
+}
+
+/**
+ * Acceptance rate each move aims for: 0.8 for HMC (Stan's default), 0.234 for random-walk
+ * Metropolis (0.44 in one dimension; Roberts, Gelman & Gilks 1997).
+ */
+export function targetAcceptance(move: CloudMove, d: number): number {
+  if (move === "hmc") return 0.8;
+  return d === 1 ? 0.44 : 0.234;
+}
+
+/**
+ * The step size a move starts from: HMC's leapfrog step in whitened units, d^(−1/4) (the order that
+ * keeps a standard normal's acceptance steady as d grows); the random walk's 2.38/√d (optimal for a
+ * Gaussian target).
+ */
+export function initialStepSize(move: CloudMove, d: number): number {
+  return move === "hmc" ? d ** -0.25 : 2.38 / Math.sqrt(d);
+}
+
+/** HMC's integration time in whitened units: a quarter period of a standard normal's dynamics. */
+const TRAJECTORY_LENGTH = Math.PI / 2;
+
+/**
+ * The largest step size tuning may reach. HMC: a third of the integration time, so that a trajectory
+ * keeps at least three leapfrog steps; a longer step (the acceptance allows ε ≈ 1 for a standard
+ * normal in a few dimensions) leaves one-step trajectories, which diffuse like Langevin moves and
+ * relax log L slowly. The random walk: 2.38 (its optimum in one dimension).
+ */
+export function maxStepSize(move: CloudMove): number {
+  return move === "hmc" ? TRAJECTORY_LENGTH / 3 : 2.38;
+}
+/** The most leapfrog steps one trajectory may take (a multimodal cloud's metric spans its modes). */
+export const MAX_LEAPFROG_STEPS = 16;
+/** A trajectory whose energy error exceeds this is divergent and rejected. */
+const DIVERGENCE = 1000;
+
+/** Buffers of the moves, made once per run. */
+export class MoveScratch {
+  readonly theta: Float64Array;
+  readonly z: Float64Array;
+  readonly momentum: Float64Array;
+  readonly gradZ: Float64Array;
+  readonly gradPrior: Float64Array;
+  readonly gradLikelihood: Float64Array;
+  readonly unitMass: Float64Array;
+  constructor(d: number) {
+    this.theta = new Float64Array(d);
+    this.z = new Float64Array(d);
+    this.momentum = new Float64Array(d);
+    this.gradZ = new Float64Array(d);
+    this.gradPrior = new Float64Array(d);
+    this.gradLikelihood = new Float64Array(d);
+    this.unitMass = new Float64Array(d).fill(1);
+  }
+}
+
+/** What one sweep did: the particles it moved, the sum of their acceptance probabilities, the divergent trajectories. */
+export interface SweepOutcome {
+  moved: number;
+  acceptSum: number;
+  divergent: number;
+}
+
+/**
+ * One HMC transition of every particle in [from, to), in the whitened coordinates of `shape`: the
+ * target is log p(m + Lz) + β log L(m + Lz) with gradient Lᵀ∇, unit mass, leapfrog steps of size
+ * ε (jittered ±20 %) for a time π/2 (jittered ±50 % in steps, at most {@link MAX_LEAPFROG_STEPS}). A
+ * hand-written sweep rather than the samplers' HMC kernel: the metric is dense, the particles share
+ * the buffers, and each particle's log prior and log likelihood are kept. Allocates nothing.
+ */
+export function hmcSweep(
+  model: BayesModel,
+  cloud: ParticleCloud,
+  from: number,
+  to: number,
+  beta: number,
+  shape: CloudShape,
+  stepSize: number,
+  rng: Rng,
+  counter: LikelihoodCounter,
+  s: MoveScratch,
+): SweepOutcome {
+  const d = cloud.dim;
+  const { mean, cholesky: L } = shape;
+  const { theta, z, momentum: p, gradZ, gradPrior, gradLikelihood, unitMass } = s;
+  const gradLogPrior = model.gradLogPrior as (t: Float64Array, g: Float64Array) => number;
+  const gradLogLikelihood = model.gradLogLikelihood as (t: Float64Array, g: Float64Array) => number;
+  const context = `β = ${beta}`;
+  let lastPrior = 0;
+  let lastLikelihood = 0;
+  // log π(z) and ∇_z log π = Lᵀ(∇ log p + β ∇ log L) at θ = m + Lz; records the parts for the cloud.
+  const density = (zz: Float64Array, g: Float64Array): number => {
+    for (let a = 0; a < d; a++) {
+      let v = mean[a];
+      for (let b = 0; b <= a; b++) v += L[a * d + b] * zz[b];
+      theta[a] = v;
+    }
+    lastPrior = counter.check(gradLogPrior.call(model, theta, gradPrior), "gradLogPrior", theta, context);
+    if (lastPrior === Number.NEGATIVE_INFINITY) {
+      counter.outOfSupport++;
+      return lastPrior;
+    }
+    counter.evaluations++;
+    lastLikelihood = counter.check(
+      gradLogLikelihood.call(model, theta, gradLikelihood),
+      "gradLogLikelihood",
+      theta,
+      context,
+    );
+    if (lastLikelihood === Number.NEGATIVE_INFINITY) return lastLikelihood;
+    for (let b = 0; b < d; b++) {
+      let v = 0;
+      for (let a = b; a < d; a++) v += L[a * d + b] * (gradPrior[a] + beta * gradLikelihood[a]);
+      g[b] = v;
+    }
+    return lastPrior + beta * lastLikelihood;
+  };
+  const nominal = Math.max(1, Math.min(MAX_LEAPFROG_STEPS, Math.round(TRAJECTORY_LENGTH / stepSize)));
+  let acceptSum = 0;
+  let divergent = 0;
+  let moved = 0;
+  for (let i = from; i < to; i++) {
+    // A particle of zero likelihood (kept, at weight 0, only when never resampled) does not move.
+    if (cloud.logLikelihood[i] === Number.NEGATIVE_INFINITY) continue;
+    moved++;
+    const row = i * d;
+    // z = L⁻¹(θ − m) by forward substitution.
+    for (let a = 0; a < d; a++) {
+      let v = cloud.positions[row + a] - mean[a];
+      for (let b = 0; b < a; b++) v -= L[a * d + b] * z[b];
+      z[a] = v / L[a * d + a];
+    }
+    const logStart = density(z, gradZ);
+    if (!(logStart > Number.NEGATIVE_INFINITY)) {
+      throw new OccamError(
+        "internal",
+        `${counter.where}: particle ${i} has zero density at ${context}; it cannot have been resampled.`,
+      );
+    }
+    let kinetic0 = 0;
+    for (let a = 0; a < d; a++) {
+      p[a] = rng.normal();
+      kinetic0 += p[a] * p[a];
+    }
+    const eps = stepSize * (1 + 0.2 * (2 * rng.uniform() - 1));
+    const steps = Math.max(1, Math.round(nominal * (0.5 + rng.uniform())));
+    let logEnd = logStart;
+    for (let t = 0; t < steps; t++) {
+      logEnd = leapfrog.step(density, z, p, gradZ, unitMass, eps);
+      if (!(logEnd > Number.NEGATIVE_INFINITY && logEnd < Number.POSITIVE_INFINITY)) break;
+    }
+    let kinetic = 0;
+    for (let a = 0; a < d; a++) kinetic += p[a] * p[a];
+    const energyError = -logEnd + 0.5 * kinetic - (-logStart + 0.5 * kinetic0);
+    const isDivergent = !(energyError <= DIVERGENCE);
+    if (isDivergent) divergent++;
+    const { accepted, acceptProbability } = metropolisHastings(
+      rng,
+      isDivergent ? Number.NEGATIVE_INFINITY : -energyError,
+    );
+    acceptSum += acceptProbability;
+    if (accepted) {
+      // θ, lastPrior and lastLikelihood hold the trajectory's end: the last density evaluated.
+      cloud.positions.set(theta, row);
+      cloud.logPrior[i] = lastPrior;
+      cloud.logLikelihood[i] = lastLikelihood;
+    }
+  }
+  return { moved, acceptSum, divergent };
+}
+
+/**
+ * One random-walk Metropolis transition of every particle in [from, to): y = θ + scale · L ξ,
+ * ξ ~ N(0, I), with the cloud's covariance L Lᵀ (PyMC's SMC kernel). Needs no gradients, so it serves
+ * every model, and the full covariance makes it invariant to linear reparametrisation. Allocates nothing.
+ */
+export function randomWalkSweep(
+  cloud: ParticleCloud,
+  from: number,
+  to: number,
+  beta: number,
+  shape: CloudShape,
+  scale: number,
+  rng: Rng,
+  counter: LikelihoodCounter,
+  s: MoveScratch,
+): SweepOutcome {
+  const d = cloud.dim;
+  const L = shape.cholesky;
+  const { theta: y, z } = s;
+  const context = `β = ${beta}`;
+  let acceptSum = 0;
+  let moved = 0;
+  for (let i = from; i < to; i++) {
+    if (cloud.logLikelihood[i] === Number.NEGATIVE_INFINITY) continue;
+    moved++;
+    const row = i * d;
+    for (let j = 0; j < d; j++) z[j] = rng.normal();
+    for (let a = 0; a < d; a++) {
+      let v = 0;
+      for (let b = 0; b <= a; b++) v += L[a * d + b] * z[b];
+      y[a] = cloud.positions[row + a] + scale * v;
+    }
+    const lpY = counter.logPrior(y, context);
+    let logRatio = Number.NEGATIVE_INFINITY;
+    let llY = Number.NEGATIVE_INFINITY;
+    if (lpY === Number.NEGATIVE_INFINITY) counter.outOfSupport++;
+    else {
+      llY = counter.logLikelihood(y, context);
+      if (llY > Number.NEGATIVE_INFINITY) {
+        logRatio = lpY + beta * llY - (cloud.logPrior[i] + beta * cloud.logLikelihood[i]);
+      }
+    }
+    const { accepted, acceptProbability } = metropolisHastings(rng, logRatio);
+    acceptSum += acceptProbability;
+    if (accepted) {
+      cloud.positions.set(y, row);
+      cloud.logPrior[i] = lpY;
+      cloud.logLikelihood[i] = llY;
+    }
+  }
+  return { moved, acceptSum, divergent: 0 };
+}
+
+/**
+ * The model's `powerPosteriorKernel(β)`, checked (called as a method, so that a model written as a
+ * class keeps its `this`).
+ */
+export function modelKernel(model: BayesModel, beta: number, where: string): Kernel<PositionState, StepInfo> {
+  const kernel = model.powerPosteriorKernel?.(beta) as Kernel<PositionState, StepInfo> | undefined;
+  if (kernel === null || typeof kernel !== "object" || typeof kernel.step !== "function") {
+    throw new OccamError(
+      "invalid-argument",
+      `${where}: model.powerPosteriorKernel(${beta}) is not a Kernel.`,
+    );
+  }
+  return kernel;
+}
+
+/** One transition of the model's own kernel for every particle in [from, to). */
+export function kernelSweep(
+  kernel: Kernel<PositionState, StepInfo>,
+  cloud: ParticleCloud,
+  from: number,
+  to: number,
+  beta: number,
+  rng: Rng,
+  counter: LikelihoodCounter,
+): SweepOutcome {
+  const d = cloud.dim;
+  const context = `β = ${beta}`;
+  let acceptSum = 0;
+  let moved = 0;
+  for (let i = from; i < to; i++) {
+    if (cloud.logLikelihood[i] === Number.NEGATIVE_INFINITY) continue;
+    moved++;
+    const x = cloud.positions.subarray(i * d, (i + 1) * d);
+    let position: Float64Array;
+    try {
+      const result = kernel.step(rng, kernel.init(Float64Array.from(x)));
+      position = result.state.position;
+      counter.evaluations += result.info?.evaluations ?? 0;
+      const a = result.info?.acceptProbability;
+      acceptSum += typeof a === "number" && Number.isFinite(a) ? a : 1;
+    } catch (error) {
+      if (error instanceof OccamError)
+        throw new OccamError(error.code, `${counter.where} at ${context}: ${error.message}`);
+      throw error;
+    }
+    if (!(position instanceof Float64Array) || position.length !== d) {
+      throw new OccamError(
+        "dimension-mismatch",
+        `${counter.where}: the kernel at ${context} returned a position of the wrong length.`,
+      );
+    }
+    x.set(position);
+    cloud.logPrior[i] = counter.logPrior(x, context);
+    cloud.logLikelihood[i] = counter.logLikelihood(x, context);
+  }
+  return { moved, acceptSum, divergent: 0 };
+}

@@ -1,0 +1,210 @@
+/**
+ * The calibration of every evidence method on the hard-problem suite: over many seeds per problem,
+ * is each result within its error of the reference, or does it say it is unreliable?
+ */
+import { OccamError } from "../errors.js";
+import { EVIDENCE_METHODS, type EvidenceMethod, estimateEvidence } from "../evidence/estimate.js";
+import { HARD_PROBLEM_NAMES, type HardProblemName, hardProblem } from "../models/hard-problems/index.js";
+import { createRng } from "../random/rng.js";
+
+/** One method on one problem with one seed. Numbers are null when the method failed (see `failure`). */
+export interface CalibrationRun {
+  readonly problem: HardProblemName;
+  readonly method: EvidenceMethod;
+  readonly seed: number;
+  readonly logZ: number | null;
+  readonly stdErr: number | null;
+  /** logZ − reference. */
+  readonly error: number | null;
+  /** error / stdErr; null without a positive, finite standard error. */
+  readonly z: number | null;
+  readonly reliable: boolean;
+  /** The first warning, when there is one. */
+  readonly warning: string | null;
+  readonly nLikelihoodEvals: number;
+  readonly seconds: number;
+  /** Why the method gave no number (an OccamError's message), when it did not. */
+  readonly failure: string | null;
+}
+
+/** One method on one problem over all seeds. */
+export interface CalibrationCell {
+  readonly problem: HardProblemName;
+  readonly method: EvidenceMethod;
+  readonly runs: number;
+  /** Runs marked unreliable, or that failed with an error. */
+  readonly unreliable: number;
+  /**
+   * Runs that neither lie within 3 stdErr + 0.01 nats of the reference (plus the reference's own
+   * error) nor say they are unreliable: the silent failures the suite exists to catch.
+   */
+  readonly silentFailures: number;
+  /** Over the reliable runs: the mean error, the mean standard error, the fraction with |z| < 2, and the largest |z|. */
+  readonly meanError: number | null;
+  readonly meanStdErr: number | null;
+  readonly fractionWithin2: number | null;
+  readonly worstZ: number | null;
+  /** Mean likelihood evaluations and seconds per run. */
+  readonly nLikelihoodEvals: number;
+  readonly seconds: number;
+}
+
+/** The result of `occam reproduce calibration`. */
+export interface CalibrationExperiment {
+  readonly experiment: "calibration";
+  readonly seed: number;
+  readonly seeds: number;
+  readonly quick: boolean;
+  readonly references: readonly {
+    problem: HardProblemName;
+    logZ: number;
+    logZError: number;
+    description: string;
+  }[];
+  readonly cells: readonly CalibrationCell[];
+  readonly runs: readonly CalibrationRun[];
+}
+
+/** Options of {@link runCalibrationExperiment}. */
+export interface CalibrationOptions {
+  /** @defaultValue 1 */
+  seed?: number;
+  /** Seeds per problem and method. @defaultValue 20, or 3 when quick */
+  seeds?: number;
+  /** Three seeds, unless `seeds` says otherwise. @defaultValue false */
+  quick?: boolean;
+  /** Only these problems. @defaultValue the whole suite */
+  problems?: readonly HardProblemName[];
+  /** Only these methods. @defaultValue every method that applies (all but "cv", which needs data it can split) */
+  methods?: readonly EvidenceMethod[];
+  /** Settings passed to every method (for the quick tests; the benchmark uses the defaults). */
+  settings?: Partial<Record<EvidenceMethod, object>>;
+  /** Told what comes next. */
+  onProgress?: (step: string) => void;
+}
+
+/** A result counts as honest when it lies within this many of its standard errors (plus 0.01 nats). */
+export const CALIBRATION_BAND = 3;
+
+/**
+ * Runs each method on each problem of the hard-problem suite over `seeds` seeds, at the methods'
+ * default settings (each run through `estimateEvidence`, so draw-based methods sample their own
+ * posterior), and summarises each (problem, method): how many runs were unreliable, how many were
+ * silent failures (outside 3 stdErr + 0.01 nats of the reference and not marked unreliable), and over
+ * the reliable runs the mean error and standard error, the fraction with |z| < 2 and the worst |z|.
+ * Each run's seed comes from its own `rng.split` stream, so adding a problem or a method changes no
+ * other run.
+ */
+export function runCalibrationExperiment(options: CalibrationOptions = {}): CalibrationExperiment {
+  const seed = options.seed ?? 1;
+  const quick = options.quick ?? false;
+  const seeds = options.seeds ?? (quick ? 3 : 20);
+  if (!(Number.isInteger(seeds) && seeds >= 1)) {
+    throw new OccamError("invalid-argument", `calibration: seeds must be an integer ≥ 1, got ${seeds}.`);
+  }
+  const problems = options.problems ?? HARD_PROBLEM_NAMES;
+  const methods = options.methods ?? EVIDENCE_METHODS.filter((m) => m !== "cv");
+  const runs: CalibrationRun[] = [];
+  const cells: CalibrationCell[] = [];
+  const references: CalibrationExperiment["references"][number][] = [];
+  const problemStreams = createRng(seed).split(problems.length);
+  problems.forEach((name, p) => {
+    const problem = hardProblem(name);
+    references.push({
+      problem: name,
+      logZ: problem.logZ,
+      logZError: problem.logZError,
+      description: problem.description,
+    });
+    const methodStreams = problemStreams[p].split(methods.length);
+    methods.forEach((method, m) => {
+      const seedStreams = methodStreams[m].split(seeds);
+      const cellRuns: CalibrationRun[] = [];
+      for (let s = 0; s < seeds; s++) {
+        options.onProgress?.(`${name}, ${method}, seed ${s + 1} of ${seeds}`);
+        const runSeed = Math.floor(seedStreams[s].uniform() * 0xffffffff);
+        cellRuns.push(
+          calibrationRun(name, problem.model, problem.logZ, method, runSeed, options.settings?.[method]),
+        );
+      }
+      runs.push(...cellRuns);
+      cells.push(summariseCell(name, method, cellRuns, problem.logZError));
+    });
+  });
+  return { experiment: "calibration", seed, seeds, quick, references, cells, runs };
+}
+
+function calibrationRun(
+  problem: HardProblemName,
+  model: ReturnType<typeof hardProblem>["model"],
+  reference: number,
+  method: EvidenceMethod,
+  seed: number,
+  settings: object | undefined,
+): CalibrationRun {
+  const start = performance.now();
+  try {
+    const r = estimateEvidence(model, { method, seed, ...(settings === undefined ? {} : { settings }) });
+    const error = r.logZ - reference;
+    return {
+      problem,
+      method,
+      seed,
+      logZ: r.logZ,
+      stdErr: r.stdErr,
+      error,
+      z: r.stdErr > 0 && Number.isFinite(r.stdErr) ? error / r.stdErr : null,
+      reliable: r.reliable,
+      warning: r.warnings[0] ?? null,
+      nLikelihoodEvals: r.nLikelihoodEvals,
+      seconds: r.seconds,
+      failure: null,
+    };
+  } catch (error) {
+    if (!(error instanceof OccamError)) throw error;
+    return {
+      problem,
+      method,
+      seed,
+      logZ: null,
+      stdErr: null,
+      error: null,
+      z: null,
+      reliable: false,
+      warning: null,
+      nLikelihoodEvals: 0,
+      seconds: (performance.now() - start) / 1000,
+      failure: error.message,
+    };
+  }
+}
+
+function mean(values: readonly number[]): number | null {
+  return values.length === 0 ? null : values.reduce((a, b) => a + b, 0) / values.length;
+}
+
+function summariseCell(
+  problem: HardProblemName,
+  method: EvidenceMethod,
+  runs: readonly CalibrationRun[],
+  referenceError: number,
+): CalibrationCell {
+  const reliable = runs.filter((r) => r.reliable && r.error !== null && r.stdErr !== null);
+  const silentFailures = reliable.filter(
+    (r) => Math.abs(r.error as number) > CALIBRATION_BAND * (r.stdErr as number) + 0.01 + referenceError,
+  ).length;
+  const zs = reliable.map((r) => r.z).filter((z): z is number => z !== null);
+  return {
+    problem,
+    method,
+    runs: runs.length,
+    unreliable: runs.length - reliable.length,
+    silentFailures,
+    meanError: mean(reliable.map((r) => r.error as number)),
+    meanStdErr: mean(reliable.map((r) => r.stdErr as number)),
+    fractionWithin2: zs.length === 0 ? null : zs.filter((z) => Math.abs(z) < 2).length / zs.length,
+    worstZ: zs.length === 0 ? null : Math.max(...zs.map(Math.abs)),
+    nLikelihoodEvals: mean(runs.map((r) => r.nLikelihoodEvals)) ?? 0,
+    seconds: mean(runs.map((r) => r.seconds)) ?? 0,
+  };
+}

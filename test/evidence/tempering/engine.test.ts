@@ -1,0 +1,190 @@
+import { describe, expect, it } from "vitest";
+import {
+  decorrelated,
+  runTempering,
+  type TemperingSettings,
+} from "../../../src/evidence/tempering/engine.js";
+import { combineIslands, MAX_ISLAND_SD, studentFactor } from "../../../src/evidence/tempering/estimates.js";
+import {
+  nodeMoments,
+  pathIslands,
+  ratioIslands,
+  recordLadder,
+} from "../../../src/evidence/tempering/ladder.js";
+import { powerLadder } from "../../../src/evidence/tempering/schedule.js";
+import { logMeanExp } from "../../../src/math/logspace.js";
+import { createRng } from "../../../src/random/rng.js";
+import { thrown } from "../../support/assertions.js";
+import { failingModel, testModel, truncatedModel } from "../tempered-models.js";
+
+const BASE: TemperingSettings = {
+  particles: 256,
+  islands: 8,
+  ladder: undefined,
+  targetEss: 0.5,
+  resample: "always",
+  move: "hmc",
+  sweeps: "auto",
+  draws: 0,
+  maxSweeps: 50,
+  finalSweeps: false,
+  maxStages: 1000,
+};
+
+describe("runTempering", () => {
+  it("chooses each β so that the step keeps the target ESS, and ends at exactly 1", () => {
+    const run = runTempering(testModel(5), createRng(1), BASE, "test");
+    const betas = run.stages.map((s) => s.beta);
+    expect(betas[betas.length - 1]).toBe(1);
+    for (let k = 1; k < betas.length; k++) expect(betas[k]).toBeGreaterThan(betas[k - 1]);
+    for (const s of run.stages.slice(0, -1)) {
+      expect(s.essFraction).toBeCloseTo(0.5, 6);
+      expect(s.sweeps).toBeGreaterThanOrEqual(2);
+      expect(s.acceptanceRate).toBeGreaterThan(0.5);
+    }
+    // No moves after the last reweighting.
+    expect(run.stages[run.stages.length - 1].sweeps).toBe(0);
+    expect(run.islandLogZ.length).toBe(8);
+  });
+
+  it("gives each island an estimate of log Z, and their mean of Z is close to the exact value", () => {
+    const model = testModel(3);
+    const run = runTempering(model, createRng(2), { ...BASE, particles: 1024, islands: 16 }, "test");
+    const estimate = combineIslands(run.islandLogZ, "product");
+    expect(Math.abs(estimate.logZ - model.exactLogEvidence())).toBeLessThan(4 * estimate.stdErr);
+  });
+
+  it("follows a fixed ladder, sweeping there too", () => {
+    const ladder = powerLadder(10, 3);
+    const run = runTempering(testModel(2), createRng(3), { ...BASE, ladder, sweeps: 3 }, "test");
+    expect(run.stages.map((s) => s.beta)).toEqual(Array.from(ladder.subarray(1)));
+    expect(run.stages.slice(0, -1).every((s) => s.sweeps === 3)).toBe(true);
+  });
+
+  it("shows the observer the prior draws and each draw sweep, and sweeps at β = 1 when asked", () => {
+    const { observer, record } = recordLadder(64, 4);
+    runTempering(
+      testModel(2),
+      createRng(4),
+      { ...BASE, particles: 64, islands: 4, sweeps: 2, draws: 3, finalSweeps: true },
+      "test",
+      observer,
+    );
+    expect(record.betas[0]).toBe(0);
+    expect(record.betas[record.betas.length - 1]).toBe(1);
+    expect(record.draws[0].length).toBe(1);
+    expect(record.draws.slice(1).every((sweeps) => sweeps.length === 3)).toBe(true);
+  });
+
+  it("never resampled, carries the weights and keeps particles of zero likelihood at weight 0", () => {
+    const model = truncatedModel();
+    const run = runTempering(
+      model,
+      createRng(5),
+      {
+        ...BASE,
+        particles: 2000,
+        islands: 2,
+        resample: "never",
+        move: "random-walk",
+        sweeps: 1,
+        targetEss: 0.95,
+      },
+      "test",
+    );
+    expect(run.stages.every((s) => !s.resampled)).toBe(true);
+    const dead = Array.from(run.logW).filter((w) => w === Number.NEGATIVE_INFINITY).length;
+    expect(dead).toBeGreaterThan(500);
+    expect(logMeanExp(run.logW)).toBeCloseTo(model.exactLogEvidence(), 1);
+  });
+
+  it("names the temperature when the log likelihood turns NaN, and stops after maxStages", () => {
+    const e = thrown(() =>
+      runTempering(failingModel(2, 3000), createRng(6), { ...BASE, move: "random-walk" }, "test"),
+    );
+    expect(e.code).toBe("non-finite");
+    expect(e.message).toMatch(/^test: model.logLikelihood is NaN at .*β = [0-9.e-]+/);
+    expect(
+      thrown(() => runTempering(testModel(10), createRng(7), { ...BASE, maxStages: 2 }, "test")).message,
+    ).toMatch(/2 stages did not reach β = 1/);
+  });
+});
+
+describe("the number of sweeps", () => {
+  it("stops when the log likelihoods' correlation with the start falls below 0.1, or stops falling", () => {
+    expect(decorrelated([0.5])).toBe(false);
+    expect(decorrelated([0.5, 0.09])).toBe(true);
+    expect(decorrelated([0.5, 0.3, 0.2])).toBe(false);
+    // A floor: particles in modes of different height stay correlated whatever the moves do.
+    expect(decorrelated([0.61, 0.6, 0.595])).toBe(true);
+  });
+});
+
+describe("combining the islands", () => {
+  it("'product' averages the islands' Z and 'sum' their log Z, each with the t-scaled delta-method error", () => {
+    const values = [-1.2, -1, -0.9, -1.1, -0.95, -1.05];
+    const product = combineIslands(values, "product");
+    expect(product.logZ).toBeCloseTo(logMeanExp(values), 14);
+    const z = values.map((v) => Math.exp(v - product.logZ));
+    const mean = z.reduce((a, b) => a + b, 0) / 6;
+    const sd = Math.sqrt(z.reduce((a, b) => a + (b - mean) ** 2, 0) / 5);
+    expect(product.stdErr).toBeCloseTo((sd / Math.sqrt(6)) * studentFactor(5), 12);
+    const sum = combineIslands(values, "sum");
+    expect(sum.logZ).toBeCloseTo(-1.0333333333333334, 12);
+    expect(sum.unreliable).toEqual([]);
+  });
+
+  it("scales by t_{0.975, ν}/1.96 (2.571 for ν = 5, 2.040 for ν = 31)", () => {
+    expect(studentFactor(5) * 1.959963984540054).toBeCloseTo(2.570581836, 6);
+    expect(studentFactor(31) * 1.959963984540054).toBeCloseTo(2.039513446, 6);
+  });
+
+  it("is unreliable when the islands spread by more than a nat", () => {
+    const spread = combineIslands([0, 3, -2, 1, 0.5], "product");
+    expect(spread.islandSd).toBeGreaterThan(MAX_ISLAND_SD);
+    expect(spread.unreliable[0]).toMatch(/islands' estimates of log Z spread/);
+  });
+});
+
+describe("the ladder estimators on a record", () => {
+  // A hand-made record: 2 islands of 2 particles, temperatures 0, 0.5 (and 1 for both ends).
+  const record = {
+    betas: [0, 0.5, 1],
+    draws: [
+      [Float64Array.of(-1, -2, -3, -4)],
+      [Float64Array.of(-1, -1, -2, -2), Float64Array.of(-0.5, -1, -1.5, -2)],
+      [Float64Array.of(-0.2, -0.4, -0.6, -0.8)],
+    ],
+    particles: 4,
+    islands: 2,
+  };
+
+  it("stepping-stone: per island, the sum over rungs of log mean L^Δ over the island's draws", () => {
+    const lower = { ...record, betas: [0, 0.5], draws: record.draws.slice(0, 2) };
+    const { islandLogZ, rungs } = ratioIslands(lower, "lower");
+    const island0 = logMeanExp([-0.5, -1]) + logMeanExp([-0.5, -0.5, -0.25, -0.5]);
+    expect(islandLogZ[0]).toBeCloseTo(island0, 14);
+    expect(rungs.map((r) => [r.from, r.to])).toEqual([
+      [0, 0.5],
+      [0.5, 1],
+    ]);
+  });
+
+  it("the geometric bridge uses both ends of each rung", () => {
+    const { islandLogZ } = ratioIslands(record, "both");
+    const island1 =
+      logMeanExp([-0.75, -1]) -
+      logMeanExp([0.5, 0.5, 0.375, 0.5]) +
+      logMeanExp([-0.5, -0.5, -0.375, -0.5]) -
+      logMeanExp([0.15, 0.2]);
+    expect(islandLogZ[1]).toBeCloseTo(island1, 14);
+  });
+
+  it("path sampling: per island, the trapezoid rule over the island's mean log L", () => {
+    const moments = nodeMoments(record);
+    const trapezoid = pathIslands(record, moments, "trapezoid", 0);
+    // Island 0: means −1.5, −0.875, −0.3 at β = 0, 0.5, 1.
+    expect(trapezoid[0]).toBeCloseTo(0.25 * (-1.5 - 0.875) + 0.25 * (-0.875 - 0.3), 14);
+    expect(moments.pooledMeans[1]).toBeCloseTo(-1.375, 14);
+  });
+});

@@ -1,0 +1,157 @@
+import { describe, expect, it } from "vitest";
+import {
+  cloudShape,
+  LikelihoodCounter,
+  measureCloud,
+  type ParticleCloud,
+} from "../../../src/evidence/tempering/cloud.js";
+import {
+  hmcSweep,
+  kernelSweep,
+  MoveScratch,
+  maxStepSize,
+  randomWalkSweep,
+  resolveCloudMove,
+} from "../../../src/evidence/tempering/moves.js";
+import { createRng } from "../../../src/random/rng.js";
+import { thrown } from "../../support/assertions.js";
+import {
+  exactPowerPosteriorKernel,
+  expectedLogLikelihood,
+  gradientFreeModel,
+  modelWithExactKernel,
+  powerPosterior,
+  testModel,
+} from "../tempered-models.js";
+
+const BETA = 0.3;
+const N = 4000;
+
+/** N exact draws from the test model's power posterior at β, as a cloud. */
+function exactCloud(d: number, seed: number): ParticleCloud {
+  const model = testModel(d);
+  const { mean, sd } = powerPosterior(model, BETA);
+  const rng = createRng(seed);
+  const positions = new Float64Array(N * d);
+  const logPrior = new Float64Array(N);
+  const logLikelihood = new Float64Array(N);
+  for (let i = 0; i < N; i++) {
+    const x = positions.subarray(i * d, (i + 1) * d);
+    for (let j = 0; j < d; j++) x[j] = mean[j] + sd * rng.normal();
+    logPrior[i] = model.logPrior(x);
+    logLikelihood[i] = model.logLikelihood(x);
+  }
+  return { n: N, dim: d, positions, logPrior, logLikelihood };
+}
+
+/** The cloud's mean log L and first coordinate are within 4.5 standard errors of the exact ones. */
+function expectStillExact(cloud: ParticleCloud): void {
+  const model = testModel(cloud.dim);
+  const { mean, sd } = powerPosterior(model, BETA);
+  let m0 = 0;
+  let ell = 0;
+  for (let i = 0; i < N; i++) {
+    m0 += cloud.positions[i * cloud.dim] / N;
+    ell += cloud.logLikelihood[i] / N;
+    // The stored log likelihood is the one at the stored position.
+    if (i % 500 === 0) {
+      expect(cloud.logLikelihood[i]).toBeCloseTo(
+        model.logLikelihood(cloud.positions.subarray(i * cloud.dim, (i + 1) * cloud.dim)),
+        9,
+      );
+    }
+  }
+  expect(Math.abs(m0 - mean[0])).toBeLessThan((4.5 * sd) / Math.sqrt(N));
+  // Var_β[log L] = (n/σ²)² d sd⁴ / 2 for the isotropic Gaussian power posterior.
+  const sdEll = (model.n / model.sigma ** 2) * sd * sd * Math.sqrt(cloud.dim / 2);
+  expect(Math.abs(ell - expectedLogLikelihood(model, BETA))).toBeLessThan((4.5 * sdEll) / Math.sqrt(N));
+}
+
+describe("the engine's moves leave the power posterior invariant", () => {
+  for (const [name, sweep] of [
+    ["HMC in the cloud's metric", hmcSweep],
+    ["random-walk Metropolis with the cloud's covariance", randomWalkSweep],
+  ] as const) {
+    it(`${name}: exact draws stay exact after five sweeps (d = 5)`, () => {
+      const cloud = exactCloud(5, 1);
+      const model = testModel(5);
+      const shape = cloudShape(5);
+      measureCloud(cloud, new Float64Array(N), shape, new Float64Array(25));
+      const counter = new LikelihoodCounter(model, "test");
+      const scratch = new MoveScratch(5);
+      const rng = createRng(2);
+      const step = name.startsWith("HMC") ? maxStepSize("hmc") : 2.38 / Math.sqrt(5);
+      let accept = 0;
+      for (let s = 0; s < 5; s++) {
+        const out =
+          sweep === hmcSweep
+            ? hmcSweep(model, cloud, 0, N, BETA, shape, step, rng, counter, scratch)
+            : randomWalkSweep(cloud, 0, N, BETA, shape, step, rng, counter, scratch);
+        expect(out.moved).toBe(N);
+        accept += out.acceptSum / N / 5;
+      }
+      expect(accept).toBeGreaterThan(0.2);
+      expectStillExact(cloud);
+      expect(counter.evaluations).toBeGreaterThanOrEqual(5 * N);
+    });
+  }
+
+  it("the model's own kernel, one draw per particle", () => {
+    const cloud = exactCloud(3, 3);
+    const model = modelWithExactKernel(3);
+    const counter = new LikelihoodCounter(model, "test");
+    const out = kernelSweep(
+      exactPowerPosteriorKernel(testModel(3), BETA),
+      cloud,
+      0,
+      N,
+      BETA,
+      createRng(4),
+      counter,
+    );
+    expect(out.acceptSum).toBe(N);
+    expectStillExact(cloud);
+  });
+
+  it("does not move a particle of zero likelihood (kept at weight 0 by annealed importance sampling)", () => {
+    const cloud = exactCloud(2, 5);
+    cloud.logLikelihood[0] = Number.NEGATIVE_INFINITY;
+    const before = Array.from(cloud.positions.subarray(0, 2));
+    const shape = cloudShape(2);
+    measureCloud(cloud, new Float64Array(N), shape, new Float64Array(4));
+    const model = testModel(2);
+    const out = hmcSweep(
+      model,
+      cloud,
+      0,
+      N,
+      BETA,
+      shape,
+      0.5,
+      createRng(6),
+      new LikelihoodCounter(model, "t"),
+      new MoveScratch(2),
+    );
+    expect(out.moved).toBe(N - 1);
+    expect(Array.from(cloud.positions.subarray(0, 2))).toEqual(before);
+  });
+});
+
+describe("tuning the moves", () => {
+  it("keeps at least three leapfrog steps per HMC trajectory", () => {
+    expect(maxStepSize("hmc")).toBeCloseTo(Math.PI / 6, 12);
+  });
+
+  it("resolves 'auto' to the model's kernel, else HMC with gradients, else the random walk, and refuses what the model cannot do", () => {
+    expect(resolveCloudMove(modelWithExactKernel(1), "auto", "t")).toBe("model");
+    expect(resolveCloudMove(testModel(1), "auto", "t")).toBe("hmc");
+    expect(resolveCloudMove(gradientFreeModel(1), "auto", "t")).toBe("random-walk");
+    expect(thrown(() => resolveCloudMove(gradientFreeModel(1), "hmc", "t")).message).toMatch(/gradLogPrior/);
+    expect(thrown(() => resolveCloudMove(testModel(1), "model", "t")).message).toMatch(
+      /powerPosteriorKernel/,
+    );
+    expect(thrown(() => resolveCloudMove(testModel(1), "nuts" as "hmc", "t")).message).toMatch(
+      /move must be/,
+    );
+  });
+});
