@@ -14,6 +14,7 @@ import {
 import { columnList, parseSeed, positiveNumber, wholeNumber } from "./arguments.js";
 import type { Io } from "./io.js";
 import { checkedJson } from "./json.js";
+import { parseReportPath, REPORT_OPTION_HELP, writeReport } from "./report-file.js";
 import { formatComparison } from "./reports/compare.js";
 
 /** Parses --subsets: all, none, or max=K. */
@@ -49,6 +50,7 @@ interface CompareFlags {
   folds?: number;
   seed: number;
   mcmcSteps?: number;
+  report?: string;
 }
 
 /**
@@ -139,6 +141,7 @@ export function registerCompare(program: Command, io: Io): void {
       ).argParser(wholeNumber("--mcmc-steps")),
     )
     .option("--json", "print one JSON document instead of tables")
+    .option("--report <FILE.html>", REPORT_OPTION_HELP, parseReportPath)
     .action(async (path: string, flags: CompareFlags, command: Command) => {
       const data = linearData(await readCsvColumns(path), flags);
       const progressLabel = flags.estimator ?? (flags.prior === "independent" ? "stepping-stone" : "exact");
@@ -160,7 +163,8 @@ export function registerCompare(program: Command, io: Io): void {
         heredity: flags.heredity,
         subsets: flags.subsets,
         modelPrior: flags.modelPrior,
-        top: flags.top ?? (flags.json ? undefined : 10),
+        // The table shows 10 models by default; JSON and the report's plots get every listed model.
+        top: flags.top ?? (flags.json || flags.report !== undefined ? undefined : 10),
         estimator: flags.estimator,
         samples: flags.samples,
         folds: flags.folds,
@@ -172,7 +176,12 @@ export function registerCompare(program: Command, io: Io): void {
           : undefined,
       });
       if (io.interactive && result.estimator !== "exact") io.stderr("\r\x1b[2K");
-      io.stdout(flags.json ? `${checkedJson(result)}\n` : `${formatComparison(result, data.targetName)}\n`);
+      const shown = flags.json ? result : { ...result, models: result.models.slice(0, flags.top ?? 10) };
+      io.stdout(flags.json ? `${checkedJson(result)}\n` : `${formatComparison(shown, data.targetName)}\n`);
+      if (flags.report !== undefined) {
+        const { compareReportHtml } = await import("../report/compare.js");
+        writeReport(flags.report, await compareReportHtml(result, { data: path, target: data.targetName }));
+      }
     });
 }
 

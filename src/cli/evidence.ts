@@ -2,12 +2,15 @@ import { resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import type { Command } from "commander";
 import { OccamError } from "../errors.js";
-import { compareEstimators } from "../evidence/compare.js";
+import { compareEstimators, type EstimatorComparison } from "../evidence/compare.js";
 import { EVIDENCE_METHODS, type EvidenceMethod, type EvidenceResult } from "../evidence/estimate.js";
 import { type BayesModel, defineModel } from "../model/model.js";
+import { evidenceReportHtml } from "../report/evidence.js";
+import { withError } from "../report/format.js";
 import { parseSeed } from "./arguments.js";
 import type { Io } from "./io.js";
 import { checkedJson } from "./json.js";
+import { parseReportPath, REPORT_OPTION_HELP, writeReport } from "./report-file.js";
 import { formatNumber, formatTable } from "./table.js";
 
 /** The methods `occam evidence` runs when none are named: three that fail in different ways. */
@@ -76,14 +79,8 @@ export interface EvidenceReport {
   readonly consensus: { logZ: number; stdErr: number } | null;
 }
 
-/** Runs the methods on the model and cross-checks them. */
-export function evidenceReport(
-  model: BayesModel,
-  file: string,
-  methods: readonly EvidenceMethod[],
-  seed: number,
-): EvidenceReport {
-  const comparison = compareEstimators(model, methods, { seed });
+/** The JSON document of a comparison of the methods on the model in `file`. */
+function evidenceReport(comparison: EstimatorComparison, file: string, seed: number): EvidenceReport {
   return {
     model: file,
     seed,
@@ -100,13 +97,6 @@ export function evidenceReport(
     agree: comparison.agree,
     consensus: comparison.consensus,
   };
-}
-
-/** log Z to the precision its standard error supports: two significant digits of the error. */
-export function withError(logZ: number, stdErr: number): string {
-  if (!(stdErr > 0 && Number.isFinite(stdErr))) return formatNumber(logZ, 6);
-  const decimals = Math.max(0, 1 - Math.floor(Math.log10(stdErr)));
-  return `${logZ.toFixed(decimals)} ± ${stdErr.toFixed(decimals)}`;
 }
 
 function formatReport(report: EvidenceReport): string {
@@ -150,7 +140,7 @@ function formatReport(report: EvidenceReport): string {
   ].join("\n");
 }
 
-/** `occam evidence MODEL.mjs [--methods a,b] [--seed S] [--json]`: the log evidence of a user's model. */
+/** `occam evidence MODEL.mjs [--methods a,b] [--seed S] [--json] [--report FILE.html]`: the log evidence of a user's model. */
 export function registerEvidence(program: Command, io: Io): void {
   program
     .command("evidence")
@@ -165,20 +155,30 @@ export function registerEvidence(program: Command, io: Io): void {
     )
     .option("--seed <S>", "random seed", parseSeed, 1)
     .option("--json", "print one JSON document instead of a table")
-    .action(async (file: string, options: { methods: string; seed: number; json?: boolean }) => {
-      const methods = parseMethods(options.methods);
-      if (methods.length < 2) {
-        throw new OccamError(
-          "invalid-argument",
-          "--methods needs at least two methods, so that they can be cross-checked.",
-        );
-      }
-      const model = await loadModel(file);
-      const report = evidenceReport(model, file, methods, options.seed);
-      for (const r of report.results) {
-        for (const w of r.warnings) io.stderr(`occam: ${r.method}: ${w}\n`);
-      }
-      for (const f of report.failures) io.stderr(`occam: ${f.method} failed: ${f.message}\n`);
-      io.stdout(options.json ? `${checkedJson(report)}\n` : `${formatReport(report)}\n`);
-    });
+    .option("--report <FILE.html>", REPORT_OPTION_HELP, parseReportPath)
+    .action(
+      async (file: string, options: { methods: string; seed: number; json?: boolean; report?: string }) => {
+        const methods = parseMethods(options.methods);
+        if (methods.length < 2) {
+          throw new OccamError(
+            "invalid-argument",
+            "--methods needs at least two methods, so that they can be cross-checked.",
+          );
+        }
+        const model = await loadModel(file);
+        const comparison = compareEstimators(model, methods, { seed: options.seed });
+        const report = evidenceReport(comparison, file, options.seed);
+        for (const r of report.results) {
+          for (const w of r.warnings) io.stderr(`occam: ${r.method}: ${w}\n`);
+        }
+        for (const f of report.failures) io.stderr(`occam: ${f.method} failed: ${f.message}\n`);
+        io.stdout(options.json ? `${checkedJson(report)}\n` : `${formatReport(report)}\n`);
+        if (options.report !== undefined) {
+          writeReport(
+            options.report,
+            await evidenceReportHtml(comparison, { model: file, seed: options.seed }),
+          );
+        }
+      },
+    );
 }

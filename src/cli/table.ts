@@ -1,3 +1,5 @@
+export { formatNumber } from "../report/format.js";
+
 /** A column of a printed table: its header and whether numbers align right. */
 export interface Column {
   header: string;
@@ -18,12 +20,4 @@ export function formatTable(columns: readonly Column[], rows: readonly (readonly
   const header = line(columns.map((c) => c.header));
   const rule = widths.map((w) => "-".repeat(w)).join("  ");
   return [header, rule, ...rows.map(line)].join("\n");
-}
-
-/** A number with `digits` significant digits, or "—" when it is not finite. */
-export function formatNumber(value: number, digits = 4): string {
-  if (!Number.isFinite(value)) return "—";
-  if (value !== 0 && (Math.abs(value) >= 1e6 || Math.abs(value) < 1e-4))
-    return value.toExponential(digits - 1);
-  return Number(value.toPrecision(digits)).toString();
 }

@@ -2,7 +2,7 @@ import { OccamError } from "../errors.js";
 import type { BayesModel } from "../model/model.js";
 import { createRng } from "../random/rng.js";
 import { type EvidenceMethod, type EvidenceResult, estimateEvidence, NEEDS_DRAWS } from "./estimate.js";
-import { samplePosterior } from "./posterior-sampling.js";
+import { type PosteriorSample, samplePosterior } from "./posterior-sampling.js";
 import type { PosteriorDrawsInput } from "./result.js";
 
 /** Options of {@link compareEstimators}. */
@@ -41,6 +41,8 @@ export interface EstimatorComparison {
   readonly results: readonly EvidenceResult[];
   /** The methods that stopped with an error instead (a model they do not apply to, a sampler that could not move, …). */
   readonly failures: readonly EstimatorFailure[];
+  /** The posterior draws the draw-based methods shared, when occam made them. */
+  readonly posterior?: PosteriorSample;
   /** Every pair of reliable estimates. */
   readonly pairs: readonly EstimatePair[];
   /**
@@ -115,6 +117,7 @@ export function compareEstimators(
   return {
     results,
     failures,
+    ...(sample === undefined ? {} : { posterior: sample }),
     pairs,
     agree: pairs.length > 0 && pairs.every((p) => p.agree),
     consensus: weight > 0 ? { logZ: weighted / weight, stdErr: 1 / Math.sqrt(weight) } : null,

@@ -66,4 +66,17 @@ describe("occam evidence", () => {
     expect(one.stderr).toMatch(/at least two methods/);
     for (const r of [missing, noDefault, nan, unknown, one]) expect(r.stderr).not.toMatch(/\n\s+at /);
   });
+
+  it("refuses a report that is not .html or whose folder does not exist, before doing any work (exit 2)", async () => {
+    const text = await runCli(["evidence", "examples/evidence-model.mjs", "--report", "out.txt"]);
+    expect(text.code).toBe(2);
+    expect(text.stderr).toMatch(/the report is an HTML page: name it FILE.html, got "out.txt"/);
+    const folder = await runCli(["evidence", "examples/evidence-model.mjs", "--report", "no/such/folder/r.html"]);
+    expect(folder.code).toBe(2);
+    expect(folder.stderr).toMatch(/the report's folder no\/such\/folder does not exist/);
+    for (const r of [text, folder]) {
+      expect(r.stdout).toBe("");
+      expect(r.stderr).not.toMatch(/\n\s+at /);
+    }
+  });
 });

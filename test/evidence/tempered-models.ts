@@ -33,6 +33,20 @@ export function expectedLogLikelihood(model: GaussianMeanModel, beta: number): n
   return atMean - (model.n / (2 * model.sigma ** 2)) * model.dim * sd * sd;
 }
 
+/** Var_β[log L(μ)] in closed form: for μ ~ N(m, s² I), ‖μ − ȳ‖² has variance 4s²‖m − ȳ‖² + 2d·s⁴. */
+export function logLikelihoodVariance(model: GaussianMeanModel, beta: number): number {
+  const { mean, sd } = powerPosterior(model, beta);
+  const { n, dim: d, data, sigma } = model;
+  let distance = 0;
+  for (let j = 0; j < d; j++) {
+    let ybar = 0;
+    for (let i = 0; i < n; i++) ybar += data[i * d + j] / n;
+    distance += (mean[j] - ybar) ** 2;
+  }
+  const c = n / (2 * sigma ** 2);
+  return c * c * (4 * sd * sd * distance + 2 * d * sd ** 4);
+}
+
 /** A kernel that draws independently from the exact power posterior at β (a perfect Gibbs step). */
 export function exactPowerPosteriorKernel(
   model: GaussianMeanModel,

@@ -3,58 +3,10 @@
  * rounded into a false tie (a log Bayes factor against the best model is shown to 0.01 nats whatever its
  * size; a probability near 1 shows how far from 1 it is).
  */
-import type { LinearComparison, LinearPriorSummary } from "../../selection/linear-options.js";
+import { describePrior } from "../../report/compare.js";
+import { formatLogBayesFactor, formatProbability } from "../../report/format.js";
+import type { LinearComparison } from "../../selection/linear-options.js";
 import { formatNumber, formatTable } from "../table.js";
-
-/** Decimals that show a standard error to two significant digits. */
-function decimalsFor(stdErr: number): number {
-  return stdErr > 0 ? Math.max(0, Math.min(6, 1 - Math.floor(Math.log10(stdErr)))) : 2;
-}
-
-/** x to `decimals` places, with a true minus sign and no "-0". */
-function fixed(x: number, decimals: number): string {
-  const text = x.toFixed(decimals);
-  return /^-0\.?0*$/.test(text) ? text.slice(1) : text.replace("-", "−");
-}
-
-/** A log Bayes factor (± its standard error when it has one), to 0.01 nats or the error's precision. */
-function formatLogBayesFactor(value: number, stdErr?: number): string {
-  if (stdErr === undefined || stdErr === 0) return fixed(value, stdErr === 0 ? decimalsFor(0) : 2);
-  const d = decimalsFor(stdErr);
-  return `${fixed(value, d)} ± ${fixed(stdErr, d)}`;
-}
-
-/** A probability: 3 significant digits, and near 1 the distance from 1, so 0.99996 is not "1". */
-function formatProbability(p: number): string {
-  if (p === 1 || p === 0) return String(p);
-  if (p > 0.999) return `1 − ${formatNumber(1 - p, 2)}`;
-  if (p < 1e-3) return p.toExponential(1);
-  return formatNumber(p, 3);
-}
-
-function describePrior(prior: LinearPriorSummary): string {
-  switch (prior.name) {
-    case "zellner-siow":
-      return `Zellner–Siow (g ~ InverseGamma(½, r²n/2), r = ${formatNumber(prior.r, 4)})`;
-    case "g-prior":
-      return `g-prior with g = n = ${prior.g} (unit information)`;
-    case "hyper-g":
-      return `hyper-g (a = ${prior.a})`;
-    case "hyper-g-n":
-      return `hyper-g/n (a = ${prior.a})`;
-    case "nig":
-      return (
-        `Normal–Inverse-Gamma (v = ${prior.v} on ${prior.standardized ? "standardised inputs" : "the inputs in their own units"}, ` +
-        `a = ${prior.a}, b = ${prior.b})`
-      );
-    case "independent":
-      return (
-        `independent precisions (τ ~ Gamma(${formatNumber(prior.alpha, 3)}, scale ${formatNumber(prior.beta, 4)}), ` +
-        `τ_w ~ Gamma(${formatNumber(prior.alphaW, 3)}, scale ${formatNumber(prior.betaW, 4)})` +
-        `${prior.standardized ? ", standardised inputs" : ""})`
-      );
-  }
-}
 
 /** The report of a comparison: what was compared, the models, the coefficients. */
 export function formatComparison(result: LinearComparison, target: string): string {

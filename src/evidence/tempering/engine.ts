@@ -94,6 +94,8 @@ export interface TemperingStage {
   readonly stepSize: number;
   /** Divergent HMC trajectories at this β. */
   readonly divergences: number;
+  /** The cloud's (weighted) mean log likelihood at the end of the stage: an estimate of E_β[log L]. */
+  readonly meanLogLikelihood: number;
 }
 
 /** The outcome of one run. */
@@ -233,6 +235,7 @@ export function runTempering(
       acceptanceRate: outcome.moved > 0 ? outcome.acceptSum / outcome.moved : Number.NaN,
       stepSize,
       divergences: outcome.divergent,
+      meanLogLikelihood: weightedMean(cloud.logLikelihood, logW),
     });
     beta = next;
   }
@@ -348,4 +351,19 @@ export function decorrelated(correlations: readonly number[]): boolean {
   if (s < 2) return false;
   if (correlations[s - 1] < 0.1) return true;
   return s >= 3 && correlations[s - 3] - correlations[s - 1] < 0.02;
+}
+
+/** The mean of `values` under the weights e^{logW}, over the entries of positive weight. */
+function weightedMean(values: Float64Array, logW: Float64Array): number {
+  let max = Number.NEGATIVE_INFINITY;
+  for (let i = 0; i < logW.length; i++) if (logW[i] > max) max = logW[i];
+  let total = 0;
+  let sum = 0;
+  for (let i = 0; i < values.length; i++) {
+    const w = Math.exp(logW[i] - max);
+    if (w === 0) continue;
+    total += w;
+    sum += w * values[i];
+  }
+  return sum / total;
 }

@@ -241,6 +241,8 @@ export interface StageSummary {
   /** Mean acceptance of the sweeps; null when there were none. */
   readonly acceptanceRate: number | null;
   readonly stepSize: number;
+  /** The cloud's mean log likelihood at this β after its moves, an estimate of E_β[log L]. */
+  readonly meanLogLikelihood: number;
 }
 
 /** The diagnostics every engine-based estimator reports. */
@@ -266,6 +268,7 @@ export function summariseStages(run: TemperingRun): StageSummary[] {
     sweeps: s.sweeps,
     acceptanceRate: Number.isFinite(s.acceptanceRate) ? s.acceptanceRate : null,
     stepSize: s.stepSize,
+    meanLogLikelihood: s.meanLogLikelihood,
   }));
 }
 

@@ -15,7 +15,13 @@ import { powerLadder } from "../../../src/evidence/tempering/schedule.js";
 import { logMeanExp } from "../../../src/math/logspace.js";
 import { createRng } from "../../../src/random/rng.js";
 import { thrown } from "../../support/assertions.js";
-import { failingModel, testModel, truncatedModel } from "../tempered-models.js";
+import {
+  expectedLogLikelihood,
+  failingModel,
+  logLikelihoodVariance,
+  testModel,
+  truncatedModel,
+} from "../tempered-models.js";
 
 const BASE: TemperingSettings = {
   particles: 256,
@@ -45,6 +51,19 @@ describe("runTempering", () => {
     // No moves after the last reweighting.
     expect(run.stages[run.stages.length - 1].sweeps).toBe(0);
     expect(run.islandLogZ.length).toBe(8);
+  });
+
+  it("records the cloud's mean log likelihood at each β, an estimate of the exact E_β[log L]", () => {
+    const model = testModel(3);
+    const run = runTempering(model, createRng(2), { ...BASE, particles: 512 }, "test");
+    for (const stage of run.stages) {
+      // Resampled particles are correlated and lag their target a little: allow six times the error of
+      // 4096 independent draws, and 0.15 nats.
+      const error = Math.sqrt(logLikelihoodVariance(model, stage.beta) / 4096);
+      expect(Math.abs(stage.meanLogLikelihood - expectedLogLikelihood(model, stage.beta))).toBeLessThan(
+        6 * error + 0.15,
+      );
+    }
   });
 
   it("gives each island an estimate of log Z, and their mean of Z is close to the exact value", () => {

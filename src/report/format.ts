@@ -1,0 +1,40 @@
+/** A number with `digits` significant digits, or "—" when it is not finite. */
+export function formatNumber(value: number, digits = 4): string {
+  if (!Number.isFinite(value)) return "—";
+  if (value !== 0 && (Math.abs(value) >= 1e6 || Math.abs(value) < 1e-4))
+    return value.toExponential(digits - 1);
+  return Number(value.toPrecision(digits)).toString();
+}
+
+/** A value to the precision its standard error supports: two significant digits of the error. */
+export function withError(value: number, stdErr: number): string {
+  if (!(stdErr > 0 && Number.isFinite(stdErr))) return formatNumber(value, 6);
+  const decimals = Math.max(0, 1 - Math.floor(Math.log10(stdErr)));
+  return `${value.toFixed(decimals)} ± ${stdErr.toFixed(decimals)}`;
+}
+
+/** Decimals that show a standard error to two significant digits. */
+function decimalsFor(stdErr: number): number {
+  return stdErr > 0 ? Math.max(0, Math.min(6, 1 - Math.floor(Math.log10(stdErr)))) : 2;
+}
+
+/** x to `decimals` places, with a true minus sign and no "-0". */
+function fixed(x: number, decimals: number): string {
+  const text = x.toFixed(decimals);
+  return /^-0\.?0*$/.test(text) ? text.slice(1) : text.replace("-", "−");
+}
+
+/** A log Bayes factor (± its standard error when it has one), to 0.01 nats or the error's precision. */
+export function formatLogBayesFactor(value: number, stdErr?: number): string {
+  if (stdErr === undefined || stdErr === 0) return fixed(value, stdErr === 0 ? decimalsFor(0) : 2);
+  const d = decimalsFor(stdErr);
+  return `${fixed(value, d)} ± ${fixed(stdErr, d)}`;
+}
+
+/** A probability: 3 significant digits, and near 1 the distance from 1, so 0.99996 is not "1". */
+export function formatProbability(p: number): string {
+  if (p === 1 || p === 0) return String(p);
+  if (p > 0.999) return `1 − ${formatNumber(1 - p, 2)}`;
+  if (p < 1e-3) return p.toExponential(1);
+  return formatNumber(p, 3);
+}

@@ -1,0 +1,63 @@
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { createRng } from "../../src/random/rng.js";
+import { type PageVisit, visitReport } from "../support/browser.js";
+import { runCli } from "../support/cli.js";
+
+const HOSTILE = "<script>alert(1)</script>";
+const folder = mkdtempSync(join(tmpdir(), "occam-report-"));
+
+afterAll(() => {
+  // The screenshots stay for a person to look at; the folder is in the system's temporary space.
+  console.log(`report screenshots in ${folder}`);
+});
+
+/** Every check a report must pass when a person opens it. */
+function expectCleanPage(visit: PageVisit, minPlots: number): void {
+  expect(visit.consoleProblems).toEqual([]);
+  expect(visit.requests).toEqual([]);
+  expect(visit.dialogs).toEqual([]);
+  expect(visit.scripts).toBe(0);
+  expect(visit.svgs.length).toBeGreaterThanOrEqual(minPlots);
+  for (const svg of visit.svgs) {
+    expect(svg.width).toBeGreaterThan(50);
+    expect(svg.height).toBeGreaterThan(20);
+    expect(svg.marks).toBeGreaterThan(5);
+  }
+  expect(visit.screenshotBytes).toBeGreaterThan(20_000);
+}
+
+describe("reports in a browser", () => {
+  it("compare: loads offline with no console error, draws every plot, and shows a hostile column name as text", async () => {
+    const rng = createRng(3);
+    const rows = [`x,${HOSTILE},z,y`];
+    for (let i = 0; i < 80; i++) {
+      const x = rng.normal();
+      const h = rng.normal();
+      const z = rng.normal();
+      rows.push(`${x},${h},${z},${1 + 2 * x + 0.5 * rng.normal()}`);
+    }
+    const csv = join(folder, "hostile.csv");
+    writeFileSync(csv, `${rows.join("\n")}\n`);
+    const report = join(folder, "compare.html");
+    const run = await runCli(["compare", csv, "--target", "y", "--report", report]);
+    expect(run.stderr).toBe("");
+    expect(run.code).toBe(0);
+    expect(readFileSync(report, "utf8")).not.toContain(HOSTILE);
+    const visit = await visitReport(report, join(folder, "compare.png"));
+    expectCleanPage(visit, 5);
+    expect(visit.text).toContain(HOSTILE);
+  });
+
+  it("evidence: loads offline with no console error and draws every plot", async () => {
+    const report = join(folder, "evidence.html");
+    const run = await runCli(["evidence", "examples/evidence-model.mjs", "--report", report]);
+    expect(run.code).toBe(0);
+    const visit = await visitReport(report, join(folder, "evidence.png"));
+    // Estimates, E_β[log L] against β, and the posterior's trace and rank plot.
+    expectCleanPage(visit, 4);
+    expect(visit.text).toContain("Consensus of the reliable results");
+  });
+});
