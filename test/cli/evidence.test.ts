@@ -71,7 +71,12 @@ describe("occam evidence", () => {
     const text = await runCli(["evidence", "examples/evidence-model.mjs", "--report", "out.txt"]);
     expect(text.code).toBe(2);
     expect(text.stderr).toMatch(/the report is an HTML page: name it FILE.html, got "out.txt"/);
-    const folder = await runCli(["evidence", "examples/evidence-model.mjs", "--report", "no/such/folder/r.html"]);
+    const folder = await runCli([
+      "evidence",
+      "examples/evidence-model.mjs",
+      "--report",
+      "no/such/folder/r.html",
+    ]);
     expect(folder.code).toBe(2);
     expect(folder.stderr).toMatch(/the report's folder no\/such\/folder does not exist/);
     for (const r of [text, folder]) {
