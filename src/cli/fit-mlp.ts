@@ -6,6 +6,7 @@ import type { MlpData } from "../models/mlp/network.js";
 import { columnList, openUnitInterval, parseSeed, wholeNumber } from "./arguments.js";
 import type { Io } from "./io.js";
 import { checkedJson } from "./json.js";
+import { parseReportPath, REPORT_OPTION_HELP, writeReport } from "./report-file.js";
 import { formatNumber, formatTable } from "./table.js";
 
 interface FitMlpFlags {
@@ -19,6 +20,7 @@ interface FitMlpFlags {
   level: number;
   rows: number;
   json?: boolean;
+  report?: string;
 }
 
 /** Reads inputs and targets from a CSV table as an MlpData, with the CSV loader's checks. */
@@ -79,6 +81,7 @@ export function registerFitMlp(program: Command, io: Io): void {
         .default(10),
     )
     .option("--json", "print one JSON document instead of tables")
+    .option("--report <FILE.html>", REPORT_OPTION_HELP, parseReportPath)
     .action(async (path: string, flags: FitMlpFlags) => {
       if (!/^\d+$/.test(flags.hidden) || Number(flags.hidden) < 1) {
         throw new OccamError(
@@ -162,6 +165,12 @@ export function registerFitMlp(program: Command, io: Io): void {
           ? `${checkedJson(result)}\n`
           : `${formatFit(fit, result, prediction, on, inputs, targets, flags.rows, test !== undefined)}\n`,
       );
+      if (flags.report !== undefined) {
+        const { fitMlpReportHtml } = await import("../report/fit-mlp.js");
+        const predictedSet = test === undefined ? "train" : "test";
+        const context = { data: path, inputs, targets, on, prediction, predictedSet } as const;
+        writeReport(flags.report, await fitMlpReportHtml(fit, context));
+      }
     });
 }
 

@@ -5,6 +5,7 @@ import type { ClassificationData } from "../models/mixture-classifier/index.js";
 import { columnList, openUnitInterval, parseSeed, positiveNumber, wholeNumber } from "./arguments.js";
 import type { Io } from "./io.js";
 import { checkedJson } from "./json.js";
+import { parseReportPath, REPORT_OPTION_HELP, writeReport } from "./report-file.js";
 import { formatNumber, formatTable } from "./table.js";
 
 interface SelectFlags {
@@ -20,6 +21,7 @@ interface SelectFlags {
   structure: "per-input" | "shared";
   seed: number;
   json?: boolean;
+  report?: string;
 }
 
 /** The JSON document of `occam select-inputs`. */
@@ -95,6 +97,7 @@ export function registerSelectInputs(program: Command, io: Io): void {
     )
     .addOption(new Option("--seed <s>", "random seed").argParser(parseSeed).default(1))
     .option("--json", "print one JSON document")
+    .option("--report <FILE.html>", REPORT_OPTION_HELP, parseReportPath)
     .action(async (path: string, flags: SelectFlags) => {
       if (flags.test !== undefined && flags.split !== undefined) {
         throw new OccamError("invalid-argument", "Give either --test or --split, not both.");
@@ -170,6 +173,11 @@ export function registerSelectInputs(program: Command, io: Io): void {
         seconds: fit.seconds,
       };
       io.stdout(flags.json ? `${checkedJson(report)}\n` : `${formatReport(report)}\n`);
+      if (flags.report !== undefined) {
+        const { selectInputsReportHtml } = await import("../report/select-inputs.js");
+        const context = { data: path, target: flags.target, accuracy, testRows: test?.n ?? 0 };
+        writeReport(flags.report, await selectInputsReportHtml(fit, context));
+      }
     });
 }
 

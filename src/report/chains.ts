@@ -62,10 +62,12 @@ async function tracePlot(draws: Draws, j: number): Promise<RenderedPlot> {
       encoding: {
         x: { field: "draw", type: "quantitative", title: "draw" },
         y: { field: "value", type: "quantitative", title: draws.names[j], scale: { zero: false } },
-        color: { field: "chain", type: "nominal", title: "chain" },
+        color: { field: "chain", type: "nominal", title: "chain", legend: draws.nChains > 1 ? {} : null },
       },
     },
-    `Trace of ${draws.names[j]}: the chains should overlap, none stuck or drifting.`,
+    draws.nChains > 1
+      ? `Trace of ${draws.names[j]}: the chains should overlap, none stuck or drifting.`
+      : `Trace of ${draws.names[j]}: it should wander quickly around one level, not stick or drift.`,
   );
 }
 

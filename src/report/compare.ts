@@ -139,7 +139,7 @@ async function probabilityPlot(top: readonly LinearModelRow[], estimated: boolea
       height: { step: 18 },
       data: { values },
       encoding: {
-        y: { field: "rank", type: "ordinal", title: "model rank (the table names them)" },
+        y: { field: "rank", type: "ordinal", title: "model rank" },
       },
       layer: [
         {

@@ -46,7 +46,7 @@ h2 { font-size: 1.25em; margin-top: 2em; border-bottom: 1px solid #ddd; }
 table { border-collapse: collapse; margin: 1em 0; font-variant-numeric: tabular-nums; }
 caption { text-align: left; font-weight: 600; padding-bottom: 0.3em; }
 th, td { border-bottom: 1px solid #e5e5e5; padding: 0.25em 0.8em; text-align: right; white-space: nowrap; vertical-align: top; }
-td.prose { white-space: normal; text-align: left; min-width: 20em; }
+.prose { white-space: normal; text-align: left; min-width: 20em; }
 th:first-child, td:first-child { text-align: left; }
 figure { margin: 1.5em 0; }
 figcaption { color: #444; font-size: 0.95em; }
@@ -54,14 +54,22 @@ details { margin-top: 0.3em; font-size: 0.85em; }
 pre { background: #f6f6f6; padding: 0.6em; overflow: auto; max-height: 20em; }
 `;
 
-/** Prose may wrap; a short cell (a number, a name) stays on one line. */
-function cellHtml(cell: string): string {
-  return cell.length > 40 ? `<td class="prose">${escapeHtml(cell)}</td>` : `<td>${escapeHtml(cell)}</td>`;
+/**
+ * A column with a cell longer than this holds prose: left-aligned and free to wrap. Other columns
+ * (numbers, names) stay on one line.
+ */
+const PROSE_LENGTH = 40;
+
+function cellHtml(tag: "td" | "th", text: string, prose: boolean): string {
+  return `<${tag}${prose ? ' class="prose"' : ""}>${escapeHtml(text)}</${tag}>`;
 }
 
 function table(t: ReportTable): string {
-  const head = t.columns.map((c) => `<th>${escapeHtml(c)}</th>`).join("");
-  const body = t.rows.map((row) => `<tr>${row.map(cellHtml).join("")}</tr>`).join("\n");
+  const prose = t.columns.map((_, j) => t.rows.some((row) => row[j].length > PROSE_LENGTH));
+  const head = t.columns.map((c, j) => cellHtml("th", c, prose[j])).join("");
+  const body = t.rows
+    .map((row) => `<tr>${row.map((cell, j) => cellHtml("td", cell, prose[j])).join("")}</tr>`)
+    .join("\n");
   const caption = t.caption === undefined ? "" : `<caption>${escapeHtml(t.caption)}</caption>`;
   return `<table>${caption}<thead><tr>${head}</tr></thead><tbody>\n${body}\n</tbody></table>`;
 }

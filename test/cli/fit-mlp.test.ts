@@ -1,4 +1,4 @@
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -133,5 +133,29 @@ describe("occam fit-mlp", () => {
       expect(stderr.trim().split("\n")).toHaveLength(1);
       expect(stderr).toMatch(message);
     }
+  });
+
+  it("writes an HTML report with predictions against the targets, the intervals' coverage and the traces", async () => {
+    const report = join(dir, "fit.html");
+    const args = ["fit-mlp", train, "--targets", "y1,y2", "--hidden", "3", "--test", test];
+    const { code } = await run([
+      ...args,
+      "--draws",
+      "20",
+      "--warmup",
+      "60",
+      "--seed",
+      "2",
+      "--report",
+      report,
+    ]);
+    expect(code).toBe(0);
+    const html = readFileSync(report, "utf8");
+    expect(html).toContain("Bayesian network for y1, y2");
+    expect(html).toMatch(/inside the 90 % interval/);
+    expect(html).toMatch(/<td>y1<\/td><td>[0-9.e-]+<\/td><td>[0-9.]+ %<\/td>/);
+    // The predictions, and traces of log L, noise sd and two precisions (one chain: no rank plots).
+    expect(html.match(/<svg/g)).toHaveLength(5);
+    expect(html).not.toContain("<script");
   });
 });

@@ -1,4 +1,4 @@
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -159,4 +159,29 @@ describe("occam select-inputs", () => {
       if (message) expect(stderr).toMatch(message);
     });
   }
+
+  it("writes an HTML report with the input and subset probabilities and the trace of the number of inputs", async () => {
+    const report = join(dir, "select.html");
+    const args = [
+      "select-inputs",
+      train,
+      "--target",
+      "y",
+      "--test",
+      test,
+      "--draws",
+      "600",
+      "--burn-in",
+      "200",
+    ];
+    const { code } = await run([...args, "--kernels", "2", "--chains", "2", "--report", report]);
+    expect(code).toBe(0);
+    const html = readFileSync(report, "utf8");
+    expect(html).toContain("Which inputs predict y?");
+    expect(html).toContain("Accuracy on 10 test rows");
+    // Input probabilities, subset probabilities, the trace: three plots, each with its specification.
+    expect(html.match(/<svg/g)).toHaveLength(3);
+    expect(html.match(/Vega-Lite specification/g)).toHaveLength(3);
+    expect(html).not.toContain("<script");
+  });
 });

@@ -20,8 +20,8 @@ describe("reportHtml", () => {
         tables: [
           {
             caption: "c",
-            columns: ["<col-a>"],
-            rows: [["<cell-b>"], ["a long cell of prose that must be allowed to wrap over lines"]],
+            columns: ["<col-a>", "note"],
+            rows: [["<cell-b>", "a long cell of prose that must be allowed to wrap over lines"]],
           },
         ],
       },
@@ -40,8 +40,9 @@ describe("reportHtml", () => {
     expect(page).not.toMatch(/<script|src=|href=/i);
   });
 
-  it("lets long prose wrap and keeps short cells on one line", () => {
-    expect(page).toContain('<td class="prose">a long cell');
+  it("lets a column of prose wrap, left-aligned, and keeps short cells on one line", () => {
+    expect(page).toContain(`<td class="prose">a long cell`);
+    expect(page).toContain(`<th class="prose">note</th>`);
     expect(page).toContain("<td>&lt;cell-b&gt;</td>");
   });
 });
