@@ -16,6 +16,8 @@ export interface RenderedPlot {
 
 /** What every plot shares: a plain look and a readable size. */
 const CONFIG = {
+  // White, not transparent: an SVG taken out of the page stays readable on a dark background.
+  background: "white",
   font: "system-ui, sans-serif",
   view: { stroke: null },
   axis: { labelFontSize: 11, titleFontSize: 12 },
