@@ -3,6 +3,7 @@ import { OccamError } from "../errors.js";
 import { parseSeed, positiveNumber, wholeNumber } from "./arguments.js";
 import type { Io } from "./io.js";
 import { checkedJson } from "./json.js";
+import { parseReportPath, REPORT_OPTION_HELP, writeReport } from "./report-file.js";
 import { reproductions } from "./reproductions.js";
 
 /** Parses `--hidden 1,2,4`: a comma-separated list of distinct integers from 1 to 64. */
@@ -21,7 +22,10 @@ export function parseHiddenList(text: string): number[] {
   return values;
 }
 
-/** `occam reproduce NAME [--json] [--seed S] [--quick]`: re-runs a seed document's experiment. */
+/**
+ * `occam reproduce NAME [--json] [--seed S] [--quick] [--report FILE.html]`: re-runs a seed
+ * document's experiment.
+ */
 export function registerReproduce(program: Command, io: Io): void {
   const names = Object.keys(reproductions);
   program
@@ -31,6 +35,11 @@ export function registerReproduce(program: Command, io: Io): void {
     .option("--json", "print one JSON document instead of a table")
     .addOption(new Option("--seed <S>", "random seed").argParser(parseSeed).default(1))
     .option("--quick", "a smaller, faster run")
+    .option(
+      "--report <FILE.html>",
+      `${REPORT_OPTION_HELP}: the paper's numbers beside occam's`,
+      parseReportPath,
+    )
     .addOption(
       new Option("--hidden <list>", "numbers of hidden units, e.g. 1,2,4,8,16 (robot-arm)").argParser(
         parseHiddenList,
@@ -57,6 +66,7 @@ export function registerReproduce(program: Command, io: Io): void {
           hidden?: number[];
           noise?: number;
           seeds?: number;
+          report?: string;
         },
       ) => {
         const load = reproductions[name];
@@ -80,6 +90,13 @@ export function registerReproduce(program: Command, io: Io): void {
           }
         }
         const reproduction = await load();
+        // Refused before the run, so that a long experiment never ends without the report asked for.
+        if (options.report !== undefined && reproduction.report === undefined) {
+          throw new OccamError(
+            "invalid-argument",
+            `reproduce ${name} has no HTML report; run it without --report (its table and --json have every number).`,
+          );
+        }
         const result = reproduction.run({
           seed: options.seed,
           quick: options.quick === true,
@@ -89,6 +106,10 @@ export function registerReproduce(program: Command, io: Io): void {
           ...(options.seeds === undefined ? {} : { seeds: options.seeds }),
         });
         if (onProgress) io.stderr("\r\x1b[2K");
+        if (options.report !== undefined && reproduction.report !== undefined) {
+          const { reportHtml } = await import("../report/html.js");
+          writeReport(options.report, reportHtml(await reproduction.report(result)));
+        }
         io.stdout(options.json ? `${checkedJson(result)}\n` : `${reproduction.format(result)}\n`);
       },
     );

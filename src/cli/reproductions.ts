@@ -1,3 +1,5 @@
+import type { ReportDocument } from "../report/html.js";
+
 /** What every reproduction takes from the command line. */
 export interface ReproductionOptions {
   seed: number;
@@ -12,17 +14,25 @@ export interface ReproductionOptions {
   seeds?: number;
 }
 
-/** An experiment the CLI can run: its computation and its table. */
+/** An experiment the CLI can run: its computation, its table and its HTML report. */
 export interface Reproduction {
   run(options: ReproductionOptions): unknown;
   format(result: unknown): string;
+  /** The result as a report document (the paper's table or figure beside occam's), when it has one. */
+  report?(result: unknown): Promise<ReportDocument>;
 }
 
 function reproduction<T>(
   run: (options: ReproductionOptions) => T,
   format: (result: T) => string,
+  report?: () => Promise<(result: T) => Promise<ReportDocument>>,
 ): Reproduction {
-  return { run, format: format as (result: unknown) => string };
+  return {
+    run,
+    format: format as (result: unknown) => string,
+    // The report's module (and vega with it) loads only when a report is asked for.
+    ...(report === undefined ? {} : { report: async (result: unknown) => (await report())(result as T) }),
+  };
 }
 
 /**
@@ -34,40 +44,48 @@ export const reproductions: Readonly<Record<string, () => Promise<Reproduction>>
     reproduction(
       (await import("../experiments/samplers.js")).runSamplersExperiment,
       (await import("./reports/samplers.js")).formatSamplersReport,
+      async () => (await import("../report/reproductions/samplers.js")).samplersReport,
     ),
   calibration: async () =>
     reproduction(
       (await import("../experiments/calibration.js")).runCalibrationExperiment,
       (await import("./reports/calibration.js")).formatCalibrationReport,
+      async () => (await import("../report/reproductions/calibration.js")).calibrationReport,
     ),
   estimators: async () =>
     reproduction(
       (await import("../experiments/estimators.js")).runEstimatorsExperiment,
       (await import("./reports/estimators.js")).formatEstimatorsReport,
+      async () => (await import("../report/reproductions/estimators.js")).estimatorsReport,
     ),
   everson: async () =>
     reproduction(
       (await import("../experiments/everson.js")).runEversonExperiment,
       (await import("./reports/everson.js")).formatEversonReport,
+      async () => (await import("../report/reproductions/everson.js")).eversonReport,
     ),
   "everson-families": async () =>
     reproduction(
       (await import("../experiments/everson-families.js")).runEversonFamiliesExperiment,
       (await import("./reports/everson-families.js")).formatEversonFamiliesReport,
+      async () => (await import("../report/reproductions/everson-families.js")).eversonFamiliesReport,
     ),
   "fabricius-linear": async () =>
     reproduction(
       (await import("../experiments/fabricius-linear.js")).runFabriciusLinearExperiment,
       (await import("./reports/fabricius-linear.js")).formatFabriciusLinearReport,
+      async () => (await import("../report/reproductions/fabricius-linear.js")).fabriciusLinearReport,
     ),
   sykacek: async () =>
     reproduction(
       (await import("../experiments/sykacek.js")).runSykacekExperiment,
       (await import("./reports/sykacek.js")).formatSykacekReport,
+      async () => (await import("../report/reproductions/sykacek.js")).sykacekReport,
     ),
   "robot-arm": async () =>
     reproduction(
       (await import("../experiments/robot-arm.js")).runRobotArmExperiment,
       (await import("./reports/robot-arm.js")).formatRobotArmReport,
+      async () => (await import("../report/reproductions/robot-arm.js")).robotArmReport,
     ),
 };
