@@ -60,4 +60,13 @@ describe("reports in a browser", () => {
     expectCleanPage(visit, 4);
     expect(visit.text).toContain("Consensus of the reliable results");
   });
+
+  it("reproduce samplers: loads offline and draws the thesis's numbers beside occam's", async () => {
+    const report = join(folder, "reproduce-samplers.html");
+    const run = await runCli(["reproduce", "samplers", "--quick", "--report", report]);
+    expect(run.code).toBe(0);
+    const visit = await visitReport(report, join(folder, "reproduce-samplers.png"));
+    expectCleanPage(visit, 3);
+    expect(visit.text).toContain("0.8308, 0.6333, 0.8303");
+  });
 });

@@ -38,6 +38,8 @@ const THESIS_RHO_08: Readonly<
 
 const f = (v: number) => formatNumber(v, 3);
 const pair = (v: readonly number[] | null) => (v === null ? "—" : v.map(f).join(", "));
+/** The thesis's numbers as it prints them. */
+const published = (v: readonly number[] | null) => (v === null ? "—" : v.map(String).join(", "));
 
 /** The samplers reproduction as a report document. */
 export async function samplersReport(result: SamplersExperiment): Promise<ReportDocument> {
@@ -141,9 +143,9 @@ function thesisTable(rows: readonly GaussianRow[]): ReportTable {
         return [
           r.sampler,
           t.draws,
-          pair(t.mean),
+          published(t.mean),
           pair(r.mean),
-          pair(t.covariance),
+          published(t.covariance),
           pair([r.covariance[0][0], r.covariance[0][1], r.covariance[1][1]]),
           t.acceptance === null ? "—" : f(t.acceptance),
           f(r.acceptanceRate),
