@@ -51,7 +51,8 @@ const FIXED_COLOURS: Readonly<Record<string, string>> = {
 };
 
 function colourScale(series: readonly string[]) {
-  const palette = ["#4c78a8", "#f58518", "#54a24b", "#b279a2", "#72b7b2", "#9d755d", "#bab0ac", "#eeca3b"];
+  // The other series take colours that neither occam's blue nor the paper's red use.
+  const palette = ["#f58518", "#54a24b", "#b279a2", "#72b7b2", "#9d755d", "#eeca3b", "#1f3b73", "#bab0ac"];
   let next = 0;
   const range = series.map((s) => FIXED_COLOURS[s] ?? palette[next++ % palette.length]);
   return { domain: [...series], range };
@@ -69,6 +70,18 @@ export async function seriesPlot(
   const xType = options.xType ?? "quantitative";
   const series = [...new Set(points.map((p) => p.series))];
   const panels = [...new Set(points.flatMap((p) => (p.panel === undefined ? [] : [p.panel])))];
+  // Series at one category are shifted apart so that their error bars do not overlap.
+  const shifted = xType === "nominal" && series.length > 1;
+  // With an offset, vega-lite's step is the width of one series' band within a category.
+  const band = shifted ? 10 : 24;
+  const categories = Math.max(
+    ...(panels.length > 0 ? panels : [undefined]).map(
+      (panel) => new Set(points.filter((p) => p.panel === panel).map((p) => p.x)).size,
+    ),
+  );
+  const widest = xType === "nominal" ? band * (shifted ? series.length : 1) * categories : 420;
+  // A wide plot keeps its legend underneath, so that it fits the page.
+  const wide = widest > 480;
   // A bar without finite ends (an infinite or missing error) is left out rather than drawn wrong.
   const values = points.map((p) =>
     Number.isFinite(p.low) && Number.isFinite(p.high) ? p : { ...p, low: p.y, high: p.y },
@@ -78,7 +91,11 @@ export async function seriesPlot(
     type: "nominal" as const,
     title: null,
     scale: colourScale(series),
-    legend: { labelLimit: 320 },
+    legend: {
+      labelLimit: 320,
+      orient: wide ? ("bottom" as const) : ("right" as const),
+      columns: wide ? 3 : 1,
+    },
   };
   const x = {
     field: "x",
@@ -100,8 +117,7 @@ export async function seriesPlot(
       ? { zero: false }
       : { domain: [...options.yDomain] };
   const y = { field: "y", type: "quantitative" as const, title: options.y, scale: yScale };
-  // Points of different series at one category are shifted apart so that their error bars do not overlap.
-  const offset = xType === "nominal" && series.length > 1 ? { xOffset: { field: "series" } } : {};
+  const offset = shifted ? { xOffset: { field: "series" } } : {};
   const layers: object[] = [];
   if (options.reference !== undefined) {
     layers.push({
@@ -134,18 +150,7 @@ export async function seriesPlot(
       ...offset,
     },
   });
-  const step = Math.max(24, 10 * series.length);
-  const inner = { width: xType === "nominal" ? { step } : 420, height: 240 };
-  // Panels side by side while two fit in the page's width.
-  const widest =
-    xType === "nominal"
-      ? step *
-        Math.max(
-          ...(panels.length > 0 ? panels : [undefined]).map(
-            (panel) => new Set(points.filter((p) => p.panel === panel).map((p) => p.x)).size,
-          ),
-        )
-      : 420;
+  const inner = { width: xType === "nominal" ? { step: band } : 420, height: 240 };
   // Panels are concatenated, each with its own rows, rather than faceted: a facet's independent scales
   // over layers that read different fields of one source make vega-lite warn on the console.
   const spec =
@@ -157,7 +162,7 @@ export async function seriesPlot(
             ...inner,
             layer: layers,
           })),
-          columns: widest > 480 ? 1 : 2,
+          columns: wide ? 1 : 2,
           resolve: {
             scale: {
               x: xType === "nominal" ? "independent" : "shared",

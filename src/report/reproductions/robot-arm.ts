@@ -32,7 +32,7 @@ export async function robotArmReport(result: RobotArmExperiment): Promise<Report
             "is wide, trust neither end's standard error. An ensemble k̂ above 0.7 (or —) means its importance weights have no finite variance.",
         ],
         tables: [evidenceTable(result.rows)],
-        plots: [await evidencePlot(result.rows)],
+        plots: [await evidencePlot(result.rows, false), await evidencePlot(result.rows, true)],
       },
       {
         heading: "Errors against the number of hidden units",
@@ -65,7 +65,6 @@ function evidenceTable(rows: readonly RobotArmRow[]): ReportTable {
     caption: "Log evidence (nats ± standard error)",
     columns: [
       "hidden",
-      "weights",
       "path ↑ prior",
       "path ↓ posterior",
       "chaining ↑ prior",
@@ -79,7 +78,6 @@ function evidenceTable(rows: readonly RobotArmRow[]): ReportTable {
       const e = r.logEvidence;
       return [
         String(r.hidden),
-        String(r.weights),
         plusMinus(e.path.fromPrior.logZ, e.path.fromPrior.stdErr),
         plusMinus(e.path.fromPosterior.logZ, e.path.fromPosterior.stdErr),
         plusMinus(e.chaining.fromPrior.logZ, e.chaining.fromPrior.stdErr),
@@ -93,34 +91,50 @@ function evidenceTable(rows: readonly RobotArmRow[]): ReportTable {
   };
 }
 
-/** Log evidence ± one standard error against the hidden units, one series per method and direction. */
-async function evidencePlot(rows: readonly RobotArmRow[]): Promise<RenderedPlot> {
+/**
+ * Log evidence ± one standard error against the hidden units, one series per method and direction;
+ * `relative` draws each against the midpoint of the size's path-sampling bracket, so that brackets
+ * and error bars a few nats wide stay visible beside differences of hundreds between sizes.
+ */
+async function evidencePlot(rows: readonly RobotArmRow[], relative: boolean): Promise<RenderedPlot> {
   const points: SeriesPoint[] = [];
-  const add = (series: string, x: number, logZ: number, stdErr: number | null) => {
-    if (!Number.isFinite(logZ)) return;
-    const bar = stdErr !== null && Number.isFinite(stdErr) ? { low: logZ - stdErr, high: logZ + stdErr } : {};
-    points.push({ series, x, y: logZ, ...bar });
-  };
   for (const r of rows) {
     const e = r.logEvidence;
-    add("path ↑ from prior", r.hidden, e.path.fromPrior.logZ, e.path.fromPrior.stdErr);
-    add("path ↓ from posterior", r.hidden, e.path.fromPosterior.logZ, e.path.fromPosterior.stdErr);
-    add("chaining ↑ from prior", r.hidden, e.chaining.fromPrior.logZ, e.chaining.fromPrior.stdErr);
-    add(
-      "chaining ↓ from posterior",
-      r.hidden,
-      e.chaining.fromPosterior.logZ,
-      e.chaining.fromPosterior.stdErr,
-    );
-    add("evidence framework", r.hidden, e.laplace.logZ, null);
-    add("ensemble ELBO", r.hidden, e.ensemble.elbo, e.ensemble.elboStdErr);
+    const origin = relative ? e.path.logZ : 0;
+    const add = (series: string, logZ: number, stdErr: number | null) => {
+      if (!Number.isFinite(logZ - origin)) return;
+      const y = logZ - origin;
+      const bar = stdErr !== null && Number.isFinite(stdErr) ? { low: y - stdErr, high: y + stdErr } : {};
+      points.push({ series, x: r.hidden, y, ...bar });
+    };
+    add("path ↑ from prior", e.path.fromPrior.logZ, e.path.fromPrior.stdErr);
+    add("path ↓ from posterior", e.path.fromPosterior.logZ, e.path.fromPosterior.stdErr);
+    add("chaining ↑ from prior", e.chaining.fromPrior.logZ, e.chaining.fromPrior.stdErr);
+    add("chaining ↓ from posterior", e.chaining.fromPosterior.logZ, e.chaining.fromPosterior.stdErr);
+    add("evidence framework", e.laplace.logZ, null);
+    add("ensemble ELBO", e.ensemble.elbo, e.ensemble.elboStdErr);
   }
   return seriesPlot(
     points,
-    { x: "hidden units", y: "log evidence (nats)", integerX: true },
-    "Log evidence against the number of hidden units, each estimate ± one standard error (the evidence framework has none); " +
-      "the gap between a method's two sweeps is its hysteresis (thesis Figure 6.20).",
+    {
+      x: "hidden units",
+      y: relative ? "log evidence − path-sampling midpoint (nats)" : "log evidence (nats)",
+      integerX: true,
+      logX: logScale(rows),
+      ...(relative ? { reference: 0 } : {}),
+    },
+    relative
+      ? "The same estimates less the midpoint of each size's path-sampling bracket, so that the brackets (the gap between a " +
+          "method's two sweeps) and the error bars can be seen at every size."
+      : "Log evidence against the number of hidden units, each estimate ± one standard error (the evidence framework has none); " +
+          "the gap between a method's two sweeps is its hysteresis (thesis Figure 6.20).",
   );
+}
+
+/** A logarithmic axis when the sizes span a factor of four or more (1, 2, 4, 8, 16). */
+function logScale(rows: readonly RobotArmRow[]): boolean {
+  const sizes = rows.map((r) => r.hidden);
+  return Math.max(...sizes) >= 4 * Math.min(...sizes);
 }
 
 function errorTable(rows: readonly RobotArmRow[]): ReportTable {
@@ -128,6 +142,7 @@ function errorTable(rows: readonly RobotArmRow[]): ReportTable {
     caption: "Mean squared error per output channel",
     columns: [
       "hidden",
+      "weights",
       "ML train",
       "FPE",
       "ML test",
@@ -138,6 +153,7 @@ function errorTable(rows: readonly RobotArmRow[]): ReportTable {
     ],
     rows: rows.map((r) => [
       String(r.hidden),
+      String(r.weights),
       f(r.mlTrainError),
       f(r.fpe),
       f(r.mlTestError),
@@ -158,9 +174,16 @@ async function errorPlot(result: RobotArmExperiment): Promise<RenderedPlot> {
   ]);
   return seriesPlot(
     points,
-    { x: "hidden units", y: "mean squared error per channel", reference: result.noise ** 2, integerX: true },
+    {
+      x: "hidden units",
+      y: "mean squared error per channel",
+      reference: result.noise ** 2,
+      integerX: true,
+      logX: logScale(result.rows),
+      logY: true,
+    },
     "Training error, FPE and test error of maximum likelihood, and the Bayesian network's test error, against the number of " +
-      "hidden units (thesis Figures 6.13–6.17); the dashed line is the noise variance, the least any network can reach.",
+      "hidden units (thesis Figures 6.13–6.17), on a log scale; the dashed line is the noise variance, the least any network can reach.",
   );
 }
 
