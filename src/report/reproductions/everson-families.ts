@@ -27,7 +27,7 @@ export async function eversonFamiliesReport(result: EversonFamiliesResult): Prom
       y: f.logEvidence - best,
       low: f.logEvidence - best - f.stdErr,
       high: f.logEvidence - best + f.stdErr,
-      panel: runLabel(run),
+      panel: run.data,
     }));
   });
   const lossPoints: SeriesPoint[] = runs.flatMap((run) => [
@@ -37,7 +37,7 @@ export async function eversonFamiliesReport(result: EversonFamiliesResult): Prom
       y: f.logLoss,
       low: f.logLoss - f.logLossMcse,
       high: f.logLoss + f.logLossMcse,
-      panel: runLabel(run),
+      panel: run.data,
     })),
     ...(
       [
@@ -54,7 +54,7 @@ export async function eversonFamiliesReport(result: EversonFamiliesResult): Prom
               y: c.logLoss,
               low: c.logLoss - c.logLossMcse,
               high: c.logLoss + c.logLossMcse,
-              panel: runLabel(run),
+              panel: run.data,
             },
           ],
     ),
@@ -107,12 +107,12 @@ export async function eversonFamiliesReport(result: EversonFamiliesResult): Prom
             reference: 0,
             independentY: true,
           },
-          "Each family's log evidence of the labels against the run's best reliable family, ± one standard error, one panel per data set and seed.",
+          "Each family's log evidence of the labels against its run's best reliable family, ± one standard error, one panel per data set (a point per seed).",
         ),
         await seriesPlot(
           lossPoints,
           { x: "predictive", y: "test log loss", xType: "nominal", lines: false, independentY: true },
-          "Test log loss of each family and of the evidence-weighted and stacked predictives, ± Monte Carlo error (lower is better).",
+          "Test log loss of each family and of the evidence-weighted and stacked predictives, ± Monte Carlo error (lower is better), one panel per data set (a point per seed).",
         ),
       ],
     },
