@@ -42,6 +42,10 @@ const JOBS: Readonly<Record<string, Job>> = {
     ],
     figures: { 0: "fit-mlp-predictions.svg" },
   },
+  "reproduce-robot-arm": {
+    args: ["reproduce", "robot-arm", "--quick"],
+    figures: { 0: "reproduce-robot-arm-evidence.svg" },
+  },
 };
 
 const wanted = process.argv.slice(2);

@@ -107,8 +107,16 @@ export async function seriesPlot(
           axis: { labelAngle: -40, labelOverlap: false },
         }
       : {
-          scale: options.logX ? { type: "log" as const } : { zero: false },
-          ...(options.integerX ? { axis: { tickMinStep: 1, format: "d" } } : {}),
+          // A log axis spans the data, not the decades around it.
+          scale: options.logX ? { type: "log" as const, nice: false } : { zero: false },
+          // Whole numbers on a log axis are ticked where there are points (1, 2, 4, 8, 16).
+          ...(options.integerX
+            ? {
+                axis: options.logX
+                  ? { values: [...new Set(points.map((p) => p.x))], format: "d" }
+                  : { tickMinStep: 1, format: "d" },
+              }
+            : {}),
         }),
   };
   const yScale = options.logY

@@ -70,9 +70,8 @@ function evidenceTable(rows: readonly RobotArmRow[]): ReportTable {
       "chaining ↑ prior",
       "chaining ↓ posterior",
       "evidence framework",
-      "ensemble IS",
       "ensemble ELBO",
-      "IS k̂",
+      "ensemble IS (k̂)",
     ],
     rows: rows.map((r) => {
       const e = r.logEvidence;
@@ -83,9 +82,8 @@ function evidenceTable(rows: readonly RobotArmRow[]): ReportTable {
         plusMinus(e.chaining.fromPrior.logZ, e.chaining.fromPrior.stdErr),
         plusMinus(e.chaining.fromPosterior.logZ, e.chaining.fromPosterior.stdErr),
         formatNumber(e.laplace.logZ, 6) + (e.laplace.converged ? "" : " (not converged)"),
-        plusMinus(e.ensemble.logZ, e.ensemble.stdErr),
         plusMinus(e.ensemble.elbo, e.ensemble.elboStdErr),
-        f(e.ensemble.paretoK, 2),
+        `${plusMinus(e.ensemble.logZ, e.ensemble.stdErr)} (${f(e.ensemble.paretoK, 2)})`,
       ];
     }),
   };
