@@ -41,7 +41,7 @@ export async function estimatorsReport(result: EstimatorsExperiment): Promise<Re
             "(Everson eq. 17 with the corrected β*), and Barber & Bishop's mixture of two non-isotropic Gaussians (exact log Z = 3). " +
             "z = error / standard error; a method that says it is unreliable has found a reason not to trust its error bar.",
         ],
-        tables: [estimateTable(result.results)],
+        tables: [estimateTable(result.results), ...reasonTable(result.results)],
         plots: [
           await seriesPlot(
             points,
@@ -108,11 +108,31 @@ function estimateTable(rows: readonly EstimatorRow[]): ReportTable {
       r.exact.toFixed(4),
       r.error === null ? "—" : formatNumber(r.error, 2),
       r.z === null ? "—" : formatNumber(r.z, 2),
-      r.reliable ? "yes" : `no${r.warning === null ? "" : `: ${r.warning}`}`,
+      r.reliable ? "yes" : "no",
       String(r.nLikelihoodEvals),
       formatNumber(r.seconds, 2),
     ]),
   };
+}
+
+/** Why each method said it was unreliable, once per method and reason, with the problems where it did. */
+function reasonTable(rows: readonly EstimatorRow[]): ReportTable[] {
+  const reasons = new Map<string, { method: string; warning: string; problems: string[] }>();
+  for (const r of rows) {
+    if (r.reliable || r.warning === null) continue;
+    const key = `${r.method}\n${r.warning}`;
+    const entry = reasons.get(key) ?? { method: r.method, warning: r.warning, problems: [] };
+    entry.problems.push(r.problem);
+    reasons.set(key, entry);
+  }
+  if (reasons.size === 0) return [];
+  return [
+    {
+      caption: "Why a method said it was unreliable",
+      columns: ["method", "problems", "its reason"],
+      rows: [...reasons.values()].map((e) => [e.method, e.problems.join(", "), e.warning]),
+    },
+  ];
 }
 
 function mixtureTable(rows: readonly EstimatorRow[]): ReportTable {
