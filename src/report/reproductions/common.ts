@@ -29,7 +29,7 @@ export interface SeriesPlotOptions {
   readonly logX?: boolean;
   /** The y axis's range (probabilities: [0, 1]). @defaultValue fitted to the values */
   readonly yDomain?: readonly [number, number];
-  /** A logarithmic y axis (costs that span decades). @defaultValue false */
+  /** A logarithmic y axis (costs that span decades; every value and bar end above 0). @defaultValue false */
   readonly logY?: boolean;
   /** Join each series' points by a line. @defaultValue true for a quantitative x */
   readonly lines?: boolean;
