@@ -52,8 +52,8 @@ export async function eversonReport(result: EversonExperiment): Promise<ReportDo
               "gaps (estimate − exact) and the orderings instead: they do not depend on the data's scale."
             : `The paper's values are for N = 4000, these for n = ${summary.n}: compare the gaps (estimate − exact) and the orderings, not the values.`,
           `The paper found its estimates "systematically larger than the true values" and wrote that the reason "is not at present known". ` +
-            `The reason is known (see below): ∏_g p(D_g | D_−g) is not an estimate of p(D). occam shows the gap with its explanation and, beside it, ` +
-            `the chain rule, which is an estimate of log p(D).`,
+            `The reason is known (see below): ∏_g p(D_g | D_−g) is not an unbiased estimate of p(D), since each factor conditions on more data ` +
+            `than the chain rule p(D) = ∏_g p(D_g | D_1 … D_g−1) does. occam shows the gap with its explanation and, beside it, the chain rule.`,
         ],
       },
       {

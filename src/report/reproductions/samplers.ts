@@ -66,8 +66,8 @@ export async function samplersReport(result: SamplersExperiment): Promise<Report
               y: g.essPer1000Evaluations,
             })),
             { x: "sampler", y: "ESS per 1000 evaluations", xType: "nominal", lines: false, logY: true },
-            "The smaller effective sample size per 1000 evaluations: the cost of an independent draw. HMC's advantage grows with ρ, " +
-              "as the thesis argues (its cost scales with σ_max/σ_min, a random walk's with its square).",
+            "The smaller effective sample size per 1000 evaluations (log scale): the cost of an independent draw. The thesis argues that " +
+              "HMC's cost grows with σ_max/σ_min and a random walk's with its square, so that HMC's lead grows with ρ.",
           ),
           await seriesPlot(
             result.gaussians.flatMap((g) => {
