@@ -63,6 +63,8 @@ export interface ClassifyFamilyJson {
   looElpd: number;
   model: string;
   warnings: string[];
+  /** Seconds spent on this family (its evidence, cross-check, posterior and predictions). */
+  seconds: number;
 }
 
 /** A combined predictive in the JSON document. */
@@ -123,6 +125,7 @@ export function classifyReport(cmp: ClassifierFamilyComparison): ClassifyReport 
       looElpd: f.loo.elpd,
       model: f.summary,
       warnings: [...f.evidence.warnings, ...f.posterior.warnings],
+      seconds: f.seconds,
     })),
     average: combined(cmp.average),
     stacked: combined(cmp.stacked),
