@@ -18,6 +18,7 @@ import type {
 import { columnList, openUnitInterval, parseSeed, wholeNumber } from "./arguments.js";
 import type { Io } from "./io.js";
 import { checkedJson } from "./json.js";
+import { parseReportPath, REPORT_OPTION_HELP, writeReport } from "./report-file.js";
 import { formatNumber, formatTable } from "./table.js";
 
 interface ClassifyFlags {
@@ -33,6 +34,7 @@ interface ClassifyFlags {
   includeUnreliable?: boolean;
   seed: number;
   json?: boolean;
+  report?: string;
 }
 
 /** An evidence estimate in the JSON document. */
@@ -215,6 +217,7 @@ export function registerClassify(program: Command, io: Io): void {
     )
     .addOption(new Option("--seed <s>", "random seed").argParser(parseSeed).default(1))
     .option("--json", "print one JSON document")
+    .option("--report <FILE.html>", REPORT_OPTION_HELP, parseReportPath)
     .action(async (path: string, flags: ClassifyFlags) => {
       const families = parseFamilies(flags.families);
       const { train, test } = readTables(path, flags);
@@ -237,6 +240,17 @@ export function registerClassify(program: Command, io: Io): void {
       if (onProgress) io.stderr("\r\x1b[2K");
       const report = classifyReport(cmp);
       io.stdout(flags.json ? `${checkedJson(report)}\n` : `${formatClassifyReport(report)}\n`);
+      if (flags.report !== undefined) {
+        const { classifyReportHtml } = await import("../report/classify.js");
+        const held =
+          flags.split === undefined
+            ? null
+            : `a stratified ${formatNumber(100 * flags.split, 3)} % of ${path}`;
+        writeReport(
+          flags.report,
+          await classifyReportHtml(cmp, { data: path, target: flags.target, test: flags.test ?? held }),
+        );
+      }
     });
 }
 
