@@ -9,10 +9,10 @@ import type {
   ClassifierFamilyResult,
   CombinedScores,
   EstimateSummary,
+  TestScores,
 } from "../selection/classifier-families.js";
 import { formatNumber, formatProbability, withError } from "./format.js";
-import type { ReportDocument, ReportSection, ReportTable } from "./html.js";
-import { reportHtml } from "./html.js";
+import { type ReportDocument, type ReportSection, type ReportTable, reportHtml } from "./html.js";
 import { type RenderedPlot, renderPlot } from "./plot.js";
 
 /** Where a comparison's data came from, for the report's text. */
@@ -109,8 +109,9 @@ async function familiesSection(
         "every family: the sum over folds g of log p(y_g | X_g, folds before g), each factor averaged over posterior draws " +
         "given the earlier folds. It is cross-checked by a second estimator on the same number: bridge sampling on " +
         "posterior draws given all rows, or quadrature for pknn; z is their difference over its standard error.",
-      `Family probabilities p(M | D) take a uniform prior over families; their ${level} intervals carry the evidences' ` +
-        "errors. A family whose evidence is not reliable is left out of the probabilities and the average. Stacking " +
+      `Family probabilities p(M | D) take the prior over families (uniform unless given); their ${level} intervals carry ` +
+        "the evidences' errors. A family whose evidence is not reliable is left out of the probabilities and the " +
+        "average unless asked for (--include-unreliable). Stacking " +
         "weights, beside them, maximise the leave-one-out log score of the mixture instead.",
     ],
     tables: [table],
@@ -234,7 +235,7 @@ async function weightPlot(
 interface Predictor {
   readonly name: string;
   readonly kind: "family" | "average";
-  readonly scores: { accuracy: number; logLoss: number; logLossMcse: number; brier: number };
+  readonly scores: TestScores;
 }
 
 function predictors(cmp: ClassifierFamilyComparison): Predictor[] {
