@@ -10,6 +10,7 @@ import {
 } from "../models/classifiers/index.js";
 import { type ClassificationData, stratifiedSplit } from "../models/mixture-classifier/data.js";
 import { createRng } from "../random/rng.js";
+import { formatProbability } from "../report/format.js";
 import type {
   ClassifierFamilyComparison,
   CombinedScores,
@@ -274,7 +275,7 @@ export function formatClassifyReport(r: ClassifyReport): string {
     f.everson === null ? "" : pm(f.everson.logEvidence, f.everson.stdErr),
     f.probability === null || f.probabilityInterval === null
       ? "left out"
-      : `${formatNumber(f.probability, 3)} [${formatNumber(f.probabilityInterval[0], 2)}, ${formatNumber(f.probabilityInterval[1], 2)}]`,
+      : `${formatProbability(f.probability)} [${formatProbability(f.probabilityInterval[0])}, ${formatProbability(f.probabilityInterval[1])}]`,
     formatNumber(f.stackingWeight, 3),
     ...scores(f),
   ]);
