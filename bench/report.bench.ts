@@ -5,7 +5,8 @@
  *
  * - evidence: examples/evidence-model.mjs with bridge, smc, stepping-stone (8 posterior chains of 1000
  *   draws behind the trace and rank plot);
- * - compare: examples/wine-alcohol.csv, all 4096 models listed (2000 drawn against their size).
+ * - compare: examples/wine-alcohol.csv, all 4096 models listed (2000 drawn against their size);
+ * - classify: Pima (Ripley's 200 training and 332 test rows), logistic and pknn at 1000 draws.
  *
  * The first, cold build is what a command pays; the warm median shows the rendering alone.
  */
@@ -13,9 +14,11 @@ import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { loadModel } from "../src/cli/evidence.js";
-import { readCsvColumns } from "../src/data/csv.js";
+import { readCsv, readCsvColumns } from "../src/data/csv.js";
 import { formulaDesign } from "../src/data/formula.js";
 import { compareEstimators } from "../src/evidence/compare.js";
+import { classifierTable, encodeClassifierTable } from "../src/models/classifiers/index.js";
+import { compareClassifierFamilies } from "../src/selection/classifier-families.js";
 import { compareLinearModels } from "../src/selection/linear.js";
 
 const folder = mkdtempSync(join(tmpdir(), "occam-report-bench-"));
@@ -63,5 +66,19 @@ export async function measurements(): Promise<Record<string, number>> {
     const { compareReportHtml } = await import("../src/report/compare.js");
     return compareReportHtml(result, { data: "examples/wine-alcohol.csv", target: "alcohol" });
   });
-  return { ...evidence, ...compare };
+
+  const { data: train, encoding } = classifierTable(readCsv("data/sykacek/pima-train.csv"), {
+    target: "type",
+  });
+  const test = encodeClassifierTable(readCsv("data/sykacek/pima-test.csv"), encoding, "pima-test.csv");
+  const families = compareClassifierFamilies(train, { test, families: ["logistic", "pknn"], draws: 1000 });
+  const classify = await time("classify", async () => {
+    const { classifyReportHtml } = await import("../src/report/classify.js");
+    return classifyReportHtml(families, {
+      data: "data/sykacek/pima-train.csv",
+      target: "type",
+      test: "data/sykacek/pima-test.csv",
+    });
+  });
+  return { ...evidence, ...compare, ...classify };
 }

@@ -29,6 +29,22 @@ const JOBS: Readonly<Record<string, Job>> = {
     args: ["select-inputs", "data/sykacek/wine.csv", "--target", "class", "--split", "0.5", "--chains", "4"],
     figures: { 0: "select-inputs-probabilities.svg", 2: "select-inputs-trace.svg" },
   },
+  classify: {
+    args: [
+      "classify",
+      "data/sykacek/pima-train.csv",
+      "--target",
+      "type",
+      "--test",
+      "data/sykacek/pima-test.csv",
+    ],
+    figures: {
+      0: "classify-evidence.svg",
+      1: "classify-weights.svg",
+      2: "classify-log-loss.svg",
+      4: "classify-reliability.svg",
+    },
+  },
   "fit-mlp": {
     args: [
       "fit-mlp",

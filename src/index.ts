@@ -194,6 +194,48 @@ export {
 } from "./model/model.js";
 export { type UnboundedModel, unbounded } from "./model/transform.js";
 
+// ---- Classifier families (Everson et al.): conditional models p(y | X, θ) of class labels, compared by
+// the chain-rule evidence of the labels given the inputs (compareClassifierFamilies, under Selection).
+export {
+  buildClassifier,
+  type ChainRuleSettings,
+  CLASSIFIER_FAMILIES,
+  type ClassificationScores,
+  type ClassifierEncoding,
+  type ClassifierFamilyName,
+  type ClassifierFamilyOptions,
+  type ClassifierModel,
+  type ClassifierTableOptions,
+  classCounts,
+  classificationScores,
+  classifierTable,
+  confusionMatrix,
+  type EncodedClassifierTable,
+  encodeClassifierTable,
+  type LeaveOneOut,
+  type LogisticClassifierOptions,
+  leaveOneOut,
+  logisticClassifier,
+  logLossMonteCarloError,
+  type MixtureFamilyOptions,
+  type MlpClassifierOptions,
+  minimumRowsPerClass,
+  mixtureClassifier,
+  mlpClassifier,
+  type PknnClassifier,
+  type PknnClassifierOptions,
+  type PosteriorPredictive,
+  pknnClassifier,
+  posteriorPredictive,
+  type RbfClassifierOptions,
+  type ReliabilityBin,
+  rbfClassifier,
+  reliabilityBins,
+  type StandardizedClassifierData,
+  standardizeClassifierInputs,
+  stratifiedFolds,
+} from "./models/classifiers/index.js";
+
 // ---- Model families; each prior of `occam compare` is a family over subsets (log evidence or Bayes
 // factor of a subset, enumeration, moments, model, predictive).
 export type { FamilyTerm, FamilyView, StudentTPredictive, SubsetFamily } from "./models/family.js";
@@ -357,8 +399,9 @@ export {
 } from "./samplers/rejection.js";
 export { type InitialPoints, type Progress, type RunChainOptions, runChain } from "./samplers/run.js";
 
-// ---- Selection: comparing and averaging models; the search that streams every subset through a running
-// summary (estimates' errors reach the probabilities through probabilityIntervals).
+// ---- Selection: comparing and averaging models (linear models over subsets; classifier families with
+// their evidence-based probabilities and stacking weights); the search that streams every subset
+// through a running summary (estimates' errors reach the probabilities through probabilityIntervals).
 export {
   averageSubsetPredictions,
   type MixtureComponent,
@@ -368,6 +411,16 @@ export {
   type PredictiveInterval,
   studentTCdf,
 } from "./selection/average.js";
+export {
+  type ClassifierFamilyComparison,
+  type ClassifierFamilyResult,
+  type CombinedScores,
+  type CompareClassifierFamiliesOptions,
+  checkFamilySupport,
+  compareClassifierFamilies,
+  type EstimateSummary,
+  type TestScores,
+} from "./selection/classifier-families.js";
 export {
   type CompareModelsOptions,
   type CompareSubsetsOptions,
@@ -381,6 +434,14 @@ export {
   type SubsetComparison,
   subsetMembers,
 } from "./selection/compare.js";
+export {
+  type FamilyProbabilities,
+  type FamilyProbabilitiesOptions,
+  familyProbabilities,
+  type StackingOptions,
+  type StackingWeights,
+  stackingWeights,
+} from "./selection/family-weights.js";
 export {
   type CoefficientSummary,
   type CompareLinearOptions,

@@ -10,6 +10,7 @@ import {
 } from "../models/classifiers/index.js";
 import { type ClassificationData, stratifiedSplit } from "../models/mixture-classifier/data.js";
 import { createRng } from "../random/rng.js";
+import { formatProbability } from "../report/format.js";
 import type {
   ClassifierFamilyComparison,
   CombinedScores,
@@ -18,6 +19,7 @@ import type {
 import { columnList, openUnitInterval, parseSeed, wholeNumber } from "./arguments.js";
 import type { Io } from "./io.js";
 import { checkedJson } from "./json.js";
+import { parseReportPath, REPORT_OPTION_HELP, writeReport } from "./report-file.js";
 import { formatNumber, formatTable } from "./table.js";
 
 interface ClassifyFlags {
@@ -33,6 +35,7 @@ interface ClassifyFlags {
   includeUnreliable?: boolean;
   seed: number;
   json?: boolean;
+  report?: string;
 }
 
 /** An evidence estimate in the JSON document. */
@@ -63,6 +66,8 @@ export interface ClassifyFamilyJson {
   looElpd: number;
   model: string;
   warnings: string[];
+  /** Seconds spent on this family (its evidence, cross-check, posterior and predictions). */
+  seconds: number;
 }
 
 /** A combined predictive in the JSON document. */
@@ -123,6 +128,7 @@ export function classifyReport(cmp: ClassifierFamilyComparison): ClassifyReport 
       looElpd: f.loo.elpd,
       model: f.summary,
       warnings: [...f.evidence.warnings, ...f.posterior.warnings],
+      seconds: f.seconds,
     })),
     average: combined(cmp.average),
     stacked: combined(cmp.stacked),
@@ -212,6 +218,7 @@ export function registerClassify(program: Command, io: Io): void {
     )
     .addOption(new Option("--seed <s>", "random seed").argParser(parseSeed).default(1))
     .option("--json", "print one JSON document")
+    .option("--report <FILE.html>", REPORT_OPTION_HELP, parseReportPath)
     .action(async (path: string, flags: ClassifyFlags) => {
       const families = parseFamilies(flags.families);
       const { train, test } = readTables(path, flags);
@@ -234,6 +241,17 @@ export function registerClassify(program: Command, io: Io): void {
       if (onProgress) io.stderr("\r\x1b[2K");
       const report = classifyReport(cmp);
       io.stdout(flags.json ? `${checkedJson(report)}\n` : `${formatClassifyReport(report)}\n`);
+      if (flags.report !== undefined) {
+        const { classifyReportHtml } = await import("../report/classify.js");
+        const held =
+          flags.split === undefined
+            ? null
+            : `a stratified ${formatNumber(100 * flags.split, 3)} % of ${path}`;
+        writeReport(
+          flags.report,
+          await classifyReportHtml(cmp, { data: path, target: flags.target, test: flags.test ?? held }),
+        );
+      }
     });
 }
 
@@ -257,7 +275,7 @@ export function formatClassifyReport(r: ClassifyReport): string {
     f.everson === null ? "" : pm(f.everson.logEvidence, f.everson.stdErr),
     f.probability === null || f.probabilityInterval === null
       ? "left out"
-      : `${formatNumber(f.probability, 3)} [${formatNumber(f.probabilityInterval[0], 2)}, ${formatNumber(f.probabilityInterval[1], 2)}]`,
+      : `${formatProbability(f.probability)} [${formatProbability(f.probabilityInterval[0])}, ${formatProbability(f.probabilityInterval[1])}]`,
     formatNumber(f.stackingWeight, 3),
     ...scores(f),
   ]);

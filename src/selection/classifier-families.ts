@@ -30,6 +30,8 @@ import {
   minimumRowsPerClass,
   type PosteriorPredictive,
   posteriorPredictive,
+  type ReliabilityBin,
+  reliabilityBins,
   standardizeClassifierInputs,
   stratifiedFolds,
 } from "../models/classifiers/index.js";
@@ -122,10 +124,12 @@ export interface ClassifierFamilyResult {
   readonly seconds: number;
 }
 
-/** A combined predictive's test scores and confusion matrix (counts[observed][predicted]). */
+/** A combined predictive's test scores, confusion matrix (counts[observed][predicted]) and reliability diagram. */
 export interface CombinedScores extends TestScores {
   readonly confusion: number[][];
   readonly probabilities: Float64Array;
+  /** Ten bins of predicted probability against observed frequency (see `reliabilityBins`). */
+  readonly reliability: readonly ReliabilityBin[];
 }
 
 /** What {@link compareClassifierFamilies} returns. */
@@ -343,6 +347,7 @@ function combine(
     logLossMcse: logLossMonteCarloError(parts),
     confusion: confusionMatrix(probabilities, test.labels, K),
     probabilities,
+    reliability: Object.freeze(reliabilityBins(probabilities, test.labels, K)),
   });
 }
 

@@ -48,7 +48,7 @@ describe("occam classify", () => {
     expect(r.classes).toEqual(["no", "yes"]);
     expect(r.families.map((f: { name: string }) => f.name)).toEqual(["logistic", "pknn"]);
     for (const f of r.families) {
-      for (const key of ["logEvidence", "stdErr", "accuracy", "logLoss", "brier"])
+      for (const key of ["logEvidence", "stdErr", "accuracy", "logLoss", "brier", "seconds"])
         expect(typeof f[key]).toBe("number");
       expect(f.logEvidence).toBeLessThan(0);
       expect(f.probability === null || (f.probability >= 0 && f.probability <= 1)).toBe(true);

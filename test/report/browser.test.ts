@@ -51,6 +51,42 @@ describe("reports in a browser", () => {
     expect(visit.text).toContain(HOSTILE);
   });
 
+  it("classify: loads offline with no console error, draws every plot, and shows a hostile class label as text", async () => {
+    const rng = createRng(4);
+    const rows = ["x1,x2,label"];
+    for (let i = 0; i < 45; i++) {
+      const k = i % 3;
+      rows.push(`${k + rng.normal()},${rng.normal()},${[HOSTILE, "b", "c"][k]}`);
+    }
+    const csv = join(folder, "hostile-classes.csv");
+    writeFileSync(csv, `${rows.join("\n")}\n`);
+    const report = join(folder, "classify.html");
+    // Cheap settings: the page, not the numbers, is under test; unreliable evidences are kept so that
+    // every plot has something to draw.
+    const run = await runCli([
+      "classify",
+      csv,
+      "--target",
+      "label",
+      "--split",
+      "0.3",
+      "--families",
+      "logistic,pknn",
+      "--draws",
+      "200",
+      "--include-unreliable",
+      "--report",
+      report,
+    ]);
+    expect(run.stderr).toBe("");
+    expect(run.code).toBe(0);
+    expect(readFileSync(report, "utf8")).not.toContain(HOSTILE);
+    const visit = await visitReport(report, join(folder, "classify.png"));
+    // Evidences, weights, test log loss, test accuracy, reliability diagram.
+    expectCleanPage(visit, 5);
+    expect(visit.text).toContain(HOSTILE);
+  });
+
   it("evidence: loads offline with no console error and draws every plot", async () => {
     const report = join(folder, "evidence.html");
     const run = await runCli(["evidence", "examples/evidence-model.mjs", "--report", report]);

@@ -54,6 +54,8 @@ export {
   logLossMonteCarloError,
   type PosteriorPredictive,
   posteriorPredictive,
+  type ReliabilityBin,
+  reliabilityBins,
 } from "./predictive.js";
 export { type RbfClassifierOptions, rbfClassifier } from "./rbf.js";
 

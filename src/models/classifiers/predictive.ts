@@ -188,6 +188,77 @@ export function confusionMatrix(probabilities: Float64Array, labels: Int32Array,
   return counts;
 }
 
+/** One bin of a reliability diagram. */
+export interface ReliabilityBin {
+  /** The bin's predicted-probability range, [lower, upper) (the last bin includes 1). */
+  readonly lower: number;
+  readonly upper: number;
+  /** Predictions that fell in the bin. */
+  readonly count: number;
+  /** Their mean predicted probability. */
+  readonly meanPredicted: number;
+  /** The fraction of them whose class was observed, and its Wilson 95 % interval. */
+  readonly observed: number;
+  readonly observedLow: number;
+  readonly observedHigh: number;
+}
+
+/**
+ * A reliability diagram's bins: predicted probabilities (m × K) grouped into `bins` equal-width bins
+ * of [0, 1], each with the frequency with which the predicted class was the observed one. With two
+ * classes a row gives one prediction, that of the second class; with more, every class of every row
+ * gives one (one-vs-rest, pooled), so the K predictions of a row are not independent and the Wilson
+ * intervals are a guide rather than exact. Empty bins are left out. A calibrated predictor's bins lie
+ * on the diagonal.
+ */
+export function reliabilityBins(
+  probabilities: Float64Array,
+  labels: Int32Array,
+  K: number,
+  bins = 10,
+): ReliabilityBin[] {
+  if (!(Number.isInteger(bins) && bins >= 1)) {
+    throw new OccamError(
+      "invalid-argument",
+      `reliabilityBins: bins must be a positive integer, got ${bins}.`,
+    );
+  }
+  const count = new Float64Array(bins);
+  const predicted = new Float64Array(bins);
+  const hits = new Float64Array(bins);
+  const first = K === 2 ? 1 : 0;
+  for (let r = 0; r < labels.length; r++) {
+    for (let c = first; c < K; c++) {
+      const p = probabilities[r * K + c];
+      const b = Math.min(bins - 1, Math.floor(p * bins));
+      count[b]++;
+      predicted[b] += p;
+      if (labels[r] === c) hits[b]++;
+    }
+  }
+  const z2 = 1.959963984540054 ** 2;
+  const out: ReliabilityBin[] = [];
+  for (let b = 0; b < bins; b++) {
+    const n = count[b];
+    if (n === 0) continue;
+    const f = hits[b] / n;
+    const centre = (f + z2 / (2 * n)) / (1 + z2 / n);
+    const half = (Math.sqrt(z2) / (1 + z2 / n)) * Math.sqrt((f * (1 - f)) / n + z2 / (4 * n * n));
+    out.push(
+      Object.freeze({
+        lower: b / bins,
+        upper: (b + 1) / bins,
+        count: n,
+        meanPredicted: predicted[b] / n,
+        observed: f,
+        observedLow: Math.max(0, centre - half),
+        observedHigh: Math.min(1, centre + half),
+      }),
+    );
+  }
+  return out;
+}
+
 /**
  * The Monte Carlo standard error of the log loss of a weighted mixture of posterior predictives,
  * −(1/m) Σ_r log Σ_i a_i p̂_i(y_r | x_r), each p̂_i an average over draws of one family. To first order

@@ -2,8 +2,8 @@
  * Each family's sampler on data simulated from that family: the true parameters drawn from the prior,
  * the labels from p(y | x, θ), then the posterior's central 95 % intervals must cover about 95 % of the
  * true parameters (a Bayesian coverage check: exact on average over prior draws), and two estimators
- * of log p(y | X, M) must agree within their errors. Small problems, so that `npm test` stays quick;
- * bench/classifier-families.bench.ts runs larger ones.
+ * of log p(y | X, M) must agree within their errors. Small problems, so that `npm test` stays quick.
+ * pknn's sampler is checked against exact quadrature in pknn.test.ts.
  */
 import { describe, expect, it } from "vitest";
 import { crossValidatedEvidence } from "../../../src/evidence/cross-validated.js";
