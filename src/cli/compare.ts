@@ -14,6 +14,7 @@ import {
 import { columnList, parseSeed, positiveNumber, wholeNumber } from "./arguments.js";
 import type { Io } from "./io.js";
 import { checkedJson } from "./json.js";
+import { interruptible, redisOption, refuseRedis, workersOption } from "./parallel.js";
 import { parseReportPath, REPORT_OPTION_HELP, writeReport } from "./report-file.js";
 import { formatComparison } from "./reports/compare.js";
 
@@ -51,6 +52,8 @@ interface CompareFlags {
   seed: number;
   mcmcSteps?: number;
   report?: string;
+  workers?: number;
+  redis?: string;
 }
 
 /**
@@ -142,13 +145,23 @@ export function registerCompare(program: Command, io: Io): void {
     )
     .option("--json", "print one JSON document instead of tables")
     .option("--report <FILE.html>", REPORT_OPTION_HELP, parseReportPath)
+    .addOption(workersOption())
+    .addOption(redisOption())
     .action(async (path: string, flags: CompareFlags, command: Command) => {
       const data = linearData(await readCsvColumns(path), flags);
       const progressLabel = flags.estimator ?? (flags.prior === "independent" ? "stepping-stone" : "exact");
       const given = (name: string) => command.getOptionValueSource(name) === "cli";
+      if (flags.estimator === undefined && flags.prior !== "independent") {
+        refuseRedis(
+          flags,
+          "exact evidences are computed here, in a moment; --redis serves --estimator runs.",
+        );
+      }
       // The computation is loaded only now: `occam --help` and the other commands do without it.
-      const { compareLinearModels } = await import("../selection/linear.js");
-      const result = compareLinearModels(data, {
+      const { compareLinearModelsInParallel } = await import("../parallel/compare.js");
+      const result = await interruptible(compareLinearModelsInParallel, data, {
+        workers: flags.workers,
+        redis: flags.redis,
         prior: flags.prior,
         v: flags.v,
         a: flags.a,
