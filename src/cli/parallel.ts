@@ -34,20 +34,27 @@ export class Interrupted extends Error {
 }
 
 /**
- * Runs `work(input, options)` with Ctrl-C (SIGINT) wired to `options.signal`: the first Ctrl-C stops
- * the workers (threads terminated, queued units withdrawn) and the command leaves by
- * {@link Interrupted}, before writing anything. The handler is removed when the work ends.
+ * Runs `work(input, options)` with Ctrl-C (SIGINT) wired to `options.signal` (see {@link withInterrupt}).
  */
-export async function interruptible<I, O extends { signal?: AbortSignal } | undefined, T>(
+export function interruptible<I, O extends { signal?: AbortSignal } | undefined, T>(
   work: (input: I, options: O) => Promise<T>,
   input: I,
   options: NoInfer<O>,
 ): Promise<T> {
+  return withInterrupt((signal) => work(input, { ...options, signal } as O));
+}
+
+/**
+ * Runs a command's work with Ctrl-C (SIGINT) wired to the signal it is given: the first Ctrl-C stops
+ * the workers (threads terminated, queued units withdrawn) and the command leaves by
+ * {@link Interrupted}, before writing anything. The handler is removed when the work ends.
+ */
+export async function withInterrupt<T>(work: (signal: AbortSignal) => Promise<T> | T): Promise<T> {
   const controller = new AbortController();
   const onInterrupt = () => controller.abort();
   process.on("SIGINT", onInterrupt);
   try {
-    return await work(input, { ...options, signal: controller.signal } as O);
+    return await work(controller.signal);
   } catch (error) {
     if (controller.signal.aborted) throw new Interrupted();
     throw error;

@@ -3,6 +3,7 @@ import { OccamError } from "../errors.js";
 import { parseSeed, positiveNumber, wholeNumber } from "./arguments.js";
 import type { Io } from "./io.js";
 import { checkedJson } from "./json.js";
+import { redisOption, withInterrupt, workersOption } from "./parallel.js";
 import { reproductions } from "./reproductions.js";
 
 /** Parses `--hidden 1,2,4`: a comma-separated list of distinct integers from 1 to 64. */
@@ -20,6 +21,9 @@ export function parseHiddenList(text: string): number[] {
   }
   return values;
 }
+
+/** The reproductions that split into units of work, for the message refusing --workers to the others. */
+const parallelNames = "robot-arm and calibration";
 
 /** `occam reproduce NAME [--json] [--seed S] [--quick]`: re-runs a seed document's experiment. */
 export function registerReproduce(program: Command, io: Io): void {
@@ -47,6 +51,8 @@ export function registerReproduce(program: Command, io: Io): void {
         wholeNumber("--seeds"),
       ),
     )
+    .addOption(workersOption())
+    .addOption(redisOption())
     .action(
       async (
         name: string,
@@ -57,6 +63,8 @@ export function registerReproduce(program: Command, io: Io): void {
           hidden?: number[];
           noise?: number;
           seeds?: number;
+          workers?: number;
+          redis?: string;
         },
       ) => {
         const load = reproductions[name];
@@ -80,14 +88,27 @@ export function registerReproduce(program: Command, io: Io): void {
           }
         }
         const reproduction = await load();
-        const result = reproduction.run({
-          seed: options.seed,
-          quick: options.quick === true,
-          onProgress,
-          ...(options.hidden === undefined ? {} : { hidden: options.hidden }),
-          ...(options.noise === undefined ? {} : { noise: options.noise }),
-          ...(options.seeds === undefined ? {} : { seeds: options.seeds }),
-        });
+        for (const flag of ["workers", "redis"] as const) {
+          if (options[flag] !== undefined && !reproduction.parallel) {
+            throw new OccamError(
+              "invalid-argument",
+              `--${flag} applies only to ${parallelNames}, not to ${name}.`,
+            );
+          }
+        }
+        const result = await withInterrupt((signal) =>
+          reproduction.run({
+            workers: options.workers,
+            redis: options.redis,
+            signal,
+            seed: options.seed,
+            quick: options.quick === true,
+            onProgress,
+            ...(options.hidden === undefined ? {} : { hidden: options.hidden }),
+            ...(options.noise === undefined ? {} : { noise: options.noise }),
+            ...(options.seeds === undefined ? {} : { seeds: options.seeds }),
+          }),
+        );
         if (onProgress) io.stderr("\r\x1b[2K");
         io.stdout(options.json ? `${checkedJson(result)}\n` : `${reproduction.format(result)}\n`);
       },

@@ -10,19 +10,27 @@ export interface ReproductionOptions {
   noise?: number;
   /** Seeds per problem and method (`--seeds`), for calibration. */
   seeds?: number;
+  /** Worker threads and the Redis queue (`--workers`, `--redis`), for the reproductions that split into units. */
+  workers?: number;
+  redis?: string;
+  /** Stops a run that splits into units (Ctrl-C). */
+  signal?: AbortSignal;
 }
 
 /** An experiment the CLI can run: its computation and its table. */
 export interface Reproduction {
   run(options: ReproductionOptions): unknown;
   format(result: unknown): string;
+  /** Whether it splits into units of work (and so takes --workers and --redis). */
+  readonly parallel: boolean;
 }
 
 function reproduction<T>(
-  run: (options: ReproductionOptions) => T,
+  run: (options: ReproductionOptions) => T | Promise<T>,
   format: (result: T) => string,
+  parallel = false,
 ): Reproduction {
-  return { run, format: format as (result: unknown) => string };
+  return { run, format: format as (result: unknown) => string, parallel };
 }
 
 /**
@@ -37,8 +45,9 @@ export const reproductions: Readonly<Record<string, () => Promise<Reproduction>>
     ),
   calibration: async () =>
     reproduction(
-      (await import("../experiments/calibration.js")).runCalibrationExperiment,
+      (await import("../experiments/calibration.js")).runCalibrationExperimentInParallel,
       (await import("./reports/calibration.js")).formatCalibrationReport,
+      true,
     ),
   estimators: async () =>
     reproduction(
@@ -62,7 +71,8 @@ export const reproductions: Readonly<Record<string, () => Promise<Reproduction>>
     ),
   "robot-arm": async () =>
     reproduction(
-      (await import("../experiments/robot-arm.js")).runRobotArmExperiment,
+      (await import("../experiments/robot-arm.js")).runRobotArmExperimentInParallel,
       (await import("./reports/robot-arm.js")).formatRobotArmReport,
+      true,
     ),
 };
