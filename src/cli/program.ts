@@ -1,5 +1,6 @@
 import { Command, CommanderError } from "commander";
 import { OccamError } from "../errors.js";
+import { registerClassify } from "./classify.js";
 import { registerCompare } from "./compare.js";
 import { registerEvidence } from "./evidence.js";
 import { registerFitMlp } from "./fit-mlp.js";
@@ -20,6 +21,7 @@ export function buildProgram(io: Io): Command {
       writeErr: io.stderr,
       outputError: (message, write) => write(`occam: ${message.replace(/^error: /, "")}`),
     });
+  registerClassify(program, io);
   registerCompare(program, io);
   registerEvidence(program, io);
   registerFitMlp(program, io);

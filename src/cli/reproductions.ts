@@ -59,6 +59,11 @@ export const reproductions: Readonly<Record<string, () => Promise<Reproduction>>
       (await import("../experiments/everson.js")).runEversonExperiment,
       (await import("./reports/everson.js")).formatEversonReport,
     ),
+  "everson-families": async () =>
+    reproduction(
+      (await import("../experiments/everson-families.js")).runEversonFamiliesExperiment,
+      (await import("./reports/everson-families.js")).formatEversonFamiliesReport,
+    ),
   "fabricius-linear": async () =>
     reproduction(
       (await import("../experiments/fabricius-linear.js")).runFabriciusLinearExperiment,

@@ -1,0 +1,433 @@
+/**
+ * Which family of classifier the data favour, and predictions averaged across families (Everson,
+ * Krzanowski, Bailey & Fieldsend, eqs. 5–6). For each family: the evidence of the labels given the
+ * inputs, log p(y | X, M), by the chain rule over stratified folds (the same folds for every family);
+ * a cross-check of it by a second estimator (bridge sampling on posterior draws given all rows, or the
+ * family's exact computation); optionally Everson's G-fold product Σ_g log p(D_g | D_−g), the paper's
+ * number, which sits above log p(y | X, M); posterior draws given all training rows, their predictive
+ * at test rows and their leave-one-out densities. Then family probabilities from the evidences (their
+ * errors carried by simulation, unreliable ones left out), the evidence-weighted predictive
+ * Σ_i p(y | x, D, M_i) p(M_i | D), and beside it the stacked predictive (Yao et al. 2018).
+ */
+
+import { OccamError } from "../errors.js";
+import { crossValidatedEvidence, isSubsettable } from "../evidence/cross-validated.js";
+import { estimateEvidence } from "../evidence/estimate.js";
+import { samplePosterior } from "../evidence/posterior-sampling.js";
+import type { EvidenceEstimate } from "../evidence/result.js";
+import {
+  buildClassifier,
+  CLASSIFIER_FAMILIES,
+  type ClassifierFamilyName,
+  type ClassifierFamilyOptions,
+  type ClassifierModel,
+  checkFamilyName,
+  classCounts,
+  classificationScores,
+  confusionMatrix,
+  leaveOneOut,
+  logLossMonteCarloError,
+  minimumRowsPerClass,
+  type PosteriorPredictive,
+  posteriorPredictive,
+  standardizeClassifierInputs,
+  stratifiedFolds,
+} from "../models/classifiers/index.js";
+import type { ClassificationData } from "../models/mixture-classifier/data.js";
+import { createRng, type Rng } from "../random/rng.js";
+import { familyProbabilities, stackingWeights } from "./family-weights.js";
+
+/** Options of {@link compareClassifierFamilies}. */
+export interface CompareClassifierFamiliesOptions {
+  /** The families to compare. @defaultValue all five: logistic, rbf, pknn, mixture, mlp */
+  families?: readonly ClassifierFamilyName[];
+  /** Test rows (same inputs and classes as the training rows), scored by every family and both averages. @defaultValue none */
+  test?: ClassificationData | null;
+  /** Number of stratified folds G of the chain rule. @defaultValue 5 */
+  folds?: number;
+  /** Seed of everything random. @defaultValue 1 */
+  seed?: number;
+  /** Prior probabilities of the families, in the order of `families`. @defaultValue uniform */
+  familyPrior?: readonly number[];
+  /** Keep families whose evidence is not reliable in the probabilities and the average. @defaultValue false */
+  includeUnreliable?: boolean;
+  /** Cross-check each chain-rule evidence with a second estimator. @defaultValue true */
+  crossCheck?: boolean;
+  /** Also estimate Everson's G-fold product (G more posteriors per family). @defaultValue false */
+  everson?: boolean;
+  /** Posterior draws per posterior, over all chains. @defaultValue 2000 */
+  draws?: number;
+  /** Warm-up iterations per chain. @defaultValue 500 */
+  warmup?: number;
+  /** Chains per posterior. @defaultValue 4 */
+  chains?: number;
+  /** Each family's own options (sizes, priors). */
+  familyOptions?: ClassifierFamilyOptions;
+  /** Told what is being computed. */
+  onProgress?: (step: string) => void;
+}
+
+/** An evidence estimate as the comparison reports it. */
+export interface EstimateSummary {
+  readonly method: string;
+  readonly logZ: number;
+  readonly stdErr: number;
+  readonly reliable: boolean;
+  readonly warnings: readonly string[];
+}
+
+/** Test scores, with the Monte Carlo error of the log loss. */
+export interface TestScores {
+  readonly accuracy: number;
+  readonly logLoss: number;
+  /** Monte Carlo standard error of `logLoss` (from the finite posterior draws). */
+  readonly logLossMcse: number;
+  readonly brier: number;
+}
+
+/** One family's results. */
+export interface ClassifierFamilyResult {
+  readonly name: ClassifierFamilyName;
+  /** The model's size and prior, in words. */
+  readonly summary: string;
+  readonly dim: number;
+  /** log p(y | X, M) by the chain rule. */
+  readonly evidence: EstimateSummary;
+  /** The second estimate of the same number, or null when not asked for. */
+  readonly crossCheck: EstimateSummary | null;
+  /** (chain rule − cross-check) / √(se₁² + se₂²), or null. */
+  readonly crossCheckZ: number | null;
+  /** Everson's G-fold product Σ_g log p(D_g | D_−g), or null when not asked for. */
+  readonly everson: EstimateSummary | null;
+  /** The checks of the posterior draws given all training rows (used for predictions and LOO). */
+  readonly posterior: {
+    readonly reliable: boolean;
+    readonly maxRhat: number;
+    readonly minEss: number;
+    readonly warnings: readonly string[];
+  };
+  /** Whether the family takes part in the evidence-weighted average. */
+  readonly included: boolean;
+  /** p(M | D), 0 when left out; its delta-method error and simulated interval. */
+  readonly probability: number;
+  readonly probabilityStdErr: number;
+  readonly probabilityInterval: readonly [number, number] | null;
+  /** The stacking weight (0 when left out of stacking). */
+  readonly stackingWeight: number;
+  /** The leave-one-out expected log predictive density of the training rows. */
+  readonly loo: { readonly elpd: number; readonly elpdStdErr: number; readonly highParetoK: number };
+  readonly test: TestScores | null;
+  /** Test class probabilities, test rows × classes, or null. */
+  readonly testProbabilities: Float64Array | null;
+  readonly seconds: number;
+}
+
+/** A combined predictive's test scores and confusion matrix (counts[observed][predicted]). */
+export interface CombinedScores extends TestScores {
+  readonly confusion: number[][];
+  readonly probabilities: Float64Array;
+}
+
+/** What {@link compareClassifierFamilies} returns. */
+export interface ClassifierFamilyComparison {
+  readonly classes: readonly string[];
+  readonly inputs: readonly string[];
+  readonly trainRows: number;
+  readonly testRows: number;
+  readonly folds: number;
+  readonly seed: number;
+  readonly families: readonly ClassifierFamilyResult[];
+  /** The probabilities' central level (0.95). */
+  readonly probabilityLevel: number;
+  /** The evidence-weighted predictive's test scores, or null without test rows. */
+  readonly average: CombinedScores | null;
+  /** The stacked predictive's test scores, or null without test rows. */
+  readonly stacked: CombinedScores | null;
+  readonly warnings: readonly string[];
+  readonly seconds: number;
+}
+
+interface Resolved {
+  families: ClassifierFamilyName[];
+  folds: number;
+  seed: number;
+  draws: number;
+  warmup: number;
+  chains: number;
+}
+
+function resolve(options: CompareClassifierFamiliesOptions): Resolved {
+  const families = (options.families ?? CLASSIFIER_FAMILIES).map((f) => checkFamilyName(f));
+  if (families.length === 0) throw new OccamError("invalid-argument", "give at least one classifier family.");
+  if (new Set(families).size !== families.length) {
+    throw new OccamError("invalid-argument", `a family is listed twice: ${families.join(", ")}.`);
+  }
+  const r: Resolved = {
+    families,
+    folds: options.folds ?? 5,
+    seed: options.seed ?? 1,
+    draws: options.draws ?? 2000,
+    warmup: options.warmup ?? 500,
+    chains: options.chains ?? 4,
+  };
+  for (const [name, min] of [
+    ["folds", 2],
+    ["draws", 100],
+    ["warmup", 0],
+    ["chains", 1],
+  ] as const) {
+    if (!(Number.isInteger(r[name]) && r[name] >= min)) {
+      throw new OccamError("invalid-argument", `${name} must be an integer ≥ ${min}, got ${r[name]}.`);
+    }
+  }
+  if (options.familyPrior !== undefined && options.familyPrior.length !== families.length) {
+    throw new OccamError(
+      "invalid-argument",
+      `familyPrior has ${options.familyPrior.length} entries for ${families.length} families.`,
+    );
+  }
+  return r;
+}
+
+/**
+ * Throws `invalid-data` unless every class has the rows each family needs (see
+ * `minimumRowsPerClass`), naming the families the data do support.
+ */
+export function checkFamilySupport(
+  train: ClassificationData,
+  families: readonly ClassifierFamilyName[],
+  folds: number,
+): void {
+  const counts = classCounts(train);
+  let smallest = 0;
+  for (let k = 1; k < counts.length; k++) if (counts[k] < counts[smallest]) smallest = k;
+  const fewest = counts[smallest];
+  const unsupported = families.filter((f) => fewest < minimumRowsPerClass(f, folds));
+  if (unsupported.length === 0) return;
+  const supported = families.filter((f) => !unsupported.includes(f));
+  const needs = unsupported.map((f) => `${f} needs ${minimumRowsPerClass(f, folds)}`).join(", ");
+  throw new OccamError(
+    "invalid-data",
+    `The training data support ${supported.length === 0 ? "none" : `only ${supported.join(", ")}`} of the ${families.length} families asked for: ` +
+      `class "${train.classNames[smallest]}" has ${fewest} training rows, and per class ${needs} ` +
+      `(every family one row per fold of the ${folds}-fold chain rule, rbf, mixture and mlp two). ` +
+      "Ask for fewer families, use fewer folds (--folds), or give more rows.",
+  );
+}
+
+function summarise(r: EvidenceEstimate): EstimateSummary {
+  return Object.freeze({
+    method: r.method,
+    logZ: r.logZ,
+    stdErr: r.stdErr,
+    reliable: r.reliable,
+    warnings: r.warnings,
+  });
+}
+
+/** Everything computed for one family before the families are weighed against each other. */
+interface FamilyRun {
+  result: Omit<
+    ClassifierFamilyResult,
+    "included" | "probability" | "probabilityStdErr" | "probabilityInterval" | "stackingWeight"
+  >;
+  predictive: PosteriorPredictive | null;
+  loo: Float64Array;
+}
+
+function runFamily(
+  name: ClassifierFamilyName,
+  model: ClassifierModel,
+  partition: readonly Int32Array[],
+  test: ClassificationData | null,
+  o: Resolved,
+  options: CompareClassifierFamiliesOptions,
+  rng: Rng,
+): FamilyRun {
+  const start = performance.now();
+  const [cvRng, postRng, checkRng, eversonRng] = rng.split(4);
+  const say = (step: string) => options.onProgress?.(`${name}: ${step}`);
+  const settings = { partition, draws: o.draws, chains: o.chains, warmup: o.warmup };
+  const cv = (form: "chain-rule" | "k-fold", stream: Rng): EvidenceEstimate => {
+    if (model.chainRuleEvidence !== undefined)
+      return model.chainRuleEvidence({ ...settings, rng: stream }, form);
+    if (!isSubsettable(model))
+      throw new OccamError("internal", `${name}: the family has no chain-rule evidence.`);
+    return crossValidatedEvidence(model, { form, ...settings, starts: "prior", rng: stream });
+  };
+  say("chain-rule evidence");
+  const evidence = cv("chain-rule", cvRng);
+  say("posterior draws given all training rows");
+  const sample = samplePosterior(model, {
+    rng: postRng,
+    chains: o.chains,
+    warmup: o.warmup,
+    draws: Math.ceil(o.draws / o.chains),
+    starts: "prior",
+  });
+  let crossCheck: EvidenceEstimate | null = null;
+  if (options.crossCheck ?? true) {
+    say("cross-check");
+    crossCheck =
+      model.exactChainRule !== undefined
+        ? model.exactChainRule(partition, "chain-rule")
+        : estimateEvidence(model, {
+            method: "bridge",
+            sample,
+            seed: Math.floor(checkRng.uniform() * 2 ** 31),
+          });
+  }
+  let everson: EvidenceEstimate | null = null;
+  if (options.everson ?? false) {
+    say("Everson's G-fold product");
+    everson = cv("k-fold", eversonRng);
+  }
+  say("predictions");
+  const predictive =
+    test === null ? null : posteriorPredictive(model, sample.draws, test.X, test.n, test.labels);
+  const loo = leaveOneOut(model, sample.draws);
+  const scores =
+    predictive === null || test === null
+      ? null
+      : {
+          ...classificationScores(predictive.probabilities, test.labels, model.classes),
+          logLossMcse: logLossMonteCarloError([{ weight: 1, predictive }]),
+        };
+  const z =
+    crossCheck === null
+      ? null
+      : (evidence.logZ - crossCheck.logZ) / Math.max(Math.hypot(evidence.stdErr, crossCheck.stdErr), 1e-12);
+  return {
+    predictive,
+    loo: loo.logDensity,
+    result: {
+      name,
+      summary: model.summary,
+      dim: model.dim,
+      evidence: summarise(evidence),
+      crossCheck: crossCheck === null ? null : summarise(crossCheck),
+      crossCheckZ: z,
+      everson: everson === null ? null : summarise(everson),
+      posterior: Object.freeze({
+        reliable: sample.unreliable.length === 0,
+        maxRhat: sample.maxRhat,
+        minEss: sample.minEss,
+        warnings: Object.freeze([...sample.unreliable, ...sample.warnings]),
+      }),
+      loo: Object.freeze({ elpd: loo.elpd, elpdStdErr: loo.elpdStdErr, highParetoK: loo.highParetoK }),
+      test: scores === null ? null : Object.freeze(scores),
+      testProbabilities: predictive?.probabilities ?? null,
+      seconds: (performance.now() - start) / 1000,
+    },
+  };
+}
+
+/** Scores of a weighted mixture of the families' predictives. */
+function combine(
+  runs: readonly FamilyRun[],
+  weights: ArrayLike<number>,
+  test: ClassificationData,
+  K: number,
+): CombinedScores | null {
+  const parts: { weight: number; predictive: PosteriorPredictive }[] = [];
+  const probabilities = new Float64Array(test.n * K);
+  runs.forEach((run, i) => {
+    if (!(weights[i] > 0) || run.predictive === null) return;
+    parts.push({ weight: weights[i], predictive: run.predictive });
+    const p = run.predictive.probabilities;
+    for (let j = 0; j < p.length; j++) probabilities[j] += weights[i] * p[j];
+  });
+  if (parts.length === 0) return null;
+  return Object.freeze({
+    ...classificationScores(probabilities, test.labels, K),
+    logLossMcse: logLossMonteCarloError(parts),
+    confusion: confusionMatrix(probabilities, test.labels, K),
+    probabilities,
+  });
+}
+
+/**
+ * Compares classifier families on training data by the evidence of the labels given the inputs, and
+ * scores each family, their evidence-weighted average and their stack on test rows (see the module
+ * header). Inputs are standardised by the training rows. Throws `invalid-data` when a class has too
+ * few rows for a family asked for (`checkFamilySupport`), and `invalid-argument` for bad options or
+ * an unknown family.
+ *
+ * @example
+ * const cmp = compareClassifierFamilies(train, { test, families: ["logistic", "pknn"], seed: 1 });
+ * cmp.families.map((f) => [f.name, f.evidence.logZ, f.probability]);
+ */
+export function compareClassifierFamilies(
+  train: ClassificationData,
+  options: CompareClassifierFamiliesOptions = {},
+): ClassifierFamilyComparison {
+  const start = performance.now();
+  const o = resolve(options);
+  checkFamilySupport(train, o.families, o.folds);
+  const scaled = standardizeClassifierInputs(train, options.test ?? null);
+  const K = train.classNames.length;
+  const [partitionRng, familyRng, simulationRng] = createRng(o.seed).split(3);
+  const partition = stratifiedFolds(scaled.train.labels, K, o.folds, partitionRng);
+  const streams = familyRng.split(o.families.length);
+  const runs = o.families.map((name, i) => {
+    options.onProgress?.(`${name}: building the model`);
+    const model = buildClassifier(name, scaled.train, options.familyOptions);
+    return runFamily(name, model, partition, scaled.test, o, options, streams[i]);
+  });
+  const warnings: string[] = [];
+  const weights = familyProbabilities({
+    names: o.families,
+    logEvidence: runs.map((r) => r.result.evidence.logZ),
+    stdErr: runs.map((r) => r.result.evidence.stdErr),
+    reliable: runs.map((r) => r.result.evidence.reliable),
+    prior: options.familyPrior,
+    includeUnreliable: options.includeUnreliable,
+    seed: Math.floor(simulationRng.uniform() * 2 ** 31),
+  });
+  warnings.push(...weights.warnings);
+  // Stacking uses the leave-one-out densities of the families whose posterior draws can be trusted.
+  const stackable = runs.map((r) => r.result.posterior.reliable || (options.includeUnreliable ?? false));
+  runs.forEach((r, i) => {
+    if (!stackable[i])
+      warnings.push(`${r.result.name}: its posterior draws are not reliable, so it is left out of stacking.`);
+  });
+  const stackIndex = runs.map((_, i) => i).filter((i) => stackable[i]);
+  const stackWeights = new Float64Array(runs.length);
+  if (stackIndex.length > 0) {
+    const n = scaled.train.n;
+    const M = stackIndex.length;
+    const matrix = new Float64Array(n * M);
+    stackIndex.forEach((i, m) => {
+      for (let r = 0; r < n; r++) matrix[r * M + m] = runs[i].loo[r];
+    });
+    const stacked = stackingWeights(matrix, n, M);
+    stackIndex.forEach((i, m) => {
+      stackWeights[i] = stacked.weights[m];
+    });
+  }
+  const test = scaled.test;
+  const families = runs.map((run, i) =>
+    Object.freeze({
+      ...run.result,
+      included: weights.included[i],
+      probability: weights.probability[i],
+      probabilityStdErr: weights.probabilityStdErr[i],
+      probabilityInterval: weights.included[i] ? ([weights.lower[i], weights.upper[i]] as const) : null,
+      stackingWeight: stackWeights[i],
+    }),
+  );
+  return Object.freeze({
+    classes: train.classNames,
+    inputs: train.inputNames,
+    trainRows: train.n,
+    testRows: test?.n ?? 0,
+    folds: o.folds,
+    seed: o.seed,
+    families: Object.freeze(families),
+    probabilityLevel: weights.level,
+    average: test === null ? null : combine(runs, weights.probability, test, K),
+    stacked: test === null || stackIndex.length === 0 ? null : combine(runs, stackWeights, test, K),
+    warnings: Object.freeze(warnings),
+    seconds: (performance.now() - start) / 1000,
+  });
+}

@@ -1,0 +1,46 @@
+import { describe, expect, it } from "vitest";
+import { formatEversonFamiliesReport } from "../../src/cli/reports/everson-families.js";
+import { eversonFamilyData, runEversonFamiliesExperiment } from "../../src/experiments/everson-families.js";
+
+describe("everson-families", () => {
+  it("reads the five data sets with their splits: Ripley's Pima, Ionosphere's first 175 rows, stratified halves", () => {
+    const sizes = {
+      pima: [200, 332, 7, 2],
+      ionosphere: [175, 176, 33, 2],
+      wine: [90, 88, 13, 3],
+      iris: [75, 75, 4, 3],
+      crabs: [100, 100, 6, 2],
+    } as const;
+    for (const [name, [train, test, p, K]] of Object.entries(sizes)) {
+      const d = eversonFamilyData(name as keyof typeof sizes, 1);
+      expect([d.train.n, d.test.n, d.train.p, d.train.classNames.length]).toEqual([train, test, p, K]);
+    }
+    // crabs's sex is a factor: one indicator.
+    expect(eversonFamilyData("crabs", 1).train.inputNames[0]).toBe("sex=M");
+    // A different seed, a different split of the sets without a fixed one.
+    expect(Array.from(eversonFamilyData("iris", 2).train.X)).not.toEqual(
+      Array.from(eversonFamilyData("iris", 1).train.X),
+    );
+  });
+
+  it("runs the families on a data set and checks the average against the best family", () => {
+    const result = runEversonFamiliesExperiment({
+      data: ["iris"],
+      families: ["logistic", "pknn"],
+      seeds: 1,
+      draws: 600,
+      everson: false,
+    });
+    expect(result.runs).toHaveLength(1);
+    const [run] = result.runs;
+    expect(run.families.map((f) => f.family)).toEqual(["logistic", "pknn"]);
+    expect(run.bestAccuracy).toBeGreaterThan(0.85);
+    expect(
+      run.average === null ||
+        run.logLossWithinBest === run.average.logLoss <= run.bestLogLoss + run.average.logLossMcse,
+    ).toBe(true);
+    const report = formatEversonFamiliesReport(result);
+    expect(report).toMatch(/iris, seed 1: 75 training and 75 test rows/);
+    expect(report).toMatch(/evidence-weighted average's test log loss was within its Monte Carlo error/);
+  });
+});

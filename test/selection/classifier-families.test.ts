@@ -1,0 +1,57 @@
+import { describe, expect, it } from "vitest";
+import { checkFamilySupport, compareClassifierFamilies } from "../../src/selection/classifier-families.js";
+import { simulatedInputs } from "../models/classifiers/support.js";
+
+/** Two classes with a linear boundary x0 + x1 > 0 and some label noise. */
+function linearData(n: number, seed: number) {
+  const base = simulatedInputs(n, 2, 2, seed);
+  const labels = Int32Array.from({ length: n }, (_, r) => {
+    const s = base.X[2 * r] + base.X[2 * r + 1] + 0.5 * Math.sin(13.7 * r);
+    return s > 0 ? 1 : 0;
+  });
+  return { ...base, labels };
+}
+
+describe("compareClassifierFamilies", () => {
+  it("weighs families by their evidence and averages their test predictions with those weights", () => {
+    const train = linearData(80, 1);
+    const test = linearData(40, 2);
+    const cmp = compareClassifierFamilies(train, {
+      test,
+      families: ["logistic", "pknn"],
+      draws: 1200,
+      seed: 5,
+    });
+    const [logistic, pknn] = cmp.families;
+    expect(logistic.evidence.reliable && pknn.evidence.reliable).toBe(true);
+    expect(logistic.probability + pknn.probability).toBeCloseTo(1, 12);
+    // A linear boundary: the global family explains the labels better than the local one.
+    expect(logistic.evidence.logZ).toBeGreaterThan(pknn.evidence.logZ);
+    expect(logistic.crossCheckZ).not.toBeNull();
+    expect(Math.abs(logistic.crossCheckZ as number)).toBeLessThan(3);
+    expect(Math.abs(pknn.crossCheckZ as number)).toBeLessThan(3);
+    const K = 2;
+    const average = cmp.average;
+    expect(average).not.toBeNull();
+    for (let j = 0; j < test.n * K; j++) {
+      const mix =
+        logistic.probability * (logistic.testProbabilities as Float64Array)[j] +
+        pknn.probability * (pknn.testProbabilities as Float64Array)[j];
+      expect(average?.probabilities[j]).toBeCloseTo(mix, 12);
+    }
+    expect(logistic.stackingWeight + pknn.stackingWeight).toBeCloseTo(1, 10);
+    expect(average?.logLossMcse).toBeGreaterThan(0);
+  });
+
+  it("says which families the data support when a class has too few rows", () => {
+    const data = {
+      ...simulatedInputs(14, 2, 2, 3),
+      labels: Int32Array.from({ length: 14 }, (_, r) => (r < 7 ? 0 : 1)),
+    };
+    expect(() => checkFamilySupport(data, ["logistic", "pknn"], 5)).not.toThrow();
+    expect(() => checkFamilySupport(data, ["logistic", "mlp", "mixture"], 5)).toThrow(
+      /support only logistic of the 3 families asked for: class "c0" has 7 training rows, and per class mlp needs 10, mixture needs 10/,
+    );
+    expect(() => checkFamilySupport(data, ["logistic"], 8)).toThrow(/support none of the 1 families/);
+  });
+});
