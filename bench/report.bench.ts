@@ -12,10 +12,10 @@
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { loadModel } from "../src/cli/evidence.js";
 import { readCsvColumns } from "../src/data/csv.js";
 import { formulaDesign } from "../src/data/formula.js";
 import { compareEstimators } from "../src/evidence/compare.js";
+import { loadModel } from "../src/model/load.js";
 import { compareLinearModels } from "../src/selection/linear.js";
 
 const folder = mkdtempSync(join(tmpdir(), "occam-report-bench-"));

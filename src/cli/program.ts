@@ -8,6 +8,7 @@ import { type Io, processIo } from "./io.js";
 import { Interrupted } from "./parallel.js";
 import { registerReproduce } from "./reproduce.js";
 import { registerSelectInputs } from "./select-inputs.js";
+import { registerWorker } from "./worker.js";
 
 /** Builds the `occam` command with all its subcommands, writing to `io`. */
 export function buildProgram(io: Io): Command {
@@ -27,6 +28,7 @@ export function buildProgram(io: Io): Command {
   registerFitMlp(program, io);
   registerReproduce(program, io);
   registerSelectInputs(program, io);
+  registerWorker(program, io);
   return program;
 }
 

@@ -144,6 +144,7 @@ export async function runOnQueue(units: readonly Unit[], options: RunOnQueueOpti
 /** What a queue worker reports as it serves. */
 export type ServeEvent =
   | { readonly kind: "ready" }
+  | { readonly kind: "start"; readonly key: string; readonly command: string }
   | { readonly kind: "done"; readonly key: string; readonly command: string; readonly seconds: number }
   | { readonly kind: "rejected"; readonly key: string; readonly message: string };
 
@@ -201,6 +202,7 @@ export async function serveQueue(options: ServeQueueOptions): Promise<void> {
         throw refusal(error, job, options.onEvent);
       }
       try {
+        options.onEvent?.({ kind: "start", key: unit.key, command: unit.command });
         const result = await pool.run(unit);
         options.onEvent?.({
           kind: "done",

@@ -56,6 +56,8 @@ export function resolveParallelOptions(options: ParallelOptions): ResolvedParall
 export interface RunUnitsOptions extends ParallelOptions {
   /** Told after each unit finishes, with the count done, the total and the unit's key. */
   onUnit?: (done: number, total: number, key: string) => void;
+  /** The folder bounding the paths units name, on this machine. @defaultValue the working directory */
+  dataFolder?: string;
 }
 
 /**
@@ -80,12 +82,13 @@ export async function runUnits(
     return runOnThreads(units, {
       threads: workers,
       commands: commandsModule,
+      dataFolder: options.dataFolder,
       signal,
       onUnit: options.onUnit,
     });
   }
   const commands = await load();
-  const context = dataFolderContext(process.cwd());
+  const context = dataFolderContext(options.dataFolder ?? process.cwd());
   const results: unknown[] = [];
   for (const unit of units) {
     results.push(decodeResult(encodeResult(await runUnit(commands, unit, context))));

@@ -135,21 +135,27 @@ export function dataFolderContext(folder: string): UnitContext {
 }
 
 /**
- * Result encoding for transports that speak JSON (the queue): JSON with ±Infinity and NaN kept (as
- * `{"$number": "NaN"}`), so a result decodes to exactly the numbers the unit computed. JSON's own
- * number text round-trips every finite double.
+ * Result encoding for every transport (threads, the queue, and this thread, so that all give the same
+ * numbers): JSON with ±Infinity and NaN kept (as `{"$number": "NaN"}`) and Float64Array and Int32Array
+ * kept (as `{"$f64": [...]}`, `{"$i32": [...]}`), so a result decodes to exactly the numbers the unit
+ * computed. JSON's own number text round-trips every finite double.
  */
 export function encodeResult(value: unknown): string {
-  return JSON.stringify(value, (_key, v) =>
-    typeof v === "number" && !Number.isFinite(v) ? { $number: String(v) } : v,
-  );
+  return JSON.stringify(value, (_key, v) => {
+    if (typeof v === "number") return Number.isFinite(v) ? v : { $number: String(v) };
+    if (v instanceof Float64Array) return { $f64: Array.from(v) };
+    if (v instanceof Int32Array) return { $i32: Array.from(v) };
+    return v;
+  });
 }
 
 /** The inverse of {@link encodeResult}. */
 export function decodeResult(text: string): unknown {
-  return JSON.parse(text, (_key, v) =>
-    v !== null && typeof v === "object" && !Array.isArray(v) && typeof v.$number === "string"
-      ? Number(v.$number)
-      : v,
-  );
+  return JSON.parse(text, (_key, v) => {
+    if (v === null || typeof v !== "object" || Array.isArray(v)) return v;
+    if (typeof v.$number === "string") return Number(v.$number);
+    if (Array.isArray(v.$f64)) return Float64Array.from(v.$f64);
+    if (Array.isArray(v.$i32)) return Int32Array.from(v.$i32);
+    return v;
+  });
 }
