@@ -43,11 +43,10 @@ export async function compareEstimatorsInParallel(
     command: "evidence-methods",
     payload: { model: path, methods: [...methods], only, seed },
   }));
-  const parts = (await runUnits(
-    units,
-    siblingModule(import.meta.url, "evidence-units"),
-    { ...options, ...(local ? { dataFolder: dirname(resolve(modelPath)) } : {}) },
-  )) as EvidenceUnitResult[];
+  const parts = (await runUnits(units, siblingModule(import.meta.url, "evidence-units"), {
+    ...options,
+    ...(local ? { dataFolder: dirname(resolve(modelPath)) } : {}),
+  })) as EvidenceUnitResult[];
   const outcomes: EstimatorOutcome[] = new Array(methods.length);
   groups.forEach((only, g) => {
     only.forEach((i, k) => {

@@ -98,7 +98,9 @@ export async function runOnThreads(units: readonly Unit[], options: RunOnThreads
     const results = await Promise.all(
       units.map(async (unit) => {
         const result = await pool.run(unit, stop.signal);
-        options.onUnit?.(++done, units.length, unit.key);
+        // Counted apart: `?.` would skip the increment when no one listens.
+        done++;
+        options.onUnit?.(done, units.length, unit.key);
         return result;
       }),
     ).catch((error: unknown) => {

@@ -99,7 +99,9 @@ export async function runOnQueue(units: readonly Unit[], options: RunOnQueueOpti
         if (!job.finishedOn || typeof job.returnvalue !== "string") return;
         filed[i] = 1;
         results[i] = decodeResult(job.returnvalue);
-        options.onUnit?.(++done, units.length, units[i].key);
+        // Counted apart: `?.` would skip the increment when no one listens.
+        done++;
+        options.onUnit?.(done, units.length, units[i].key);
         if (done === units.length) resolve(results);
       };
       const look = (id: string) => {
