@@ -4,6 +4,7 @@
  */
 import { calibrationRunCommand } from "../experiments/calibration-units.js";
 import { robotArmCommand } from "../experiments/robot-arm-units.js";
+import { classifierFamilyCommand } from "../parallel/classify-units.js";
 import { compareBlockCommand } from "../parallel/compare-units.js";
 import { evidenceMethodsCommand } from "../parallel/evidence-units.js";
 import { unitCommands } from "../parallel/units.js";
@@ -11,6 +12,7 @@ import { unitCommands } from "../parallel/units.js";
 /** The commands of a queue worker. */
 export const commands = unitCommands([
   compareBlockCommand,
+  classifierFamilyCommand,
   robotArmCommand,
   calibrationRunCommand,
   evidenceMethodsCommand,

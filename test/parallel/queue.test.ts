@@ -105,7 +105,7 @@ describe.skipIf(server === null)("units on a Redis queue (a private redis-server
       [
         "an unknown command",
         { run, unit: { key: "shell", command: "exec", payload: { line: "rm -rf /" } } },
-        /unknown command "exec"; this worker runs only compare-block/,
+        /unknown command "exec"; this worker runs only compare-block, classifier-family/,
       ],
       [
         "a payload of the wrong schema",

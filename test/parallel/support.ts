@@ -15,9 +15,11 @@ export function regressionTable(n: number, p: number, seed: number): NumericTabl
   return { X, y, inputNames, targetName: "y", n, p };
 }
 
-/** JSON of a result without its timings (`seconds`), which alone may differ between runs. */
+/** JSON of a result without its timings (`seconds`), which alone may differ between runs; typed arrays as arrays. */
 export function withoutTimes(value: unknown): string {
-  return JSON.stringify(value, (key, v) => (key === "seconds" ? undefined : v));
+  return JSON.stringify(value, (key, v) =>
+    key === "seconds" ? undefined : ArrayBuffer.isView(v) ? Array.from(v as Float64Array) : v,
+  );
 }
 
 /** The URL of a source module under src/, for the threads and the queue's workers. */

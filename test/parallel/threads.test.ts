@@ -4,8 +4,11 @@ import {
   runCalibrationExperimentInParallel,
 } from "../../src/experiments/calibration.js";
 import { runRobotArmExperiment, runRobotArmExperimentInParallel } from "../../src/experiments/robot-arm.js";
+import { compareClassifierFamiliesInParallel } from "../../src/parallel/classify.js";
 import { compareLinearModelsInParallel } from "../../src/parallel/compare.js";
 import { runUnits } from "../../src/parallel/run.js";
+import { createRng } from "../../src/random/rng.js";
+import { compareClassifierFamilies } from "../../src/selection/classifier-families.js";
 import { compareLinearModels } from "../../src/selection/linear.js";
 import { regressionTable, sourceModule, withoutTimes } from "./support.js";
 
@@ -54,6 +57,26 @@ describe("units on worker threads", () => {
     const serial = withoutTimes(runCalibrationExperiment(options));
     for (const workers of [1, 2]) {
       expect(withoutTimes(await runCalibrationExperimentInParallel({ ...options, workers }))).toBe(serial);
+    }
+  });
+
+  it("classify gives the serial result bit for bit with 1 and 2 workers", async () => {
+    const rng = createRng(4);
+    const n = 40;
+    const X = new Float64Array(n * 2);
+    const labels = new Int32Array(n);
+    for (let i = 0; i < n; i++) {
+      labels[i] = i % 2;
+      X[2 * i] = (labels[i] === 1 ? 1 : -1) + rng.normal();
+      X[2 * i + 1] = rng.normal();
+    }
+    const train = { X, labels, n, p: 2, inputNames: ["a", "b"], classNames: ["no", "yes"] };
+    const options = { families: ["logistic", "pknn"] as const, draws: 200, warmup: 100, seed: 5, folds: 3 };
+    const serial = withoutTimes(compareClassifierFamilies(train, options));
+    for (const workers of [1, 2]) {
+      expect(withoutTimes(await compareClassifierFamiliesInParallel(train, { ...options, workers }))).toBe(
+        serial,
+      );
     }
   });
 
