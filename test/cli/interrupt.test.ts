@@ -2,8 +2,8 @@ import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "nod
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { regressionTable } from "../parallel/support.js";
-import { spawnOccam } from "./spawn.js";
+import { regressionTable } from "../support/parallel.js";
+import { spawnOccam } from "../support/spawn.js";
 
 describe("Ctrl-C on a command with workers", () => {
   const dir = mkdtempSync(join(tmpdir(), "occam-interrupt-"));

@@ -2,8 +2,8 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, inject, it } from "vitest";
-import { regressionTable } from "../parallel/support.js";
-import { type Spawned, spawnOccam } from "./spawn.js";
+import { regressionTable } from "../support/parallel.js";
+import { type Spawned, spawnOccam } from "../support/spawn.js";
 
 const server = inject("redisUrl");
 // A database of its own, so that other test files' queues do not meet these workers.

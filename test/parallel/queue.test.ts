@@ -6,7 +6,7 @@ import { commands as workerCommands } from "../../src/cli/worker-units.js";
 import { compareLinearModelsInParallel } from "../../src/parallel/compare.js";
 import { compareEstimatorsInParallel } from "../../src/parallel/evidence.js";
 import { QUEUE_NAME, runOnQueue, type ServeEvent, serveQueue } from "../../src/parallel/queue.js";
-import { regressionTable, sourceModule, withoutTimes } from "./support.js";
+import { regressionTable, sourceModule, withoutTimes } from "../support/parallel.js";
 
 const server = inject("redisUrl");
 // A database of its own, so that other test files' queues do not meet this one's workers.

@@ -10,7 +10,7 @@ import { runUnits } from "../../src/parallel/run.js";
 import { createRng } from "../../src/random/rng.js";
 import { compareClassifierFamilies } from "../../src/selection/classifier-families.js";
 import { compareLinearModels } from "../../src/selection/linear.js";
-import { regressionTable, sourceModule, withoutTimes } from "./support.js";
+import { regressionTable, sourceModule, withoutTimes } from "../support/parallel.js";
 
 /** A robot-arm run small enough for a test. */
 const TINY = {
