@@ -96,19 +96,21 @@ export function registerReproduce(program: Command, io: Io): void {
             );
           }
         }
-        const result = await withInterrupt((signal) =>
-          reproduction.run({
-            workers: options.workers,
-            redis: options.redis,
-            signal,
-            seed: options.seed,
-            quick: options.quick === true,
-            onProgress,
-            ...(options.hidden === undefined ? {} : { hidden: options.hidden }),
-            ...(options.noise === undefined ? {} : { noise: options.noise }),
-            ...(options.seeds === undefined ? {} : { seeds: options.seeds }),
-          }),
-        );
+        const settings = {
+          seed: options.seed,
+          quick: options.quick === true,
+          onProgress,
+          ...(options.hidden === undefined ? {} : { hidden: options.hidden }),
+          ...(options.noise === undefined ? {} : { noise: options.noise }),
+          ...(options.seeds === undefined ? {} : { seeds: options.seeds }),
+        };
+        // Ctrl-C is caught only where units run: a run in this thread could not see it until its end,
+        // so there the default (the process ends at once, having written nothing) is the better stop.
+        const result = reproduction.parallel
+          ? await withInterrupt((signal) =>
+              reproduction.run({ ...settings, workers: options.workers, redis: options.redis, signal }),
+            )
+          : reproduction.run(settings);
         if (onProgress) io.stderr("\r\x1b[2K");
         io.stdout(options.json ? `${checkedJson(result)}\n` : `${reproduction.format(result)}\n`);
       },
