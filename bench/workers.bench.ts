@@ -5,7 +5,8 @@
  * inputs (one unit per model). Each command runs as a whole process from dist/ (`npm run build` first),
  * as a user runs it, and its wall-clock time is measured with the load average beside it, since other
  * processes sharing the cores slow the two-worker run most. The JSON of both runs is also checked to be
- * the same apart from timings. Usage: `npx tsx bench/run.ts workers`.
+ * the same apart from timings. Usage: `npx tsx bench/run.ts workers` (add `robot-arm` or `compare` to
+ * run one of the two).
  */
 import { spawnSync } from "node:child_process";
 import { mkdtempSync, writeFileSync } from "node:fs";
@@ -45,11 +46,23 @@ export function measurements(): Record<string, number> {
   const data = writeData();
   const jobs: Record<string, string[]> = {
     "reproduce robot-arm --quick": ["reproduce", "robot-arm", "--quick", "--json"],
-    "compare --estimator smc, 64 models": ["compare", data, "--target", "y", "--estimator", "smc", "--json"],
+    "compare --estimator smc, 64 models": [
+      "compare",
+      data,
+      "--target",
+      "y",
+      "--prior",
+      "nig",
+      "--estimator",
+      "smc",
+      "--json",
+    ],
   };
+  // `npx tsx bench/run.ts workers compare` runs only the jobs whose name contains "compare".
+  const only = process.argv[3] ?? "";
   const out: Record<string, number> = {};
   console.log(`${availableParallelism()} cores`);
-  for (const [name, args] of Object.entries(jobs)) {
+  for (const [name, args] of Object.entries(jobs).filter(([name]) => name.includes(only))) {
     const one = run([...args, "--workers", "1"]);
     const two = run([...args, "--workers", "2"]);
     if (one.json !== two.json) throw new Error(`${name}: 1 and 2 workers gave different JSON`);
