@@ -6,7 +6,6 @@
 import { availableParallelism } from "node:os";
 import { OccamError } from "../errors.js";
 import { abortedError, runOnThreads } from "./pool.js";
-import { runOnQueue } from "./queue.js";
 import {
   dataFolderContext,
   decodeResult,
@@ -76,6 +75,8 @@ export async function runUnits(
   if (signal?.aborted) throw abortedError();
   const load = async () => ((await import(commandsModule)) as { commands: UnitCommands }).commands;
   if (redis !== undefined) {
+    // BullMQ is loaded only for a queued run: it takes half a second that local runs need not pay.
+    const { runOnQueue } = await import("./queue.js");
     return runOnQueue(units, { redis, commands: await load(), signal, onUnit: options.onUnit });
   }
   if (workers > 1 && units.length > 1) {
