@@ -12,5 +12,7 @@ export default defineConfig({
     // Statistical tests run long chains; the machine has two cores.
     testTimeout: 120_000,
     pool: "threads",
+    // A private Redis server for the tests of the queue (see the file).
+    globalSetup: ["./test/support/redis-server.ts"],
   },
 });

@@ -13,10 +13,10 @@
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { loadModel } from "../src/cli/evidence.js";
 import { readCsv, readCsvColumns } from "../src/data/csv.js";
 import { formulaDesign } from "../src/data/formula.js";
 import { compareEstimators } from "../src/evidence/compare.js";
+import { loadModel } from "../src/model/load.js";
 import { classifierTable, encodeClassifierTable } from "../src/models/classifiers/index.js";
 import { compareClassifierFamilies } from "../src/selection/classifier-families.js";
 import { compareLinearModels } from "../src/selection/linear.js";

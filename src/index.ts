@@ -338,11 +338,15 @@ export {
   type TemperatureSweep,
   type TemperatureSweepOptions,
 } from "./models/mlp/temperature-sweep.js";
-
+export {
+  type CompareLinearInParallelOptions,
+  compareLinearModelsInParallel,
+} from "./parallel/compare.js";
+export { compareEstimatorsInParallel } from "./parallel/evidence.js";
+export type { ParallelOptions } from "./parallel/run.js";
 // ---- Random numbers: the seeded, splittable generator and its variates.
 export { createRng, type Rng } from "./random/rng.js";
 export * as variates from "./random/variates.js";
-
 // ---- Samplers: kernels (init + step), the shared accept step, moves, and running chains.
 export { type AcceptDecision, metropolisHastings } from "./samplers/accept.js";
 export { buildGaussianGibbsUpdates, type GaussianGibbsOptions } from "./samplers/gaussian-gibbs.js";

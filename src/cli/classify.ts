@@ -19,6 +19,7 @@ import type {
 import { columnList, openUnitInterval, parseSeed, wholeNumber } from "./arguments.js";
 import type { Io } from "./io.js";
 import { checkedJson } from "./json.js";
+import { interruptible, redisOption, workersOption } from "./parallel.js";
 import { parseReportPath, REPORT_OPTION_HELP, writeReport } from "./report-file.js";
 import { formatNumber, formatTable } from "./table.js";
 
@@ -36,6 +37,8 @@ interface ClassifyFlags {
   seed: number;
   json?: boolean;
   report?: string;
+  workers?: number;
+  redis?: string;
 }
 
 /** An evidence estimate in the JSON document. */
@@ -219,16 +222,20 @@ export function registerClassify(program: Command, io: Io): void {
     .addOption(new Option("--seed <s>", "random seed").argParser(parseSeed).default(1))
     .option("--json", "print one JSON document")
     .option("--report <FILE.html>", REPORT_OPTION_HELP, parseReportPath)
+    .addOption(workersOption())
+    .addOption(redisOption())
     .action(async (path: string, flags: ClassifyFlags) => {
       const families = parseFamilies(flags.families);
       const { train, test } = readTables(path, flags);
       // Loaded only when asked for, so that other commands start quickly.
-      const { compareClassifierFamilies } = await import("../selection/classifier-families.js");
+      const { compareClassifierFamiliesInParallel } = await import("../parallel/classify.js");
       // Progress goes to stderr, one overwritten line, and only on a terminal.
       const onProgress = io.interactive
         ? (step: string) => io.stderr(`\r\x1b[2Kclassify: ${step}`)
         : undefined;
-      const cmp = compareClassifierFamilies(train, {
+      const cmp = await interruptible(compareClassifierFamiliesInParallel, train, {
+        workers: flags.workers,
+        redis: flags.redis,
         test,
         families,
         folds: flags.folds,

@@ -3,6 +3,7 @@ import { type CsvColumns, readCsvColumns } from "../data/csv.js";
 import type { LinearData } from "../data/design.js";
 import { formulaDesign, parseFormula } from "../data/formula.js";
 import { OccamError } from "../errors.js";
+import type { CompareLinearInParallelOptions } from "../parallel/compare.js";
 import {
   DEFAULT_MCMC_STEPS,
   LINEAR_ESTIMATORS,
@@ -14,6 +15,7 @@ import {
 import { columnList, parseSeed, positiveNumber, wholeNumber } from "./arguments.js";
 import type { Io } from "./io.js";
 import { checkedJson } from "./json.js";
+import { interruptible, redisOption, refuseRedis, workersOption } from "./parallel.js";
 import { parseReportPath, REPORT_OPTION_HELP, writeReport } from "./report-file.js";
 import { formatComparison } from "./reports/compare.js";
 
@@ -51,6 +53,8 @@ interface CompareFlags {
   seed: number;
   mcmcSteps?: number;
   report?: string;
+  workers?: number;
+  redis?: string;
 }
 
 /**
@@ -142,13 +146,24 @@ export function registerCompare(program: Command, io: Io): void {
     )
     .option("--json", "print one JSON document instead of tables")
     .option("--report <FILE.html>", REPORT_OPTION_HELP, parseReportPath)
+    .addOption(workersOption())
+    .addOption(redisOption())
     .action(async (path: string, flags: CompareFlags, command: Command) => {
       const data = linearData(await readCsvColumns(path), flags);
       const progressLabel = flags.estimator ?? (flags.prior === "independent" ? "stepping-stone" : "exact");
       const given = (name: string) => command.getOptionValueSource(name) === "cli";
+      const exact = (flags.estimator ?? "exact") === "exact" && flags.prior !== "independent";
+      if (exact) {
+        refuseRedis(
+          flags,
+          "exact evidences are computed here, in a moment; --redis serves --estimator runs.",
+        );
+      }
       // The computation is loaded only now: `occam --help` and the other commands do without it.
-      const { compareLinearModels } = await import("../selection/linear.js");
-      const result = compareLinearModels(data, {
+      const { compareLinearModelsInParallel } = await import("../parallel/compare.js");
+      const options: CompareLinearInParallelOptions = {
+        workers: flags.workers,
+        redis: flags.redis,
         prior: flags.prior,
         v: flags.v,
         a: flags.a,
@@ -174,7 +189,12 @@ export function registerCompare(program: Command, io: Io): void {
         onProgress: io.interactive
           ? (done, total) => io.stderr(`\r\x1b[2K${progressLabel}: model ${done} of ${total}`)
           : undefined,
-      });
+      };
+      // Ctrl-C is caught only where units run: exact evidences are computed in this thread, which
+      // could not see it until the end, so there the default (the process ends at once) is kept.
+      const result = exact
+        ? await compareLinearModelsInParallel(data, options)
+        : await interruptible(compareLinearModelsInParallel, data, options);
       if (io.interactive && result.estimator !== "exact") io.stderr("\r\x1b[2K");
       const shown = flags.json ? result : { ...result, models: result.models.slice(0, flags.top ?? 10) };
       io.stdout(flags.json ? `${checkedJson(result)}\n` : `${formatComparison(shown, data.targetName)}\n`);

@@ -1,15 +1,13 @@
-import { resolve } from "node:path";
-import { pathToFileURL } from "node:url";
 import type { Command } from "commander";
 import { OccamError } from "../errors.js";
-import { compareEstimators, type EstimatorComparison } from "../evidence/compare.js";
+import type { EstimatorComparison } from "../evidence/compare.js";
 import { EVIDENCE_METHODS, type EvidenceMethod, type EvidenceResult } from "../evidence/estimate.js";
-import { type BayesModel, defineModel } from "../model/model.js";
 import { evidenceReportHtml } from "../report/evidence.js";
 import { withError } from "../report/format.js";
 import { parseSeed } from "./arguments.js";
 import type { Io } from "./io.js";
 import { checkedJson } from "./json.js";
+import { type ParallelFlags, redisOption, withInterrupt, workersOption } from "./parallel.js";
 import { parseReportPath, REPORT_OPTION_HELP, writeReport } from "./report-file.js";
 import { formatNumber, formatTable } from "./table.js";
 
@@ -31,31 +29,6 @@ export function parseMethods(text: string): EvidenceMethod[] {
     throw new OccamError("invalid-argument", `--methods names a method twice: "${text}".`);
   }
   return names as EvidenceMethod[];
-}
-
-/** Loads a module whose default export is a model made with `defineModel`, and checks it. */
-export async function loadModel(file: string): Promise<BayesModel> {
-  const url = pathToFileURL(resolve(file)).href;
-  let module: { default?: unknown };
-  try {
-    module = await import(url);
-  } catch (error) {
-    const message = error instanceof Error ? error.message : String(error);
-    throw new OccamError("invalid-argument", `cannot load the model module ${file}: ${message}`);
-  }
-  const model = module.default;
-  if (model === undefined || model === null || typeof model !== "object") {
-    throw new OccamError(
-      "invalid-argument",
-      `${file} has no default export that is a model: end it with \`export default defineModel({ … })\`.`,
-    );
-  }
-  try {
-    return defineModel(model as BayesModel);
-  } catch (error) {
-    if (error instanceof OccamError) throw new OccamError(error.code, `${file}: ${error.message}`);
-    throw error;
-  }
 }
 
 /** The JSON document of `occam evidence --json`. */
@@ -156,8 +129,13 @@ export function registerEvidence(program: Command, io: Io): void {
     .option("--seed <S>", "random seed", parseSeed, 1)
     .option("--json", "print one JSON document instead of a table")
     .option("--report <FILE.html>", REPORT_OPTION_HELP, parseReportPath)
+    .addOption(workersOption())
+    .addOption(redisOption())
     .action(
-      async (file: string, options: { methods: string; seed: number; json?: boolean; report?: string }) => {
+      async (
+        file: string,
+        options: ParallelFlags & { methods: string; seed: number; json?: boolean; report?: string },
+      ) => {
         const methods = parseMethods(options.methods);
         if (methods.length < 2) {
           throw new OccamError(
@@ -165,8 +143,16 @@ export function registerEvidence(program: Command, io: Io): void {
             "--methods needs at least two methods, so that they can be cross-checked.",
           );
         }
-        const model = await loadModel(file);
-        const comparison = compareEstimators(model, methods, { seed: options.seed });
+        // Loaded only when asked for, so that other commands start without the thread pool and queue.
+        const { compareEstimatorsInParallel } = await import("../parallel/evidence.js");
+        const comparison = await withInterrupt((signal) =>
+          compareEstimatorsInParallel(file, methods, {
+            seed: options.seed,
+            workers: options.workers,
+            redis: options.redis,
+            signal,
+          }),
+        );
         const report = evidenceReport(comparison, file, options.seed);
         for (const r of report.results) {
           for (const w of r.warnings) io.stderr(`occam: ${r.method}: ${w}\n`);

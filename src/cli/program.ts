@@ -5,8 +5,10 @@ import { registerCompare } from "./compare.js";
 import { registerEvidence } from "./evidence.js";
 import { registerFitMlp } from "./fit-mlp.js";
 import { type Io, processIo } from "./io.js";
+import { Interrupted } from "./parallel.js";
 import { registerReproduce } from "./reproduce.js";
 import { registerSelectInputs } from "./select-inputs.js";
+import { registerWorker } from "./worker.js";
 
 /** Builds the `occam` command with all its subcommands, writing to `io`. */
 export function buildProgram(io: Io): Command {
@@ -26,12 +28,13 @@ export function buildProgram(io: Io): Command {
   registerFitMlp(program, io);
   registerReproduce(program, io);
   registerSelectInputs(program, io);
+  registerWorker(program, io);
   return program;
 }
 
 /**
  * Runs the CLI and returns its exit code: 0 on success, 2 for a user's mistake (bad arguments,
- * bad data), 1 for an internal fault. Errors are printed as one line on stderr, never a stack trace.
+ * bad data), 1 for an internal fault, 130 when interrupted (Ctrl-C). Errors are printed as one line on stderr, never a stack trace.
  */
 export async function main(argv: readonly string[], io: Io = processIo): Promise<number> {
   const program = buildProgram(io);
@@ -42,6 +45,10 @@ export async function main(argv: readonly string[], io: Io = processIo): Promise
     if (error instanceof CommanderError) {
       // Help and version leave through here with code 0; usage errors were already printed.
       return error.exitCode === 0 ? 0 : 2;
+    }
+    if (error instanceof Interrupted) {
+      io.stderr(`occam: ${error.message}\n`);
+      return 130;
     }
     if (error instanceof OccamError) {
       io.stderr(`occam: ${error.message}\n`);

@@ -3,6 +3,7 @@ import { OccamError } from "../errors.js";
 import { parseSeed, positiveNumber, wholeNumber } from "./arguments.js";
 import type { Io } from "./io.js";
 import { checkedJson } from "./json.js";
+import { redisOption, withInterrupt, workersOption } from "./parallel.js";
 import { parseReportPath, REPORT_OPTION_HELP, writeReport } from "./report-file.js";
 import { reproductions } from "./reproductions.js";
 
@@ -21,6 +22,9 @@ export function parseHiddenList(text: string): number[] {
   }
   return values;
 }
+
+/** The reproductions that split into units of work, for the message refusing --workers to the others. */
+const parallelNames = "robot-arm and calibration";
 
 /**
  * `occam reproduce NAME [--json] [--seed S] [--quick] [--report FILE.html]`: re-runs a seed
@@ -56,6 +60,8 @@ export function registerReproduce(program: Command, io: Io): void {
         wholeNumber("--seeds"),
       ),
     )
+    .addOption(workersOption())
+    .addOption(redisOption())
     .action(
       async (
         name: string,
@@ -67,6 +73,8 @@ export function registerReproduce(program: Command, io: Io): void {
           noise?: number;
           seeds?: number;
           report?: string;
+          workers?: number;
+          redis?: string;
         },
       ) => {
         const load = reproductions[name];
@@ -97,14 +105,29 @@ export function registerReproduce(program: Command, io: Io): void {
             `reproduce ${name} has no HTML report; run it without --report (its table and --json have every number).`,
           );
         }
-        const result = reproduction.run({
+        for (const flag of ["workers", "redis"] as const) {
+          if (options[flag] !== undefined && !reproduction.parallel) {
+            throw new OccamError(
+              "invalid-argument",
+              `--${flag} applies only to ${parallelNames}, not to ${name}.`,
+            );
+          }
+        }
+        const settings = {
           seed: options.seed,
           quick: options.quick === true,
           onProgress,
           ...(options.hidden === undefined ? {} : { hidden: options.hidden }),
           ...(options.noise === undefined ? {} : { noise: options.noise }),
           ...(options.seeds === undefined ? {} : { seeds: options.seeds }),
-        });
+        };
+        // Ctrl-C is caught only where units run: a run in this thread could not see it until its end,
+        // so there the default (the process ends at once, having written nothing) is the better stop.
+        const result = reproduction.parallel
+          ? await withInterrupt((signal) =>
+              reproduction.run({ ...settings, workers: options.workers, redis: options.redis, signal }),
+            )
+          : reproduction.run(settings);
         if (onProgress) io.stderr("\r\x1b[2K");
         if (options.report !== undefined && reproduction.report !== undefined) {
           const { reportHtml } = await import("../report/html.js");

@@ -12,6 +12,11 @@ export interface ReproductionOptions {
   noise?: number;
   /** Seeds per problem and method (`--seeds`), for calibration. */
   seeds?: number;
+  /** Worker threads and the Redis queue (`--workers`, `--redis`), for the reproductions that split into units. */
+  workers?: number;
+  redis?: string;
+  /** Stops a run that splits into units (Ctrl-C). */
+  signal?: AbortSignal;
 }
 
 /** An experiment the CLI can run: its computation, its table and its HTML report. */
@@ -20,18 +25,22 @@ export interface Reproduction {
   format(result: unknown): string;
   /** The result as a report document (the paper's table or figure beside occam's), when it has one. */
   report?(result: unknown): Promise<ReportDocument>;
+  /** Whether it splits into units of work (and so takes --workers and --redis). */
+  readonly parallel: boolean;
 }
 
 function reproduction<T>(
-  run: (options: ReproductionOptions) => T,
+  run: (options: ReproductionOptions) => T | Promise<T>,
   format: (result: T) => string,
-  report?: () => Promise<(result: T) => Promise<ReportDocument>>,
+  report: () => Promise<(result: T) => Promise<ReportDocument>>,
+  parallel = false,
 ): Reproduction {
   return {
     run,
     format: format as (result: unknown) => string,
     // The report's module (and vega with it) loads only when a report is asked for.
-    ...(report === undefined ? {} : { report: async (result: unknown) => (await report())(result as T) }),
+    report: async (result: unknown) => (await report())(result as T),
+    parallel,
   };
 }
 
@@ -48,9 +57,10 @@ export const reproductions: Readonly<Record<string, () => Promise<Reproduction>>
     ),
   calibration: async () =>
     reproduction(
-      (await import("../experiments/calibration.js")).runCalibrationExperiment,
+      (await import("../experiments/calibration.js")).runCalibrationExperimentInParallel,
       (await import("./reports/calibration.js")).formatCalibrationReport,
       async () => (await import("../report/reproductions/calibration.js")).calibrationReport,
+      true,
     ),
   estimators: async () =>
     reproduction(
@@ -84,8 +94,9 @@ export const reproductions: Readonly<Record<string, () => Promise<Reproduction>>
     ),
   "robot-arm": async () =>
     reproduction(
-      (await import("../experiments/robot-arm.js")).runRobotArmExperiment,
+      (await import("../experiments/robot-arm.js")).runRobotArmExperimentInParallel,
       (await import("./reports/robot-arm.js")).formatRobotArmReport,
       async () => (await import("../report/reproductions/robot-arm.js")).robotArmReport,
+      true,
     ),
 };

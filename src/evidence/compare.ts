@@ -56,6 +56,50 @@ export interface EstimatorComparison {
   readonly exact?: { readonly logZ: number; readonly z: readonly number[] };
 }
 
+/** One method's outcome: its estimate, or why it gave none. */
+export type EstimatorOutcome =
+  | { readonly result: EvidenceResult; readonly failure?: undefined }
+  | { readonly failure: EstimatorFailure; readonly result?: undefined };
+
+/** What {@link runEstimators} computed for the methods it ran. */
+export interface EstimatorRuns {
+  /** One outcome per method run, in the order of `only` (or of the methods). */
+  readonly outcomes: readonly EstimatorOutcome[];
+  /** The posterior draws occam made for the draw-based methods among them. */
+  readonly posterior?: PosteriorSample;
+}
+
+/**
+ * Runs the methods at positions `only` (default: all) of `methods` on the model. Each method's seed
+ * comes from its own stream of `seed` and its position, and the shared posterior draws from a stream of
+ * their own, so any subset of the methods run anywhere gives the same outcomes as the whole list.
+ */
+export function runEstimators(
+  model: BayesModel,
+  methods: readonly EvidenceMethod[],
+  options: CompareEstimatorsOptions & { only?: readonly number[] } = {},
+): EstimatorRuns {
+  const only = options.only ?? methods.map((_, i) => i);
+  const streams = createRng(options.seed ?? 1).split(methods.length + 1);
+  // One set of posterior draws for every method that needs them, made only if one does.
+  const sample =
+    options.draws === undefined && only.some((i) => NEEDS_DRAWS.has(methods[i]))
+      ? samplePosterior(model, { rng: streams[0] })
+      : undefined;
+  const outcomes = only.map((i): EstimatorOutcome => {
+    const method = methods[i];
+    // Each method's own seed comes from its own stream, so adding a method changes no other result.
+    const seed = Math.floor(streams[i + 1].uniform() * 0xffffffff);
+    try {
+      return { result: estimateEvidence(model, { method, draws: options.draws, sample, seed }) };
+    } catch (error) {
+      if (!(error instanceof OccamError)) throw error;
+      return { failure: { method, message: error.message } };
+    }
+  });
+  return sample === undefined ? { outcomes } : { outcomes, posterior: sample };
+}
+
 /**
  * Runs several estimators on one model and reports whether they agree within their errors: a
  * cross-check of the numbers, not only of their spread. Methods that need posterior draws share one
@@ -67,31 +111,35 @@ export function compareEstimators(
   methods: readonly EvidenceMethod[],
   options: CompareEstimatorsOptions = {},
 ): EstimatorComparison {
+  checkMethodCount(methods);
+  const runs = runEstimators(model, methods, options);
+  return summariseEstimators(model, runs.outcomes, runs.posterior, options.threshold);
+}
+
+/** Throws unless there are at least two methods to cross-check. */
+export function checkMethodCount(methods: readonly EvidenceMethod[]): void {
   if (methods.length < 2) {
     throw new OccamError(
       "invalid-argument",
       `compareEstimators needs at least two methods, got ${methods.length}.`,
     );
   }
-  const threshold = options.threshold ?? 3;
-  const streams = createRng(options.seed ?? 1).split(methods.length + 1);
-  // One set of posterior draws for every method that needs them, made only if one does.
-  const sample =
-    options.draws === undefined && methods.some((m) => NEEDS_DRAWS.has(m))
-      ? samplePosterior(model, { rng: streams[0] })
-      : undefined;
+}
+
+/** The comparison of the methods' outcomes (in the methods' order): pairs, agreement, consensus. */
+export function summariseEstimators(
+  model: BayesModel,
+  outcomes: readonly EstimatorOutcome[],
+  posterior: PosteriorSample | undefined,
+  threshold = 3,
+): EstimatorComparison {
   const results: EvidenceResult[] = [];
   const failures: EstimatorFailure[] = [];
-  methods.forEach((method, i) => {
-    // Each method's own seed comes from its own stream, so adding a method changes no other result.
-    const seed = Math.floor(streams[i + 1].uniform() * 0xffffffff);
-    try {
-      results.push(estimateEvidence(model, { method, draws: options.draws, sample, seed }));
-    } catch (error) {
-      if (!(error instanceof OccamError)) throw error;
-      failures.push({ method, message: error.message });
-    }
-  });
+  for (const o of outcomes) {
+    if (o.result !== undefined) results.push(o.result);
+    else failures.push(o.failure);
+  }
+  const sample = posterior;
   const statistical = results
     .map((r) => ({ r, name: r.method }))
     .filter((x) => x.r.reliable && x.r.stdErr > 0 && Number.isFinite(x.r.stdErr));

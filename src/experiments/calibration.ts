@@ -5,6 +5,8 @@
 import { OccamError } from "../errors.js";
 import { EVIDENCE_METHODS, type EvidenceMethod, estimateEvidence } from "../evidence/estimate.js";
 import { HARD_PROBLEM_NAMES, type HardProblemName, hardProblem } from "../models/hard-problems/index.js";
+import { siblingModule } from "../parallel/pool.js";
+import { type ParallelOptions, runUnits } from "../parallel/run.js";
 import { createRng } from "../random/rng.js";
 
 /** One method on one problem with one seed. Numbers are null when the method failed (see `failure`). */
@@ -96,6 +98,53 @@ export const CALIBRATION_BAND = 3;
  * other run.
  */
 export function runCalibrationExperiment(options: CalibrationOptions = {}): CalibrationExperiment {
+  const plan = calibrationPlan(options);
+  const runs = plan.runs.map((r, i) => {
+    options.onProgress?.(`${r.problem}, ${r.method}, seed ${(i % plan.seeds) + 1} of ${plan.seeds}`);
+    return calibrationRun(r);
+  });
+  return assembleCalibration(plan, runs);
+}
+
+/**
+ * {@link runCalibrationExperiment} with each run a unit on worker threads or a Redis queue (see
+ * {@link ParallelOptions}); the result is the same bit for bit, apart from times.
+ */
+export async function runCalibrationExperimentInParallel(
+  options: CalibrationOptions & ParallelOptions = {},
+): Promise<CalibrationExperiment> {
+  const plan = calibrationPlan(options);
+  const runs = (await runUnits(
+    plan.runs.map((r, i) => ({
+      key: `${r.problem}/${r.method}/${i % plan.seeds}`,
+      command: "calibration-run",
+      payload: r,
+    })),
+    siblingModule(import.meta.url, "calibration-units"),
+    { ...options, onUnit: (done, total, key) => options.onProgress?.(`${key} done (${done} of ${total})`) },
+  )) as CalibrationRun[];
+  return assembleCalibration(plan, runs);
+}
+
+/** One run of the suite, as a unit carries it: the problem, the method, its seed and settings. */
+export interface CalibrationRunSpec {
+  readonly problem: HardProblemName;
+  readonly method: EvidenceMethod;
+  readonly seed: number;
+  readonly settings?: object;
+}
+
+/** Every run of the experiment, problem by problem, method by method, seed by seed. */
+interface CalibrationPlan {
+  readonly seed: number;
+  readonly seeds: number;
+  readonly quick: boolean;
+  readonly problems: readonly HardProblemName[];
+  readonly methods: readonly EvidenceMethod[];
+  readonly runs: readonly CalibrationRunSpec[];
+}
+
+function calibrationPlan(options: CalibrationOptions): CalibrationPlan {
   const seed = options.seed ?? 1;
   const quick = options.quick ?? false;
   const seeds = options.seeds ?? (quick ? 3 : 20);
@@ -104,11 +153,31 @@ export function runCalibrationExperiment(options: CalibrationOptions = {}): Cali
   }
   const problems = options.problems ?? HARD_PROBLEM_NAMES;
   const methods = options.methods ?? EVIDENCE_METHODS.filter((m) => m !== "cv");
-  const runs: CalibrationRun[] = [];
+  const runs: CalibrationRunSpec[] = [];
+  const problemStreams = createRng(seed).split(problems.length);
+  problems.forEach((problem, p) => {
+    const methodStreams = problemStreams[p].split(methods.length);
+    methods.forEach((method, m) => {
+      const seedStreams = methodStreams[m].split(seeds);
+      for (let s = 0; s < seeds; s++) {
+        const settings = options.settings?.[method];
+        runs.push({
+          problem,
+          method,
+          seed: Math.floor(seedStreams[s].uniform() * 0xffffffff),
+          ...(settings === undefined ? {} : { settings }),
+        });
+      }
+    });
+  });
+  return { seed, seeds, quick, problems, methods, runs };
+}
+
+/** The experiment's result from its runs, in the plan's order. */
+function assembleCalibration(plan: CalibrationPlan, runs: readonly CalibrationRun[]): CalibrationExperiment {
   const cells: CalibrationCell[] = [];
   const references: CalibrationExperiment["references"][number][] = [];
-  const problemStreams = createRng(seed).split(problems.length);
-  problems.forEach((name, p) => {
+  plan.problems.forEach((name, p) => {
     const problem = hardProblem(name);
     references.push({
       problem: name,
@@ -116,32 +185,26 @@ export function runCalibrationExperiment(options: CalibrationOptions = {}): Cali
       logZError: problem.logZError,
       description: problem.description,
     });
-    const methodStreams = problemStreams[p].split(methods.length);
-    methods.forEach((method, m) => {
-      const seedStreams = methodStreams[m].split(seeds);
-      const cellRuns: CalibrationRun[] = [];
-      for (let s = 0; s < seeds; s++) {
-        options.onProgress?.(`${name}, ${method}, seed ${s + 1} of ${seeds}`);
-        const runSeed = Math.floor(seedStreams[s].uniform() * 0xffffffff);
-        cellRuns.push(
-          calibrationRun(name, problem.model, problem.logZ, method, runSeed, options.settings?.[method]),
-        );
-      }
-      runs.push(...cellRuns);
-      cells.push(summariseCell(name, method, cellRuns, problem.logZError));
+    plan.methods.forEach((method, m) => {
+      const first = (p * plan.methods.length + m) * plan.seeds;
+      cells.push(summariseCell(name, method, runs.slice(first, first + plan.seeds), problem.logZError));
     });
   });
-  return { experiment: "calibration", seed, seeds, quick, references, cells, runs };
+  return {
+    experiment: "calibration",
+    seed: plan.seed,
+    seeds: plan.seeds,
+    quick: plan.quick,
+    references,
+    cells,
+    runs: [...runs],
+  };
 }
 
-function calibrationRun(
-  problem: HardProblemName,
-  model: ReturnType<typeof hardProblem>["model"],
-  reference: number,
-  method: EvidenceMethod,
-  seed: number,
-  settings: object | undefined,
-): CalibrationRun {
+/** One run: the method on the problem with the seed, compared with the problem's reference. */
+export function calibrationRun(spec: CalibrationRunSpec): CalibrationRun {
+  const { problem, method, seed, settings } = spec;
+  const { model, logZ: reference } = hardProblem(problem);
   const start = performance.now();
   try {
     const r = estimateEvidence(model, { method, seed, ...(settings === undefined ? {} : { settings }) });

@@ -8,21 +8,20 @@
  * approximation (thesis App. C, eqs. 6.65–6.66; refined to maximise the ELBO, see `ensembleMlp`).
  */
 
-import { robotArmData } from "../data/generators/robot-arm.js";
 import { OccamError } from "../errors.js";
-import { powerLadder, refineLadder } from "../evidence/tempering/schedule.js";
-import { bayesianMlp, predictBayesianMlp } from "../models/mlp/bayesian.js";
-import { ensembleEvidence, ensembleMlp } from "../models/mlp/ensemble.js";
-import { evidenceFramework } from "../models/mlp/evidence-framework.js";
-import { fitMaximumLikelihoodMlp } from "../models/mlp/maximum-likelihood.js";
-import type { MlpData } from "../models/mlp/network.js";
+import type { SweepEvidence } from "../models/mlp/temperature-sweep.js";
+import { siblingModule } from "../parallel/pool.js";
+import { type ParallelOptions, runUnits } from "../parallel/run.js";
 import {
-  type SweepEvidence,
-  sweepChaining,
-  sweepPathSampling,
-  sweepTemperatures,
-  type TemperatureSweep,
-} from "../models/mlp/temperature-sweep.js";
+  ROBOT_ARM_PARTS,
+  type RobotArmFrameworkPart,
+  type RobotArmMlPart,
+  type RobotArmPart,
+  type RobotArmPartResult,
+  type RobotArmSweepPart,
+  type RobotArmUnit,
+  robotArmPart,
+} from "./robot-arm-units.js";
 
 /** Options of {@link runRobotArmExperiment} (the CLI's `reproduce` options plus `hidden`). */
 export interface RobotArmExperimentOptions {
@@ -143,12 +142,6 @@ export function checkHiddenList(hidden: readonly number[], where: string): numbe
   return [...hidden];
 }
 
-function testError(Y: Float64Array, mean: Float64Array): number {
-  let s = 0;
-  for (let k = 0; k < Y.length; k++) s += (Y[k] - mean[k]) ** 2;
-  return s / Y.length;
-}
-
 function swept(up: SweepEvidence, down: SweepEvidence): SweptLogEvidence {
   const gap = down.logZ - up.logZ;
   const mid = 0.5 * (up.logZ + down.logZ);
@@ -164,17 +157,14 @@ function swept(up: SweepEvidence, down: SweepEvidence): SweptLogEvidence {
   };
 }
 
-/**
- * Runs the robot-arm reproduction (see the module header). Settings: full — 10 ML starts, a ladder of
- * 39 temperatures (Barber & Bishop's 20 values of λ, λ_i = (i/19)⁴, with a midpoint in each link for
- * path sampling), 30 warm-up and 30 kept sweeps per temperature, 500 burn-in sweeps and 200
- * posterior draws, 2000 ensemble draws; quick — 3 ML starts, 15 + 15 sweeps per temperature, 300
- * burn-in, 100 posterior draws, 1000 ensemble draws.
- */
-export function runRobotArmExperiment(options: RobotArmExperimentOptions): RobotArmExperiment {
+/** The network sizes, noise and settings of a run, checked. */
+function robotArmSetup(options: RobotArmExperimentOptions): {
+  hidden: number[];
+  noise: number;
+  settings: RobotArmSettings;
+} {
   const where = "robot-arm";
-  const started = performance.now();
-  const { seed, quick } = options;
+  const { quick } = options;
   const hidden = checkHiddenList(options.hidden ?? (quick ? [2, 8, 16] : [1, 2, 4, 8, 12, 16, 20]), where);
   const noise = options.noise ?? 0.05;
   if (!(Number.isFinite(noise) && noise > 0)) {
@@ -194,86 +184,93 @@ export function runRobotArmExperiment(options: RobotArmExperimentOptions): Robot
     temperatures: 39,
     chainingLambdas: 20,
   };
-  const { nTrain, nTest } = settings;
-  const train: MlpData = robotArmData({ n: nTrain, noiseSd: noise, seed });
-  const test: MlpData = robotArmData({ n: nTest, noiseSd: noise, seed: seed + 7919 });
-  const chain = powerLadder(19, 4);
-  const ladder = refineLadder(chain, 2);
-  const rows: RobotArmRow[] = [];
-  for (const H of hidden) {
-    const t0 = performance.now();
-    const say = (what: string) => options.onProgress?.(`H = ${H}: ${what}`);
-    say("maximum likelihood");
-    const ml = fitMaximumLikelihoodMlp(train, { hidden: H, test, starts: settings.mlStarts, seed });
-    const model = bayesianMlp(train, { hidden: H });
-    say("evidence framework");
-    const ef = evidenceFramework(model, { seed });
-    say("ensemble");
-    const ens = ensembleMlp(model, {
-      seed,
-      initialWeights: ef.fit.weights,
-      initialHyper: { noisePrecision: ef.fit.noisePrecision, groupPrecisions: ef.fit.groupPrecisions },
-    });
-    const ensEv = ensembleEvidence(ens, { samples: settings.ensembleSamples, seed });
-    const sweeps: Record<"up" | "down", TemperatureSweep> = {} as Record<"up" | "down", TemperatureSweep>;
-    for (const direction of ["down", "up"] as const) {
-      sweeps[direction] = sweepTemperatures(model, {
-        ladder,
-        direction,
-        warmupPerTemperature: settings.warmupPerTemperature,
-        drawsPerTemperature: settings.drawsPerTemperature,
-        burnIn: settings.burnIn,
-        endDraws: settings.posteriorDraws,
-        seed: seed + (direction === "up" ? 1 : 2),
-        onTemperature: (k, beta) =>
-          say(
-            `sweep ${direction === "up" ? "from the prior" : "from the posterior"}, θ = ${beta.toPrecision(3)} (${k})`,
-          ),
-      });
-    }
-    const post = sweeps.down.posterior;
-    const predict = (d: typeof post) => predictBayesianMlp(model.network, d, test.X, test.n).mean;
-    let noiseSd = 0;
-    for (let i = 0; i < post.nDraws; i++) noiseSd += 1 / Math.sqrt(post.noisePrecision[i]) / post.nDraws;
-    rows.push({
+  return { hidden, noise, settings };
+}
+
+/** The units of a run, the costliest first: each size's sweeps, then its framework and ML fits, largest size first. */
+function robotArmUnits(options: RobotArmExperimentOptions): RobotArmUnit[] {
+  const { hidden, noise, settings } = robotArmSetup(options);
+  const sizes = [...hidden].sort((a, b) => b - a);
+  return sizes.flatMap((H) =>
+    ROBOT_ARM_PARTS.map((part) => ({ part, hidden: H, seed: options.seed, noise, settings })),
+  );
+}
+
+/** The run's result from its units' parts (in any order: they are found by size and part). */
+function assembleRobotArm(
+  options: RobotArmExperimentOptions,
+  units: readonly RobotArmUnit[],
+  parts: readonly RobotArmPartResult[],
+  started: number,
+): RobotArmExperiment {
+  const { hidden, noise, settings } = robotArmSetup(options);
+  const rows = hidden.map((H): RobotArmRow => {
+    const of = (part: RobotArmPart) => parts[units.findIndex((u) => u.hidden === H && u.part === part)];
+    const ml = of("ml") as RobotArmMlPart & { seconds: number };
+    const framework = of("framework") as RobotArmFrameworkPart & { seconds: number };
+    const up = of("sweep-up") as RobotArmSweepPart & { seconds: number };
+    const down = of("sweep-down") as RobotArmSweepPart & { seconds: number };
+    const e = framework.ensemble;
+    return {
       hidden: H,
-      weights: model.weightCount,
-      mlTrainError: ml.meanTrainError,
-      mlTestError: ml.meanTestError as number,
-      fpe: ml.meanFpe ?? null,
-      bayesTestError: testError(test.Y, predict(post)),
-      bayesTestErrorFromPrior: testError(test.Y, predict(sweeps.up.posterior)),
-      noiseSd,
-      acceptance: post.acceptanceRate,
+      weights: framework.weights,
+      mlTrainError: ml.mlTrainError,
+      mlTestError: ml.mlTestError,
+      fpe: ml.fpe,
+      bayesTestError: down.testError,
+      bayesTestErrorFromPrior: up.testError,
+      noiseSd: down.noiseSd,
+      acceptance: down.acceptance,
       logEvidence: {
-        path: swept(sweepPathSampling(sweeps.up), sweepPathSampling(sweeps.down)),
-        chaining: swept(sweepChaining(sweeps.up, chain), sweepChaining(sweeps.down, chain)),
-        laplace: {
-          logZ: ef.logZ,
-          stdErr: ef.stdErr,
-          eq11: ef.fit.logEvidenceEq11,
-          converged: ef.fit.converged,
-        },
-        ensemble: ensembleSummary(
-          ensEv.logZ,
-          ensEv.stdErr,
-          ensEv.diagnostics.elbo as number,
-          ensEv.diagnostics.elboStdErr as number,
-          ensEv.diagnostics.paretoK,
-        ),
+        path: swept(up.path, down.path),
+        chaining: swept(up.chaining, down.chaining),
+        laplace: framework.laplace,
+        ensemble: ensembleSummary(e.logZ, e.stdErr, e.elbo, e.elboStdErr, e.paretoK),
       },
-      seconds: (performance.now() - t0) / 1000,
-    });
-  }
+      seconds: ml.seconds + framework.seconds + up.seconds + down.seconds,
+    };
+  });
   return {
     experiment: "robot-arm",
-    seed,
-    quick,
+    seed: options.seed,
+    quick: options.quick,
     noise,
     settings,
     rows,
     seconds: (performance.now() - started) / 1000,
   };
+}
+
+/**
+ * Runs the robot-arm reproduction (see the module header). Settings: full — 10 ML starts, a ladder of
+ * 39 temperatures (Barber & Bishop's 20 values of λ, λ_i = (i/19)⁴, with a midpoint in each link for
+ * path sampling), 30 warm-up and 30 kept sweeps per temperature, 500 burn-in sweeps and 200
+ * posterior draws, 2000 ensemble draws; quick — 3 ML starts, 15 + 15 sweeps per temperature, 300
+ * burn-in, 100 posterior draws, 1000 ensemble draws.
+ */
+export function runRobotArmExperiment(options: RobotArmExperimentOptions): RobotArmExperiment {
+  const started = performance.now();
+  const units = robotArmUnits(options);
+  const parts = units.map((u) => robotArmPart(u, (what) => options.onProgress?.(`H = ${u.hidden}: ${what}`)));
+  return assembleRobotArm(options, units, parts, started);
+}
+
+/**
+ * {@link runRobotArmExperiment} with each network size's four parts (the two sweeps, the evidence
+ * framework with the ensemble, the ML fits) run as units on worker threads or a Redis queue (see
+ * {@link ParallelOptions}); the result is the same bit for bit, apart from times.
+ */
+export async function runRobotArmExperimentInParallel(
+  options: RobotArmExperimentOptions & ParallelOptions,
+): Promise<RobotArmExperiment> {
+  const started = performance.now();
+  const units = robotArmUnits(options);
+  const parts = (await runUnits(
+    units.map((u) => ({ key: `H=${u.hidden}/${u.part}`, command: "robot-arm-part", payload: u })),
+    siblingModule(import.meta.url, "robot-arm-units"),
+    { ...options, onUnit: (done, total, key) => options.onProgress?.(`${key} done (${done} of ${total})`) },
+  )) as RobotArmPartResult[];
+  return assembleRobotArm(options, units, parts, started);
 }
 
 /** The ensemble estimate, without a standard error where k̂ says the weights' variance is infinite. */

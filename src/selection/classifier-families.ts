@@ -151,7 +151,8 @@ export interface ClassifierFamilyComparison {
   readonly seconds: number;
 }
 
-interface Resolved {
+/** The settings of a comparison of classifier families, checked and with every default filled in. */
+export interface ClassifierComparisonSettings {
   families: ClassifierFamilyName[];
   folds: number;
   seed: number;
@@ -160,13 +161,13 @@ interface Resolved {
   chains: number;
 }
 
-function resolve(options: CompareClassifierFamiliesOptions): Resolved {
+function resolve(options: CompareClassifierFamiliesOptions): ClassifierComparisonSettings {
   const families = (options.families ?? CLASSIFIER_FAMILIES).map((f) => checkFamilyName(f));
   if (families.length === 0) throw new OccamError("invalid-argument", "give at least one classifier family.");
   if (new Set(families).size !== families.length) {
     throw new OccamError("invalid-argument", `a family is listed twice: ${families.join(", ")}.`);
   }
-  const r: Resolved = {
+  const r: ClassifierComparisonSettings = {
     families,
     folds: options.folds ?? 5,
     seed: options.seed ?? 1,
@@ -230,7 +231,7 @@ function summarise(r: EvidenceEstimate): EstimateSummary {
 }
 
 /** Everything computed for one family before the families are weighed against each other. */
-interface FamilyRun {
+export interface FamilyRun {
   result: Omit<
     ClassifierFamilyResult,
     "included" | "probability" | "probabilityStdErr" | "probabilityInterval" | "stackingWeight"
@@ -244,7 +245,7 @@ function runFamily(
   model: ClassifierModel,
   partition: readonly Int32Array[],
   test: ClassificationData | null,
-  o: Resolved,
+  o: ClassifierComparisonSettings,
   options: CompareClassifierFamiliesOptions,
   rng: Rng,
 ): FamilyRun {
@@ -367,18 +368,84 @@ export function compareClassifierFamilies(
   options: CompareClassifierFamiliesOptions = {},
 ): ClassifierFamilyComparison {
   const start = performance.now();
+  const shared = prepareFamilies(train, options);
+  const runs = shared.o.families.map((_, i) => runFamilyOf(shared, options, i));
+  return weighClassifierFamilies(train, options, runs, start);
+}
+
+/** What every family's run shares: the options, the standardised rows, the folds and the streams. */
+interface SharedSetup {
+  o: ClassifierComparisonSettings;
+  scaled: ReturnType<typeof standardizeClassifierInputs>;
+  partition: Int32Array[];
+  streams: Rng[];
+}
+
+/**
+ * Checks a comparison's options and that the data support every family asked for (throwing the
+ * OccamError `compareClassifierFamilies` would), and returns its settings.
+ */
+export function checkClassifierComparison(
+  train: ClassificationData,
+  options: CompareClassifierFamiliesOptions,
+): ClassifierComparisonSettings {
   const o = resolve(options);
   checkFamilySupport(train, o.families, o.folds);
+  return o;
+}
+
+function prepareFamilies(train: ClassificationData, options: CompareClassifierFamiliesOptions): SharedSetup {
+  const o = checkClassifierComparison(train, options);
   const scaled = standardizeClassifierInputs(train, options.test ?? null);
   const K = train.classNames.length;
-  const [partitionRng, familyRng, simulationRng] = createRng(o.seed).split(3);
+  const [partitionRng, familyRng] = createRng(o.seed).split(3);
   const partition = stratifiedFolds(scaled.train.labels, K, o.folds, partitionRng);
-  const streams = familyRng.split(o.families.length);
-  const runs = o.families.map((name, i) => {
-    options.onProgress?.(`${name}: building the model`);
-    const model = buildClassifier(name, scaled.train, options.familyOptions);
-    return runFamily(name, model, partition, scaled.test, o, options, streams[i]);
-  });
+  return { o, scaled, partition, streams: familyRng.split(o.families.length) };
+}
+
+function runFamilyOf(shared: SharedSetup, options: CompareClassifierFamiliesOptions, i: number): FamilyRun {
+  const { o, scaled } = shared;
+  const name = o.families[i];
+  options.onProgress?.(`${name}: building the model`);
+  const model = buildClassifier(name, scaled.train, options.familyOptions);
+  return runFamily(name, model, shared.partition, scaled.test, o, options, shared.streams[i]);
+}
+
+/**
+ * The run of family `index` of `options.families` alone: its evidence, posterior, predictions and
+ * leave-one-out densities, exactly as {@link compareClassifierFamilies} computes them (the folds and
+ * the family's stream depend only on the seed and the family's position).
+ */
+export function classifierFamilyRun(
+  train: ClassificationData,
+  options: CompareClassifierFamiliesOptions,
+  index: number,
+): FamilyRun {
+  const shared = prepareFamilies(train, options);
+  if (!(Number.isInteger(index) && index >= 0 && index < shared.o.families.length)) {
+    throw new OccamError(
+      "invalid-argument",
+      `family index ${index} is not one of the ${shared.o.families.length} families.`,
+    );
+  }
+  return runFamilyOf(shared, options, index);
+}
+
+/**
+ * The comparison from every family's run (in the order of `options.families`): probabilities,
+ * stacking weights and the averaged predictions. `start` is when the work began (`performance.now()`).
+ */
+export function weighClassifierFamilies(
+  train: ClassificationData,
+  options: CompareClassifierFamiliesOptions,
+  runs: readonly FamilyRun[],
+  start: number,
+): ClassifierFamilyComparison {
+  const o = resolve(options);
+  const scaled = standardizeClassifierInputs(train, options.test ?? null);
+  const K = train.classNames.length;
+  // The third of the seed's streams, after the folds' and the families'.
+  const simulationRng = createRng(o.seed).split(3)[2];
   const warnings: string[] = [];
   const weights = familyProbabilities({
     names: o.families,

@@ -54,13 +54,24 @@ function listSubsets(p: number, which: ResolvedLinearOptions["subsets"]): number
   return out;
 }
 
-/** Each listed model's evidence by a sampled estimator, with the errors carried to Bayes factors and probabilities. */
-export function estimatedEvidences(
-  family: SubsetFamily,
-  o: ResolvedLinearOptions,
-  top: number,
-  onProgress: ((done: number, total: number) => void) | undefined,
-): Ranked {
+/**
+ * What a run of estimated evidences will compute: the listed subsets (ascending term lists), then any
+ * other model it needs (the intercept-only model, the reference of the Bayes factors, when not listed).
+ */
+export interface EstimationPlan {
+  readonly estimator: Exclude<LinearEstimator, "exact">;
+  /** The models compared. */
+  readonly subsets: readonly number[][];
+  /** `subsets` followed by the models needed besides: each is estimated once. */
+  readonly estimated: readonly number[][];
+}
+
+/**
+ * Lists the models of a run of estimated evidences and checks that the work is within
+ * MAX_ESTIMATED_MODELS default-size models times `capacity` (the number of workers sharing it; Infinity
+ * lifts the limit).
+ */
+export function planEstimation(family: SubsetFamily, o: ResolvedLinearOptions, capacity = 1): EstimationPlan {
   const p = family.terms.length;
   if (o.subsets === "all" && p > MAX_ENUMERATED_INPUTS) {
     throw new OccamError(
@@ -74,20 +85,57 @@ export function estimatedEvidences(
     (m) =>
       parents === undefined || parents(Uint8Array.from({ length: p }, (_, j) => (m.includes(j) ? 1 : 0))),
   );
-  checkWork(estimator, subsets.length, o.samples);
+  checkWork(estimator, subsets.length, o.samples, capacity);
+  const hasNull = subsets.some((m) => m.length === 0);
+  return { estimator, subsets, estimated: hasNull ? subsets : [...subsets, []] };
+}
+
+/** The estimator's function of a subset: its log evidence and standard error (see {@link evidenceEstimator}). */
+export function subsetEstimator(
+  family: SubsetFamily,
+  o: ResolvedLinearOptions,
+): (members: number[]) => [number, number] {
+  const estimator = o.estimator as Exclude<LinearEstimator, "exact">;
   const samples = estimator === "laplace" ? 0 : (o.samples ?? DEFAULT_SAMPLES[estimator]);
-  const estimate = evidenceEstimator(
-    family,
-    estimator,
-    methodOptions(estimator, samples, o.folds ?? 5),
-    o.seed,
-  );
-  const scores = new Float64Array(subsets.length);
-  const stdErr = new Float64Array(subsets.length);
-  subsets.forEach((members, i) => {
+  return evidenceEstimator(family, estimator, methodOptions(estimator, samples, o.folds ?? 5), o.seed);
+}
+
+/** Each listed model's evidence by a sampled estimator, with the errors carried to Bayes factors and probabilities. */
+export function estimatedEvidences(
+  family: SubsetFamily,
+  o: ResolvedLinearOptions,
+  top: number,
+  onProgress: ((done: number, total: number) => void) | undefined,
+): Ranked {
+  const plan = planEstimation(family, o);
+  const estimate = subsetEstimator(family, o);
+  const { estimated } = plan;
+  const scores = new Float64Array(estimated.length);
+  const stdErr = new Float64Array(estimated.length);
+  estimated.forEach((members, i) => {
     [scores[i], stdErr[i]] = estimate(members);
-    onProgress?.(i + 1, subsets.length);
+    if (i < plan.subsets.length) onProgress?.(i + 1, plan.subsets.length);
   });
+  return rankEstimates(family, o, top, plan, scores, stdErr);
+}
+
+/**
+ * The ranked models of a run of estimated evidences, from the estimates of `plan.estimated` (in its
+ * order, however they were computed), with the errors carried to Bayes factors and probabilities.
+ */
+export function rankEstimates(
+  family: SubsetFamily,
+  o: ResolvedLinearOptions,
+  top: number,
+  plan: EstimationPlan,
+  allScores: Float64Array,
+  allStdErr: Float64Array,
+): Ranked {
+  const p = family.terms.length;
+  const { estimator, subsets } = plan;
+  const samples = estimator === "laplace" ? 0 : (o.samples ?? DEFAULT_SAMPLES[estimator]);
+  const scores = allScores.subarray(0, subsets.length);
+  const stdErr = allStdErr.subarray(0, subsets.length);
   const listed = subsets.map((members, i) => ({ members, score: scores[i] }));
   const summary = summarizeSubsets(family, listed, {
     prior: o.modelPrior,
@@ -103,9 +151,9 @@ export function estimatedEvidences(
     INTERVAL_DRAWS,
   );
   const best = at(summary.top[0].members);
-  // The reference of log Bayes factors, the intercept-only model: estimated too when not among the listed.
-  const empty = indexOf.get("");
-  const [nullScore, nullStdErr] = empty === undefined ? estimate([]) : [scores[empty], stdErr[empty]];
+  // The reference of log Bayes factors, the intercept-only model: estimated besides when not listed.
+  const empty = plan.estimated.findIndex((m) => m.length === 0);
+  const [nullScore, nullStdErr] = [allScores[empty], allStdErr[empty]];
   const exact = family.exact ? subsets.map((m) => family.score(m)) : null;
   const errors = summary.top.map((m) => {
     const i = at(m.members);
@@ -208,18 +256,25 @@ function fmix32(h: number): number {
 }
 
 /** Refuses a run of estimated evidences whose work exceeds MAX_ESTIMATED_MODELS default-size models. */
-function checkWork(estimator: Exclude<LinearEstimator, "exact">, models: number, samples?: number): void {
+function checkWork(
+  estimator: Exclude<LinearEstimator, "exact">,
+  models: number,
+  samples: number | undefined,
+  capacity: number,
+): void {
   const scale =
     estimator === "laplace" ? 1 : (samples ?? DEFAULT_SAMPLES[estimator]) / DEFAULT_SAMPLES[estimator];
   const work = models * scale;
-  if (work <= MAX_ESTIMATED_MODELS) return;
-  const allowed = Math.max(0, Math.floor(MAX_ESTIMATED_MODELS / scale));
+  const limit = MAX_ESTIMATED_MODELS * capacity;
+  if (work <= limit) return;
+  const allowed = Math.max(0, Math.floor(limit / scale));
   throw new OccamError(
     "invalid-argument",
     `estimating the evidence of ${models} models with ${estimator}` +
       (estimator === "laplace" || samples === undefined ? "" : ` at --samples ${samples}`) +
-      ` is too slow (limit ${allowed} models${estimator === "laplace" ? "" : " at that sample size"}); ` +
-      "narrow with --subsets max=K or --inputs, or use --estimator exact.",
+      ` is too slow (limit ${allowed} models${estimator === "laplace" ? "" : " at that sample size"}` +
+      `${capacity > 1 ? ` on ${capacity} workers` : ""}); ` +
+      "narrow with --subsets max=K or --inputs, use more --workers or a --redis queue, or use --estimator exact.",
   );
 }
 

@@ -133,6 +133,32 @@ export function compareLinearModels(
   input: NumericTable | LinearData,
   options: CompareLinearOptions = {},
 ): LinearComparison {
+  const setup = prepareLinearComparison(input, options);
+  const { family, o, top, search } = setup;
+  let result: Ranked;
+  if (o.estimator !== "exact") result = estimatedEvidences(family, o, top, options.onProgress);
+  else if (search === "mcmc") result = sampled(family, o, top);
+  else result = enumerated(family, o, top);
+  return linearComparisonResult(setup, result);
+}
+
+/** A comparison set up: the checked options, the data, the family of the prior and how models are found. */
+export interface LinearComparisonSetup {
+  readonly start: number;
+  readonly o: ResolvedLinearOptions;
+  readonly data: LinearData;
+  readonly family: SubsetFamily;
+  readonly summary: LinearPriorSummary;
+  readonly tables: GTableStats;
+  readonly search: LinearComparison["search"];
+  readonly top: number;
+}
+
+/** Checks the options and data of {@link compareLinearModels} and builds the family of the prior. */
+export function prepareLinearComparison(
+  input: NumericTable | LinearData,
+  options: CompareLinearOptions,
+): LinearComparisonSetup {
   const start = performance.now();
   const o = resolveLinearOptions(options);
   const data = "design" in input ? input : numericDesign(input);
@@ -155,11 +181,13 @@ export function compareLinearModels(
       `--mcmc-steps applies only when subsets are sampled (--subsets all with more than ${MAX_ENUMERATED_INPUTS} inputs); these ${p} inputs are enumerated exactly.`,
     );
   }
-  const top = options.top ?? DEFAULT_LISTED;
-  let result: Ranked;
-  if (o.estimator !== "exact") result = estimatedEvidences(family, o, top, options.onProgress);
-  else if (search === "mcmc") result = sampled(family, o, top);
-  else result = enumerated(family, o, top);
+  return { start, o, data, family, summary, tables, search, top: options.top ?? DEFAULT_LISTED };
+}
+
+/** The typed result of a comparison from its ranked models. */
+export function linearComparisonResult(setup: LinearComparisonSetup, result: Ranked): LinearComparison {
+  const { o, data, family, summary, tables, search } = setup;
+  const { design } = data;
   const { summary: s } = result;
   const nullScore = family.exact ? family.score([]) : Number.NaN;
   const bestScore = s.top[0].score;
@@ -216,7 +244,7 @@ export function compareLinearModels(
     coefficients,
     factors: data.factors,
     medianModel: termNames.filter((_, t) => s.inclusion[t] >= 0.5),
-    seconds: (performance.now() - start) / 1000,
+    seconds: (performance.now() - setup.start) / 1000,
   };
 }
 

@@ -133,7 +133,7 @@ describe("occam compare", () => {
     ["bad --seed", [good, "--target", "y", "--seed", "-1"], /seed must be an integer/],
     [
       "too much sampling",
-      [good, "--target", "y", "--prior", "nig", "--estimator", "smc", "--samples", "12800"],
+      [good, "--target", "y", "--prior", "nig", "--estimator", "smc", "--samples", "12800", "--workers", "1"],
       /too slow \(limit 5 models at that sample size\); narrow with --subsets max=K or --inputs/,
     ],
     [

@@ -8,7 +8,7 @@ import { runCli } from "../support/cli.js";
 // One reproduction without a report, beside the real ones, to see `--report` refused for it.
 vi.mock("../../src/cli/reproductions.js", async (importOriginal) => {
   const original = await importOriginal<typeof import("../../src/cli/reproductions.js")>();
-  const bare: Reproduction = { run: () => ({ ran: true }), format: () => "ran" };
+  const bare: Reproduction = { run: () => ({ ran: true }), format: () => "ran", parallel: false };
   return { ...original, reproductions: { ...original.reproductions, bare: async () => bare } };
 });
 

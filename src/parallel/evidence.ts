@@ -1,0 +1,63 @@
+/**
+ * `compareEstimators` on a user's model with its methods spread over worker threads or a Redis queue:
+ * the methods that share posterior draws form one unit, every other method a unit of its own, and the
+ * outcomes are put back in the methods' order, so the comparison is the same bit for bit.
+ */
+import { basename, dirname, resolve } from "node:path";
+import {
+  type CompareEstimatorsOptions,
+  checkMethodCount,
+  type EstimatorComparison,
+  type EstimatorOutcome,
+  summariseEstimators,
+} from "../evidence/compare.js";
+import { type EvidenceMethod, NEEDS_DRAWS } from "../evidence/estimate.js";
+import { loadModel } from "../model/load.js";
+import { type EvidenceUnitResult, reviveSample } from "./evidence-units.js";
+import { siblingModule } from "./pool.js";
+import { type ParallelOptions, runUnits } from "./run.js";
+import type { Unit } from "./units.js";
+
+/**
+ * {@link compareEstimators} on the model whose module is at `modelPath` (on a queue, a path relative
+ * to the workers' data folder). Posterior draws made elsewhere (`draws`) are not taken here.
+ */
+export async function compareEstimatorsInParallel(
+  modelPath: string,
+  methods: readonly EvidenceMethod[],
+  options: Omit<CompareEstimatorsOptions, "draws"> & ParallelOptions = {},
+): Promise<EstimatorComparison> {
+  checkMethodCount(methods);
+  const model = await loadModel(modelPath);
+  const shared = methods.flatMap((m, i) => (NEEDS_DRAWS.has(m) ? [i] : []));
+  const groups = [
+    ...(shared.length > 0 ? [shared] : []),
+    ...methods.flatMap((m, i) => (NEEDS_DRAWS.has(m) ? [] : [[i]])),
+  ];
+  const seed = options.seed ?? 1;
+  // On this machine the model's own folder is the data folder; a queue's workers find it in theirs.
+  const local = options.redis === undefined;
+  const path = local ? basename(modelPath) : modelPath;
+  const units: Unit[] = groups.map((only) => ({
+    key: only.map((i) => methods[i]).join("+"),
+    command: "evidence-methods",
+    payload: { model: path, methods: [...methods], only, seed },
+  }));
+  const parts = (await runUnits(units, siblingModule(import.meta.url, "evidence-units"), {
+    ...options,
+    ...(local ? { dataFolder: dirname(resolve(modelPath)) } : {}),
+  })) as EvidenceUnitResult[];
+  const outcomes: EstimatorOutcome[] = new Array(methods.length);
+  groups.forEach((only, g) => {
+    only.forEach((i, k) => {
+      outcomes[i] = parts[g].outcomes[k];
+    });
+  });
+  const posterior = shared.length > 0 ? parts[0].posterior : undefined;
+  return summariseEstimators(
+    model,
+    outcomes,
+    posterior === undefined ? undefined : reviveSample(posterior),
+    options.threshold,
+  );
+}

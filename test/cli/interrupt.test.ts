@@ -1,0 +1,47 @@
+import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { regressionTable } from "../support/parallel.js";
+import { spawnOccam } from "../support/spawn.js";
+
+describe("Ctrl-C on a command with workers", () => {
+  const dir = mkdtempSync(join(tmpdir(), "occam-interrupt-"));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it("stops every worker, exits 130 and leaves no output behind", async () => {
+    const t = regressionTable(60, 6, 41);
+    const rows = [[...t.inputNames, "y"].join(",")];
+    for (let i = 0; i < t.n; i++) rows.push([...t.X.subarray(i * 6, (i + 1) * 6), t.y[i]].join(","));
+    writeFileSync(join(dir, "data.csv"), `${rows.join("\n")}\n`);
+    const report = join(dir, "report.html");
+    const run = spawnOccam(
+      [
+        "compare",
+        "data.csv",
+        "--target",
+        "y",
+        "--prior",
+        "nig",
+        "--estimator",
+        "smc",
+        "--samples",
+        "2048",
+      ].concat(["--workers", "2", "--json", "--report", report]),
+      dir,
+    );
+    // Long enough for the threads to be at work (the whole job takes half a minute or more), and then Ctrl-C.
+    await new Promise((resolve) => setTimeout(resolve, 12_000));
+    expect(run.child.exitCode, run.stderr).toBeNull();
+    const sent = Date.now();
+    run.child.kill("SIGINT");
+    const end = await run.exited;
+    expect(end.code).toBe(130);
+    // Every thread was stopped at once: the process did not wait for the units in flight.
+    expect(Date.now() - sent).toBeLessThan(10_000);
+    expect(run.stderr).toMatch(/interrupted: every worker was stopped and no output was written/);
+    expect(run.stdout).toBe("");
+    expect(existsSync(report)).toBe(false);
+    expect(readdirSync(dir)).toEqual(["data.csv"]);
+  });
+});

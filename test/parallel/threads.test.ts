@@ -1,0 +1,107 @@
+import { describe, expect, it } from "vitest";
+import {
+  runCalibrationExperiment,
+  runCalibrationExperimentInParallel,
+} from "../../src/experiments/calibration.js";
+import { runRobotArmExperiment, runRobotArmExperimentInParallel } from "../../src/experiments/robot-arm.js";
+import { compareClassifierFamiliesInParallel } from "../../src/parallel/classify.js";
+import { compareLinearModelsInParallel } from "../../src/parallel/compare.js";
+import { runUnits } from "../../src/parallel/run.js";
+import { createRng } from "../../src/random/rng.js";
+import { compareClassifierFamilies } from "../../src/selection/classifier-families.js";
+import { compareLinearModels } from "../../src/selection/linear.js";
+import { regressionTable, sourceModule, withoutTimes } from "../support/parallel.js";
+
+/** A robot-arm run small enough for a test. */
+const TINY = {
+  nTrain: 30,
+  nTest: 20,
+  mlStarts: 1,
+  warmupPerTemperature: 2,
+  drawsPerTemperature: 3,
+  burnIn: 20,
+  posteriorDraws: 10,
+  ensembleSamples: 50,
+};
+
+describe("units on worker threads", () => {
+  it("compare --estimator gives the serial result bit for bit with 1, 2 and 4 workers", async () => {
+    const table = regressionTable(30, 3, 11);
+    const options = { prior: "nig" as const, estimator: "smc" as const, samples: 100, seed: 5 };
+    const serial = withoutTimes(compareLinearModels(table, options));
+    for (const workers of [1, 2, 4]) {
+      const parallel = await compareLinearModelsInParallel(table, { ...options, workers });
+      expect(withoutTimes(parallel)).toBe(serial);
+    }
+    // Blocks of any size give the same numbers: a model's estimate depends on its own seed only.
+    const odd = await compareLinearModelsInParallel(table, { ...options, workers: 2, blockSize: 3 });
+    expect(withoutTimes(odd)).toBe(serial);
+  });
+
+  it("reproduce robot-arm gives the serial result bit for bit with 1, 2 and 4 workers", async () => {
+    const options = { seed: 3, quick: true, hidden: [1], settings: TINY };
+    const serial = withoutTimes(runRobotArmExperiment(options));
+    for (const workers of [1, 2, 4]) {
+      expect(withoutTimes(await runRobotArmExperimentInParallel({ ...options, workers }))).toBe(serial);
+    }
+  });
+
+  it("reproduce calibration gives the serial result bit for bit with 1 and 2 workers", async () => {
+    const options = {
+      seed: 2,
+      quick: true,
+      seeds: 2,
+      problems: ["rosenbrock" as const],
+      methods: ["laplace" as const, "smc" as const],
+    };
+    const serial = withoutTimes(runCalibrationExperiment(options));
+    for (const workers of [1, 2]) {
+      expect(withoutTimes(await runCalibrationExperimentInParallel({ ...options, workers }))).toBe(serial);
+    }
+  });
+
+  it("classify gives the serial result bit for bit with 1 and 2 workers", async () => {
+    const rng = createRng(4);
+    const n = 40;
+    const X = new Float64Array(n * 2);
+    const labels = new Int32Array(n);
+    for (let i = 0; i < n; i++) {
+      labels[i] = i % 2;
+      X[2 * i] = (labels[i] === 1 ? 1 : -1) + rng.normal();
+      X[2 * i + 1] = rng.normal();
+    }
+    const train = { X, labels, n, p: 2, inputNames: ["a", "b"], classNames: ["no", "yes"] };
+    const options = { families: ["logistic", "pknn"] as const, draws: 200, warmup: 100, seed: 5, folds: 3 };
+    const serial = withoutTimes(compareClassifierFamilies(train, options));
+    for (const workers of [1, 2]) {
+      expect(withoutTimes(await compareClassifierFamiliesInParallel(train, { ...options, workers }))).toBe(
+        serial,
+      );
+    }
+  });
+
+  it("refuses a number of workers that is not a whole number from 1 to 1024", async () => {
+    for (const workers of [0, 1.5, 2000, Number.NaN]) {
+      const error = await runUnits([], sourceModule("parallel/compare-units.ts"), { workers }).catch(
+        (e) => e,
+      );
+      expect(error.code).toBe("invalid-argument");
+      expect(error.message).toMatch(/workers must be a whole number/);
+    }
+  });
+
+  it("stops every thread and rejects with `aborted` when its signal fires", async () => {
+    const table = regressionTable(40, 5, 12);
+    const controller = new AbortController();
+    const run = compareLinearModelsInParallel(table, {
+      prior: "nig",
+      estimator: "smc",
+      samples: 2000,
+      workers: 2,
+      signal: controller.signal,
+    });
+    setTimeout(() => controller.abort(), 300);
+    const error = await run.catch((e) => e);
+    expect(error.code).toBe("aborted");
+  });
+});
