@@ -7,6 +7,7 @@
 import { OccamError } from "../../errors.js";
 import { logAddExp } from "../../math/logspace.js";
 import { showPoint } from "../result.js";
+import type { InsertionRanks } from "./insertion.js";
 import type { DeadPoints, LiveSet } from "./live-points.js";
 import type { DrawContext, Proposals } from "./proposals.js";
 
@@ -80,7 +81,8 @@ function stopReason(
  * run's own log Z, or the lowest live likelihood reaches `logLHigh` (a dynamic batch's upper bound),
  * or a limit is reached; then kills the remaining live points in increasing likelihood. Every dead
  * point goes to `ctx.dead`, each replacement continuing the thread of the point it replaced.
- * `logXStart` is the expected log prior volume above the live points' lower bound (0 from the prior).
+ * `logXStart` is the expected log prior volume above the live points' lower bound (0 from the prior);
+ * `ranks`, when given, collects each new point's insertion rank among the live points.
  */
 export function evolve(
   ctx: RunContext,
@@ -88,6 +90,7 @@ export function evolve(
   dlogz: number,
   logLHigh: number,
   logXStart = 0,
+  ranks?: InsertionRanks,
 ): EvolveResult {
   const { dead, proposals, space, likelihood } = ctx;
   const k = live.size;
@@ -122,6 +125,7 @@ export function evolve(
       );
     }
     dead.evaluations[index] = likelihood.evaluations - before;
+    ranks?.add(logL, live.logL, w);
     live.set(w, x, theta, logL, live.thread[w]);
     const weight =
       (previous === Number.NEGATIVE_INFINITY ? logLStar : logAddExp(previous, logLStar)) - Math.LN2;

@@ -11,6 +11,7 @@ import type { BayesModel } from "../../model/model.js";
 import { checkModel, type EvidenceEstimate, evidenceResult, resolveRng, secondsSince } from "../result.js";
 import { type BatchRecord, runBatches } from "./dynamic.js";
 import { drawFromPrior, type EvolveResult, evolve, type RunContext, type StopReason } from "./evolve.js";
+import { InsertionRanks } from "./insertion.js";
 import { integrateRun, orderRun, type RunIntegral, type RunOrder } from "./integrate.js";
 import { DeadPoints, Likelihood, LiveSet, pointSpace } from "./live-points.js";
 import { type NestedSamplingOptions, type NestedSettings, resolveNestedOptions } from "./options.js";
@@ -76,6 +77,8 @@ export interface NestedDiagnostics {
     readonly maxEllipsoids: number;
     /** Largest bootstrap expansion factor applied to the ellipsoids' axes. */
     readonly maxExpansion: number;
+    /** Points drawn by a slice move instead, after 50 slices' worth of tries in the ellipsoids ("auto"). */
+    readonly fallbacks: number;
   } | null;
   /** The slice sampler's work (null if it drew no point). */
   readonly slices: {
@@ -91,6 +94,11 @@ export interface NestedDiagnostics {
   } | null;
   /** Kish effective sample size of the weighted posterior draws. */
   readonly posteriorEss: number;
+  /**
+   * The insertion-rank test of the baseline run (Fowlie, Handley & Su 2020): the KS distance of the new
+   * points' ranks among the live points from uniform, and its p-value (null under 100 iterations).
+   */
+  readonly insertion: { readonly statistic: number; readonly pValue: number | null };
   /** The batches of a dynamic run (empty for a static one). */
   readonly batches: readonly BatchRecord[];
   readonly record: NestedRecord;
@@ -117,6 +125,8 @@ export type NestedSamplingResult = EvidenceEstimate<"nested", NestedDiagnostics>
 const WHERE = "nestedSampling";
 /** A slice move whose mean whitened jump is below this left its new points correlated with their starts. */
 const MIN_SLICE_JUMP = 0.5;
+/** Insertion ranks less uniform than this p-value mark the run unreliable (a false alarm in 1000 sound runs). */
+const MIN_INSERTION_P = 1e-3;
 
 /**
  * Evidence by nested sampling (Skilling 2006). K live points are drawn from the prior; each iteration
@@ -164,24 +174,18 @@ export function nestedSampling(model: BayesModel, options: NestedSamplingOptions
   const k = settings.livePoints;
   const live = new LiveSet(k, model.dim);
   drawFromPrior(ctx, live, ctx.dead.addThreads(k, Number.NEGATIVE_INFINITY, 0));
-  const baseline = evolve(ctx, live, settings.dlogz, Number.POSITIVE_INFINITY);
+  const ranks = new InsertionRanks(k);
+  const baseline = evolve(ctx, live, settings.dlogz, Number.POSITIVE_INFINITY, 0, ranks);
   const batches = settings.dynamic === null ? [] : runBatches(ctx, settings.dynamic, settings.dlogz);
   const run = orderRun(ctx.dead);
   const integral = integrateRun(run);
   const error = simulateError(run, integral.logZ, errorRng, settings.simulations);
   const posterior = posteriorDraws(ctx.dead, run, integral);
   const stats = ctx.proposals.summary();
-  const diagnostics = nestedDiagnostics(
-    ctx,
-    settings,
-    baseline,
-    batches,
-    run,
-    integral,
-    error,
-    posterior,
-    stats,
-  );
+  const diagnostics: NestedDiagnostics = {
+    ...nestedDiagnostics(ctx, settings, baseline, batches, run, integral, error, posterior, stats),
+    insertion: ranks.test(),
+  };
   const { unreliable, warnings } = nestedChecks(settings, baseline, diagnostics);
   const result = evidenceResult({
     method: "nested" as const,
@@ -220,18 +224,14 @@ function nestedDiagnostics(
   error: SimulatedError,
   posterior: NestedPosterior,
   stats: ProposalStats,
-): NestedDiagnostics {
+): Omit<NestedDiagnostics, "insertion"> {
   const jump = ctx.proposals.sliceJump();
   const evaluations = Array.from(run.order, (k) => ctx.dead.evaluations[k]);
   return {
     livePoints: settings.livePoints,
     space: ctx.space.kind,
     sampler:
-      stats.switchedAt !== null && stats.ellipsoidPoints > 0
-        ? "ellipsoid-then-slice"
-        : stats.slicePoints > 0
-          ? "slice"
-          : "ellipsoid",
+      stats.switchedAt !== null ? "ellipsoid-then-slice" : stats.ellipsoidPoints > 0 ? "ellipsoid" : "slice",
     switchedAt: stats.switchedAt,
     iterations: ctx.iterations,
     deadPoints: run.size,
@@ -252,6 +252,7 @@ function nestedDiagnostics(
             boundFits: stats.boundFits,
             maxEllipsoids: stats.maxEllipsoids,
             maxExpansion: stats.maxExpansion,
+            fallbacks: stats.fallbacks,
           },
     slices:
       stats.slicePoints === 0 || jump.jump === null || jump.scale === null
@@ -290,6 +291,15 @@ function nestedChecks(
     unreliable.push(
       `the run stopped at its ${baseline.stop} limit before the live points' remaining contribution fell below ` +
         `dlogz = ${settings.dlogz} (they could still add ${left}, counted only by their average): raise ${baseline.stop}.`,
+    );
+  }
+  const { pValue, statistic } = diagnostics.insertion;
+  if (pValue !== null && pValue < MIN_INSERTION_P) {
+    unreliable.push(
+      `the new points' likelihood ranks among the live points are not uniform (KS distance ${statistic.toFixed(3)}, ` +
+        `p = ${pValue.toExponential(1)}; Fowlie, Handley & Su 2020): the constrained draws are not draws from the prior ` +
+        `above the bound, which biases log Z. Raise slices (now ${settings.slices}) and livePoints (now ${settings.livePoints}; ` +
+        "the slice metric needs many more live points than dimensions), or use the ellipsoids in low dimension.",
     );
   }
   const slices = diagnostics.slices;

@@ -17,7 +17,7 @@ export interface ProposalStats {
   readonly kind: "ellipsoid" | "slice";
   /** Iteration at which "auto" switched from ellipsoids to slices (null when it did not). */
   readonly switchedAt: number | null;
-  /** Points drawn inside ellipsoids (or the whole cube) and the likelihood evaluations they took. */
+  /** Points drawn inside ellipsoids (or the whole cube) and the likelihood evaluations they took (failed tries included). */
   readonly ellipsoidPoints: number;
   readonly ellipsoidEvaluations: number;
   /** Bounds fitted, the most ellipsoids in one, and the largest bootstrap expansion factor applied. */
@@ -27,6 +27,8 @@ export interface ProposalStats {
   /** Points drawn by slice moves and the likelihood evaluations they took. */
   readonly slicePoints: number;
   readonly sliceEvaluations: number;
+  /** Points "auto" drew by a slice move after too many tries inside the ellipsoids. */
+  readonly fallbacks: number;
 }
 
 /** Run-wide things a draw needs. */
@@ -59,9 +61,8 @@ export class Proposals {
   /** Cholesky factors of the live points' clusters (slice sampler), and each live point's cluster. */
   private metrics: Float64Array[] = [];
   private labels = new Int32Array(0);
-  /** Ellipsoid draws at the last fit, and whether the draws between the two fits before cost more than slices. */
-  private pointsAtFit = 0;
-  private costly = false;
+  /** Points drawn and likelihood evaluations when the current window of the cost comparison began. */
+  private window = { points: 0, evaluations: 0 };
   private stats = {
     ellipsoidPoints: 0,
     ellipsoidEvaluations: 0,
@@ -70,6 +71,7 @@ export class Proposals {
     maxExpansion: 1,
     slicePoints: 0,
     sliceEvaluations: 0,
+    fallbacks: 0,
   };
 
   constructor(private readonly context: DrawContext) {
@@ -115,12 +117,16 @@ export class Proposals {
     if (this.kind === "ellipsoid") {
       const before = this.context.likelihood.evaluations;
       const logL = this.drawInBound(live, logLStar, logX, x, theta, iteration);
+      this.stats.ellipsoidEvaluations += this.context.likelihood.evaluations - before;
       if (logL !== null) {
         this.stats.ellipsoidPoints++;
-        this.stats.ellipsoidEvaluations += this.context.likelihood.evaluations - before;
         return logL;
       }
-      this.switchToSlices(iteration);
+      if (this.kind === "ellipsoid") {
+        // "auto" gave up on this point: a slice move draws it, and the bound is refitted for the next.
+        this.stats.fallbacks++;
+        this.fitted = false;
+      }
     }
     return this.drawBySlices(live, exclude, logLStar, x, theta, iteration);
   }
@@ -141,11 +147,20 @@ export class Proposals {
   ): number | null {
     const { rng, space, likelihood, settings } = this.context;
     if (!this.fitted || likelihood.evaluations - this.evaluationsAtFit >= live.size) {
-      if (this.fitted && this.costlierThanSlices()) return null;
+      if (this.costlierThanSlices(live.size)) {
+        this.switchToSlices(iteration);
+        return null;
+      }
       this.fitBound(live, logX);
     }
     const bound = this.bound;
-    for (let tries = 0; tries < settings.maxTries; ) {
+    // Under "auto" a point that would cost ten slice moves is drawn by one instead: the bound has
+    // lost most of its region (a mode with too few points to get an ellipsoid of its own).
+    const maxTries =
+      settings.sampler === "auto"
+        ? Math.min(settings.maxTries, 10 * EVALUATIONS_PER_SLICE * settings.slices)
+        : settings.maxTries;
+    for (let tries = 0; tries < maxTries; ) {
       if (bound !== null) {
         tries += bound.sample(rng, x);
         if (!insideCube(x)) continue;
@@ -169,18 +184,20 @@ export class Proposals {
 
   /**
    * Under "auto", whether the ellipsoids have cost more likelihood evaluations per point than slice
-   * moves would, over the draws since the last fit and the draws between the two fits before (two in a
-   * row, so that one poorly fitted bound does not end the ellipsoids for the rest of the run).
+   * moves would, judged over windows of at least a quarter of the live points' number of new points
+   * (or 50 evaluations per live point, when points come that slowly): a bound or two fitted poorly
+   * while a mode dies (eggbox) cost a few hundred evaluations, and must not end the ellipsoids for the
+   * rest of the run.
    */
-  private costlierThanSlices(): boolean {
+  private costlierThanSlices(livePoints: number): boolean {
     const { settings, likelihood } = this.context;
     if (settings.sampler !== "auto") return false;
-    const points = this.stats.ellipsoidPoints - this.pointsAtFit;
-    const cost = (likelihood.evaluations - this.evaluationsAtFit) / Math.max(points, 1);
-    const costly = cost > EVALUATIONS_PER_SLICE * settings.slices;
-    const twice = costly && this.costly;
-    this.costly = costly;
-    return twice;
+    const drawn = this.stats.ellipsoidPoints + this.stats.slicePoints;
+    const points = drawn - this.window.points;
+    const evaluations = likelihood.evaluations - this.window.evaluations;
+    if (points < livePoints / 4 && evaluations < 50 * livePoints) return false;
+    this.window = { points: drawn, evaluations: likelihood.evaluations };
+    return evaluations / Math.max(points, 1) > EVALUATIONS_PER_SLICE * settings.slices;
   }
 
   /** Ellipsoids around the live points in the cube, or none while they are larger than the cube. */
@@ -197,7 +214,6 @@ export class Proposals {
     this.bound = union.logVolume < 0 ? union : null;
     this.fitted = true;
     this.evaluationsAtFit = likelihood.evaluations;
-    this.pointsAtFit = this.stats.ellipsoidPoints;
     this.stats.boundFits++;
     this.stats.maxEllipsoids = Math.max(this.stats.maxEllipsoids, union.ellipsoids.length);
     this.stats.maxExpansion = Math.max(this.stats.maxExpansion, expansion);
