@@ -106,6 +106,18 @@ describe("dynamic nested sampling", () => {
 });
 
 describe("nestedSampling's limits", () => {
+  it("marks slice moves with too few live points and slices per dimension unreliable, saying what to raise", () => {
+    const r = nestedSampling(meanModel(6), { livePoints: 20, seed: 1 });
+    expect(r.diagnostics.sampler).toBe("slice");
+    expect(r.reliable).toBe(false);
+    expect(r.warnings.join(" ")).toMatch(
+      /20 live points and 9 slices in 6 dimensions.*Raise livePoints \(the default is 500\)/,
+    );
+    expect(
+      nestedSampling(meanModel(6), { livePoints: 24, seed: 1, maxIterations: 10 }).warnings.join(" "),
+    ).not.toMatch(/live points and .* slices in/);
+  });
+
   it("marks a run stopped by maxEvaluations unreliable, naming the limit", () => {
     const model = withTransform(meanModel(2));
     const r = nestedSampling(model, { livePoints: 50, maxEvaluations: 300, seed: 1 });
