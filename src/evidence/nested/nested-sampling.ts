@@ -146,14 +146,17 @@ const MIN_INSERTION_P = 1e-3;
  * is uniform; up to 10 dimensions they are drawn uniformly inside ellipsoids fitted to the live points
  * (split by 2-means when it pays and expanded by a bootstrap factor, as dynesty and MultiNest do), and
  * by slice sampling along random directions in the live points' metric otherwise (PolyChord, dynesty's
- * rslice), also when the ellipsoids become costlier than slices. Without a transform the points live in
+ * rslice), also for a point the ellipsoids would need fifty slices' worth of tries to find, and for
+ * good when they become costlier than slices. Without a transform the points live in
  * θ, drawn from `samplePrior`, and move by slice sampling on the prior density restricted to L > L*,
  * with the metric of the live points in θ.
  *
- * Standard error: 200 simulated runs, each resampling the run's threads and drawing the shrinkage
- * factors t ~ Beta(n, 1) anew (dynesty's simulate_run); their standard deviation. Skilling's √(H/K) and
- * each source alone are in the diagnostics. The result is unreliable when the run stopped on a limit
- * before the dlogz rule, or when the slice moves barely left their starting points.
+ * Standard error: the larger spread of log Z over 200 runs with the shrinkage factors t ~ Beta(n, 1)
+ * drawn anew and over 200 with the run's threads resampled (dynesty's jitter_run and resample_run; see
+ * uncertainty.ts for why not both at once). Skilling's √(H/K) and each spread are in the diagnostics.
+ * The result is unreliable when the run stopped on a limit before the dlogz rule, when the new points'
+ * insertion ranks are not uniform, or when the slice moves barely left their starting points or ran
+ * with fewer than 4 · dim live points and slices.
  *
  * Posterior: every dead point with its normalised weight (`posterior`), and the run's record (log X,
  * log L, weights, live points and evaluations per iteration) in the diagnostics. With `dynamic`, batches

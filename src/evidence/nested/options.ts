@@ -79,8 +79,9 @@ export interface NestedSamplingOptions extends RandomOptions {
    */
   maxEvaluations?: number;
   /**
-   * Proposals inside the ellipsoids per new point before the run is declared stalled (under "auto",
-   * the sampler then switches to slices instead).
+   * Proposals inside the ellipsoids per new point before the run is declared stalled, with an
+   * `OccamError` that says what to change (sampler "ellipsoid"). Under "auto" a point gives up after
+   * the smaller of this and fifty slices' worth of evaluations, and is drawn by a slice move instead.
    * @defaultValue 100000
    */
   maxTries?: number;
