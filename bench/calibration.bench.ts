@@ -2,8 +2,8 @@
  * The calibration of every evidence method on the hard-problem suite at default settings, over
  * `OCCAM_CALIBRATION_SEEDS` seeds per problem (20 unless set), the experiment behind
  * `occam reproduce calibration`. Long: hours on two cores for 20 seeds. `OCCAM_CALIBRATION_PROBLEMS`
- * (comma-separated names) runs only some problems, `OCCAM_CALIBRATION_METHODS` only some methods. Prints the table, and writes the whole result as
- * JSON to `OCCAM_CALIBRATION_OUT` when set.
+ * and `OCCAM_CALIBRATION_METHODS` (comma-separated names) run only some problems and methods. Prints
+ * the table, and writes the whole result as JSON to `OCCAM_CALIBRATION_OUT` when set.
  */
 import { writeFileSync } from "node:fs";
 import { formatCalibrationReport } from "../src/cli/reports/calibration.js";

@@ -11,7 +11,7 @@ import { logAddExp, logSumExp } from "../../math/logspace.js";
 import type { Rng } from "../../random/rng.js";
 
 /** log of the volume of the unit ball in d dimensions, π^{d/2} / Γ(d/2 + 1). */
-export function logUnitBallVolume(d: number): number {
+function logUnitBallVolume(d: number): number {
   return 0.5 * d * Math.log(Math.PI) - gammaln(0.5 * d + 1);
 }
 

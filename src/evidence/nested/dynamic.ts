@@ -31,7 +31,7 @@ const MAX_FRACTION = 0.8;
  * the batch spans the points above 0.8 of the largest importance, padded by one point each side.
  * Returns the bounds as indices into the ordered run (−1 or `size` when a side is open).
  */
-export function importanceRange(
+function importanceRange(
   run: RunOrder,
   integral: RunIntegral,
   posteriorFraction: number,
@@ -75,7 +75,7 @@ export function importanceRange(
  * below the level, its first point above it. These points are independent draws from the prior above
  * the level, the starting material (bounds, slice starts) for a batch's new live points.
  */
-export function liveSetAt(ctx: RunContext, run: RunOrder, level: number): LiveSet {
+function liveSetAt(ctx: RunContext, run: RunOrder, level: number): LiveSet {
   const { dead } = ctx;
   const taken = new Uint8Array(run.threadCount);
   const picked: number[] = [];
