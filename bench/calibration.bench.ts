@@ -2,11 +2,12 @@
  * The calibration of every evidence method on the hard-problem suite at default settings, over
  * `OCCAM_CALIBRATION_SEEDS` seeds per problem (20 unless set), the experiment behind
  * `occam reproduce calibration`. Long: hours on two cores for 20 seeds. `OCCAM_CALIBRATION_PROBLEMS`
- * (comma-separated names) runs only some problems. Prints the table, and writes the whole result as
- * JSON to `OCCAM_CALIBRATION_OUT` when set.
+ * and `OCCAM_CALIBRATION_METHODS` (comma-separated names) run only some problems and methods. Prints
+ * the table, and writes the whole result as JSON to `OCCAM_CALIBRATION_OUT` when set.
  */
 import { writeFileSync } from "node:fs";
 import { formatCalibrationReport } from "../src/cli/reports/calibration.js";
+import type { EvidenceMethod } from "../src/evidence/estimate.js";
 import { runCalibrationExperiment } from "../src/experiments/calibration.js";
 import type { HardProblemName } from "../src/models/hard-problems/index.js";
 
@@ -14,9 +15,11 @@ import type { HardProblemName } from "../src/models/hard-problems/index.js";
 export function measurements(): Record<string, number> {
   const seeds = Number(process.env.OCCAM_CALIBRATION_SEEDS ?? 20);
   const problems = process.env.OCCAM_CALIBRATION_PROBLEMS?.split(",") as HardProblemName[] | undefined;
+  const methods = process.env.OCCAM_CALIBRATION_METHODS?.split(",") as EvidenceMethod[] | undefined;
   const result = runCalibrationExperiment({
     seeds,
     problems,
+    methods,
     onProgress: (step) => process.stderr.write(`\r\x1b[2K${step}`),
   });
   process.stderr.write("\n");

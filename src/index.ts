@@ -130,6 +130,18 @@ export {
   laplace,
 } from "./evidence/laplace.js";
 export {
+  type BatchRecord,
+  type DynamicNestedOptions,
+  type NestedDiagnostics,
+  type NestedPosterior,
+  type NestedRecord,
+  type NestedSampler,
+  type NestedSamplingOptions,
+  type NestedSamplingResult,
+  nestedSampling,
+  type StopReason as NestedStopReason,
+} from "./evidence/nested/nested-sampling.js";
+export {
   type PathLadderDiagnostics,
   type PathLadderOptions,
   type PathRandomDiagnostics,

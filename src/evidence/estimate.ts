@@ -21,6 +21,11 @@ import {
   importanceSampling,
 } from "./importance-sampling.js";
 import { type LaplaceOptions, type LaplaceResult, laplace } from "./laplace.js";
+import {
+  type NestedSamplingOptions,
+  type NestedSamplingResult,
+  nestedSampling,
+} from "./nested/nested-sampling.js";
 import { type PathSamplingOptions, type PathSamplingResult, pathSampling } from "./path-sampling.js";
 import {
   type PosteriorSample,
@@ -58,6 +63,7 @@ export interface EvidenceMethodSettings {
   ais: Settings<AnnealedImportanceSamplingOptions>;
   smc: Settings<TemperedSmcOptions>;
   tmcmc: Settings<TransitionalMcmcOptions>;
+  nested: Settings<NestedSamplingOptions>;
   /** Cross-validated evidence; `form` defaults to "chain-rule", the one that estimates log Z. */
   cv: Partial<Settings<CrossValidatedEvidenceOptions>>;
   entropy: Settings<EntropyEvidenceOptions>;
@@ -82,6 +88,7 @@ export type EvidenceResult =
   | AisResult
   | TemperedSmcResult
   | TransitionalMcmcResult
+  | NestedSamplingResult
   | CrossValidatedResult
   | EntropyResult;
 
@@ -102,6 +109,7 @@ export const EVIDENCE_METHODS: readonly EvidenceMethod[] = [
   "ais",
   "smc",
   "tmcmc",
+  "nested",
   "cv",
   "entropy",
 ];
@@ -224,6 +232,8 @@ function runMethod(
       return temperedSmc(model, { ...settings, rng });
     case "tmcmc":
       return transitionalMcmc(model, { ...settings, rng });
+    case "nested":
+      return nestedSampling(model, { ...settings, rng });
     case "cv":
       return crossValidatedEvidence(model, { form: "chain-rule", ...settings, rng });
     case "entropy":

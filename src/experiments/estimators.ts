@@ -166,6 +166,8 @@ function settingsFor(method: EstimatorName, quick: boolean): object {
       return { particles: 256 };
     case "smc":
       return { particles: 512 };
+    case "nested":
+      return { livePoints: 200 };
     default:
       return {};
   }

@@ -41,6 +41,14 @@ export interface BayesModel {
   logLikelihood(theta: Float64Array): number;
   /** A draw from the prior. */
   samplePrior(rng: Rng): Float64Array;
+  /**
+   * The prior as a map from the unit cube (dynesty's and UltraNest's prior transform): writes into
+   * `out` the point θ = F⁻¹(u) for u in the open cube (0, 1)^dim, so that θ is distributed as the
+   * prior when u is uniform, and returns `out`. For independent coordinates F⁻¹ is each marginal's
+   * quantile function. Nested sampling uses it to draw from the prior restricted to L(θ) > L* by
+   * drawing u inside bounds fitted in the cube, where the prior is flat.
+   */
+  priorTransform?(u: Float64Array, out: Float64Array): Float64Array;
   /** Writes ∇ log p(θ) into `grad` and returns log p(θ). */
   gradLogPrior?(theta: Float64Array, grad: Float64Array): number;
   /** Writes ∇ log L(θ) into `grad` and returns log L(θ). */
@@ -134,7 +142,52 @@ export function defineModel<M extends BayesModel>(model: M, options: DefineModel
     checkGradient(model.gradLogPrior, theta, grad, lp, "gradLogPrior", "logPrior", where);
     checkGradient(model.gradLogLikelihood, theta, grad, ll, "gradLogLikelihood", "logLikelihood", where);
   }
+  checkPriorTransform(model, rng, checkDraws);
   return Object.freeze(model);
+}
+
+/**
+ * Checks `model.priorTransform`, when present, at `count` uniform points of the cube: it must return
+ * a Float64Array of length `dim` with finite entries inside the prior's support (a finite log prior).
+ * A transform that maps part of the cube outside the support would make nested sampling propose
+ * points the prior does not have.
+ */
+function checkPriorTransform(model: BayesModel, rng: Rng, count: number): void {
+  const transform = model.priorTransform;
+  if (transform === undefined) return;
+  if (typeof transform !== "function") {
+    throw new OccamError("invalid-argument", "model.priorTransform must be a function (u, out) => out.");
+  }
+  const u = new Float64Array(model.dim);
+  for (let i = 0; i < Math.max(count, 1); i++) {
+    // The cube's centre first, then uniform points (0 excluded: the cube is open).
+    for (let j = 0; j < model.dim; j++) u[j] = i === 0 ? 0.5 : 1 - rng.uniform();
+    const theta = transform.call(model, u, new Float64Array(model.dim));
+    const where = `at u = ${showVector(u)}`;
+    if (!(theta instanceof Float64Array) || theta.length !== model.dim) {
+      throw new OccamError(
+        "dimension-mismatch",
+        `model.priorTransform must write θ into out and return a Float64Array of length ${model.dim} (model.dim), got ${describe(theta)} ${where}.`,
+      );
+    }
+    for (const v of theta) {
+      if (!Number.isFinite(v)) {
+        throw new OccamError("non-finite", `model.priorTransform returned a non-finite value ${where}.`);
+      }
+    }
+    const lp = model.logPrior(theta);
+    if (!(lp > Number.NEGATIVE_INFINITY && lp < Number.POSITIVE_INFINITY)) {
+      throw new OccamError(
+        "invalid-argument",
+        `model.priorTransform maps u = ${showVector(u)} to θ = ${showVector(theta)}, where model.logPrior is ${lp}: ` +
+          "the transform must map the open unit cube onto the prior's support (θ = F⁻¹(u), the prior's quantile function).",
+      );
+    }
+  }
+}
+
+function showVector(x: Float64Array): string {
+  return `[${Array.from(x.subarray(0, 4), (v) => v.toPrecision(4)).join(", ")}${x.length > 4 ? ", …" : ""}]`;
 }
 
 /**

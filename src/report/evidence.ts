@@ -1,6 +1,6 @@
 /**
  * The report of `occam evidence`: every method's log Z with its error beside the consensus, the
- * tempered runs' E_β[log L] against β, and the posterior chains the draw-based methods shared.
+ * tempered runs' E_β[log L] against β, the nested runs' log L and weights against log X, and the posterior chains the draw-based methods shared.
  */
 import type { EstimatorComparison } from "../evidence/compare.js";
 import type { EvidenceResult } from "../evidence/estimate.js";
@@ -8,6 +8,7 @@ import type { StageSummary } from "../evidence/tempering/estimates.js";
 import { chainsSection } from "./chains.js";
 import { formatNumber, withError } from "./format.js";
 import { type ReportDocument, type ReportSection, reportHtml } from "./html.js";
+import { nestedSection } from "./nested.js";
 import { type RenderedPlot, renderPlot } from "./plot.js";
 
 /** Where a comparison came from, for the report's title. */
@@ -33,6 +34,8 @@ export async function evidenceReportDocument(
   const sections: ReportSection[] = [await estimatesSection(comparison)];
   const tempered = await temperedSection(comparison.results);
   if (tempered !== undefined) sections.push(tempered);
+  const nested = await nestedSection(comparison.results);
+  if (nested !== undefined) sections.push(nested);
   if (comparison.posterior !== undefined) {
     const p = comparison.posterior;
     sections.push(

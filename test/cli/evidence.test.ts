@@ -1,3 +1,6 @@
+import { mkdtempSync, readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { runCli } from "../support/cli.js";
 
@@ -32,6 +35,26 @@ describe("occam evidence", () => {
     expect(report.agree).toBe(true);
     expect(Math.abs(report.consensus.logZ - exact)).toBeLessThan(4 * report.consensus.stdErr + 0.01);
     expect(report.failures).toEqual([]);
+  });
+
+  it("runs nested sampling beside bridge sampling and draws its run in the report", async () => {
+    const file = `${mkdtempSync(join(tmpdir(), "occam-"))}/evidence.html`;
+    const run = await runCli([
+      "evidence",
+      "examples/evidence-model.mjs",
+      "--methods",
+      "nested,bridge",
+      "--json",
+      "--report",
+      file,
+    ]);
+    expect(run.code).toBe(0);
+    const report = JSON.parse(run.stdout);
+    const nested = report.results.find((r: { method: string }) => r.method === "nested");
+    expect(nested.reliable).toBe(true);
+    expect(Math.abs(nested.logZ - exactLogEvidence())).toBeLessThan(3 * nested.stdErr);
+    expect(report.agree).toBe(true);
+    expect(readFileSync(file, "utf8")).toContain("Nested sampling runs");
   });
 
   it("prints a table, marks an unreliable method and leaves it out of the consensus, and gives its warnings on stderr", async () => {

@@ -100,6 +100,40 @@ describe("defineModel", () => {
       /outside model.bounds/,
     );
   });
+
+  it("checks a prior transform: a Float64Array of length dim, finite, inside the prior's support", () => {
+    const uniform = (transform: BayesModel["priorTransform"]): BayesModel =>
+      normalModel({
+        logPrior: (t) => (t[0] >= 0 && t[0] <= 1 ? 0 : Number.NEGATIVE_INFINITY),
+        gradLogPrior: (t, g) => {
+          g[0] = 0;
+          return t[0] >= 0 && t[0] <= 1 ? 0 : Number.NEGATIVE_INFINITY;
+        },
+        samplePrior: (rng) => Float64Array.of(rng.uniform()),
+        priorTransform: transform,
+      });
+    expect(() =>
+      defineModel(
+        uniform((u, out) => {
+          out[0] = u[0];
+          return out;
+        }),
+      ),
+    ).not.toThrow();
+    // Maps the cube onto [0, 2]: half of it lies outside the prior's support.
+    const outside = thrown(() =>
+      defineModel(
+        uniform((u, out) => {
+          out[0] = 2 * u[0];
+          return out;
+        }),
+      ),
+    );
+    expect(outside.code).toBe("invalid-argument");
+    expect(outside.message).toMatch(/priorTransform maps u = .* where model.logPrior is -Infinity/);
+    expect(thrown(() => defineModel(uniform(() => new Float64Array(2)))).code).toBe("dimension-mismatch");
+    expect(thrown(() => defineModel(uniform(() => Float64Array.of(Number.NaN)))).code).toBe("non-finite");
+  });
 });
 
 describe("tempered", () => {

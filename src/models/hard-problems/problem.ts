@@ -2,6 +2,7 @@
  * What every hard problem is (a model with a reference log evidence and the error of that
  * reference), and the two priors the problems share: uniform on a box and isotropic normal.
  */
+import erfcinv from "@stdlib/math-base-special-erfcinv";
 import { OccamError } from "../../errors.js";
 import type { BayesModel, ParameterBounds } from "../../model/model.js";
 import type { Rng } from "../../random/rng.js";
@@ -38,12 +39,16 @@ export function checkTheta(theta: Float64Array, dim: number, where: string): voi
   }
 }
 
-/** The prior half of a {@link BayesModel}: density, gradient, sampler and (for a box) bounds. */
+/**
+ * The prior half of a {@link BayesModel}: density, gradient, sampler, the map from the unit cube
+ * (for nested sampling) and (for a box) bounds.
+ */
 export interface PriorParts {
   readonly bounds?: ParameterBounds;
   logPrior(theta: Float64Array): number;
   gradLogPrior(theta: Float64Array, grad: Float64Array): number;
   samplePrior(rng: Rng): Float64Array;
+  priorTransform(u: Float64Array, out: Float64Array): Float64Array;
 }
 
 /**
@@ -78,6 +83,12 @@ export function uniformBoxPrior(dim: number, lower: number, upper: number, where
       checkTheta(theta, dim, `${where}.gradLogPrior`);
       grad.fill(0);
       return inside(theta) ? logDensity : Number.NEGATIVE_INFINITY;
+    },
+    priorTransform(u, out) {
+      checkTheta(u, dim, `${where}.priorTransform`);
+      // The prior is closed on the box, so a u that rounds onto a face still has a finite log prior.
+      for (let j = 0; j < dim; j++) out[j] = lower + width * u[j];
+      return out;
     },
     samplePrior(rng) {
       const theta = new Float64Array(dim);
@@ -115,12 +126,28 @@ export function isotropicNormalPrior(dim: number, sd: number, where: string): Pr
       for (let j = 0; j < dim; j++) grad[j] = -theta[j] / variance;
       return value(theta);
     },
+    priorTransform(u, out) {
+      checkTheta(u, dim, `${where}.priorTransform`);
+      for (let j = 0; j < dim; j++) out[j] = sd * standardNormalQuantile(u[j]);
+      return out;
+    },
     samplePrior(rng) {
       const theta = new Float64Array(dim);
       for (let j = 0; j < dim; j++) theta[j] = sd * rng.normal();
       return theta;
     },
   };
+}
+
+/**
+ * Φ⁻¹(p), the standard normal quantile, accurate in both tails: −√2 erfc⁻¹(2p) below ½ and
+ * √2 erfc⁻¹(2(1 − p)) above (1 − p is exact there). The form √2 erf⁻¹(2p − 1) of stdlib's normal
+ * quantile loses p below 1e-16 to the rounding of 2p − 1 and returns −Infinity under 5.5e-17, where a
+ * nested-sampling proposal near the cube's face can land; here every p in the open (0, 1) maps to a
+ * finite point (|Φ⁻¹(p)| < 38.5 even for p = 5e-324).
+ */
+export function standardNormalQuantile(p: number): number {
+  return p < 0.5 ? -Math.SQRT2 * erfcinv(2 * p) : Math.SQRT2 * erfcinv(2 * (1 - p));
 }
 
 /** Names θ1 … θd (1-based, as the papers number them). */

@@ -158,6 +158,47 @@ describe.each(HARD_PROBLEM_NAMES.map((name) => [name]))("hard problem %s", (name
     expect(worstVariance).toBeLessThan(5);
   });
 
+  it("maps uniform points of the cube onto the prior with priorTransform (mean and variance per coordinate)", () => {
+    const transform = model.priorTransform;
+    expect(typeof transform).toBe("function");
+    if (transform === undefined) return;
+    const n = 4000;
+    const rng = createRng(14);
+    const u = new Float64Array(d);
+    const out = new Float64Array(d);
+    const sum = new Float64Array(d);
+    const sumSq = new Float64Array(d);
+    const center = spec.kind === "box" ? (spec.lower + spec.upper) / 2 : 0;
+    let outside = 0;
+    for (let t = 0; t < n; t++) {
+      for (let j = 0; j < d; j++) u[j] = 1 - rng.uniform();
+      const theta = transform.call(model, u, out);
+      expect(theta).toBe(out);
+      if (!Number.isFinite(model.logPrior(theta))) outside++;
+      for (let j = 0; j < d; j++) {
+        const x = theta[j] - center;
+        sum[j] += x;
+        sumSq[j] += x * x;
+      }
+    }
+    expect(outside).toBe(0);
+    const variance = spec.kind === "box" ? (spec.upper - spec.lower) ** 2 / 12 : spec.sd ** 2;
+    const mu4 = spec.kind === "box" ? (spec.upper - spec.lower) ** 4 / 80 : 3 * spec.sd ** 4;
+    for (let j = 0; j < d; j++) {
+      expect(Math.abs(sum[j] / n) / Math.sqrt(variance / n)).toBeLessThan(5);
+      expect(Math.abs(sumSq[j] / n - variance) / Math.sqrt((mu4 - variance ** 2) / n)).toBeLessThan(5);
+    }
+    // The cube's centre is the prior's median, and its corners stay inside the support.
+    const half = transform.call(model, new Float64Array(d).fill(0.5), out);
+    for (let j = 0; j < d; j++) expect(half[j]).toBeCloseTo(center, 12);
+    expect(
+      Number.isFinite(model.logPrior(transform.call(model, new Float64Array(d).fill(1e-300), out))),
+    ).toBe(true);
+    expect(
+      Number.isFinite(model.logPrior(transform.call(model, new Float64Array(d).fill(1 - 1e-16), out))),
+    ).toBe(true);
+  });
+
   it("has gradients matching central differences at prior draws and near the modes", () => {
     const rng = createRng(13);
     const points = [model.samplePrior(rng), model.samplePrior(rng), ...nearModes(name, d)];

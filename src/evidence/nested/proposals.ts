@@ -1,0 +1,300 @@
+/**
+ * The likelihood-constrained draw of nested sampling: a new point from the prior restricted to
+ * L > L*, uniformly inside bounding ellipsoids in the unit cube or by slice sampling from a live point,
+ * with the bounds and the slice metric refitted to the live points as the run goes, and "auto"'s switch
+ * from ellipsoids to slices when the ellipsoids become more expensive.
+ */
+import { OccamError } from "../../errors.js";
+import type { Rng } from "../../random/rng.js";
+import { type EllipsoidUnion, fitBound, fitEllipsoids } from "./bounds.js";
+import { insideCube, type Likelihood, type LiveSet, type PointSpace } from "./live-points.js";
+import type { NestedSettings } from "./options.js";
+import { SliceMover } from "./slice.js";
+
+/** What the constrained draws did, for the diagnostics. */
+export interface ProposalStats {
+  /** The sampler that drew the last points. */
+  readonly kind: "ellipsoid" | "slice";
+  /** Iteration at which "auto" switched from ellipsoids to slices (null when it did not). */
+  readonly switchedAt: number | null;
+  /** Points drawn inside ellipsoids (or the whole cube) and the likelihood evaluations they took (failed tries included). */
+  readonly ellipsoidPoints: number;
+  readonly ellipsoidEvaluations: number;
+  /** Bounds fitted, the most ellipsoids in one, and the largest bootstrap expansion factor applied. */
+  readonly boundFits: number;
+  readonly maxEllipsoids: number;
+  readonly maxExpansion: number;
+  /** Points drawn by slice moves and the likelihood evaluations they took. */
+  readonly slicePoints: number;
+  readonly sliceEvaluations: number;
+  /** Points "auto" drew by a slice move after too many tries inside the ellipsoids. */
+  readonly fallbacks: number;
+}
+
+/** Run-wide things a draw needs. */
+export interface DrawContext {
+  readonly rng: Rng;
+  readonly space: PointSpace;
+  readonly likelihood: Likelihood;
+  readonly settings: NestedSettings;
+  readonly where: string;
+}
+
+/** Likelihood evaluations a slice move is expected to cost per slice (two ends, a step out, a shrink or two). */
+const EVALUATIONS_PER_SLICE = 5;
+
+/**
+ * Draws new live points above the likelihood bound and keeps the bounds (ellipsoid sampler) or the
+ * metric (slice sampler) fitted to the live points: ellipsoids are refitted once the likelihood
+ * evaluations since the last fit reach the number of live points (a bound fitted earlier still holds
+ * the smaller region, it only wastes draws), the slice metric every fifth of the live points'
+ * number of iterations.
+ */
+export class Proposals {
+  private kind: "ellipsoid" | "slice";
+  private switchedAt: number | null = null;
+  private bound: EllipsoidUnion | null = null;
+  private fitted = false;
+  private evaluationsAtFit = 0;
+  private drawsSinceMetric = Number.POSITIVE_INFINITY;
+  private slice: SliceMover | null = null;
+  /** Cholesky factors of the live points' clusters (slice sampler), and each live point's cluster. */
+  private metrics: Float64Array[] = [];
+  private labels = new Int32Array(0);
+  /** Points drawn and likelihood evaluations when the current window of the cost comparison began. */
+  private window = { points: 0, evaluations: 0 };
+  private stats = {
+    ellipsoidPoints: 0,
+    ellipsoidEvaluations: 0,
+    boundFits: 0,
+    maxEllipsoids: 0,
+    maxExpansion: 1,
+    slicePoints: 0,
+    sliceEvaluations: 0,
+    fallbacks: 0,
+  };
+
+  constructor(private readonly context: DrawContext) {
+    const { settings, space } = context;
+    const ellipsoids =
+      space.kind === "cube" &&
+      (settings.sampler === "ellipsoid" || (settings.sampler === "auto" && space.dim <= 10));
+    this.kind = ellipsoids ? "ellipsoid" : "slice";
+  }
+
+  /** Refits the bound or metric to `live` at the next draw (a batch's new live set). */
+  invalidate(): void {
+    this.fitted = false;
+    this.drawsSinceMetric = Number.POSITIVE_INFINITY;
+  }
+
+  /** What the draws did so far. */
+  summary(): ProposalStats {
+    return { kind: this.kind, switchedAt: this.switchedAt, ...this.stats };
+  }
+
+  /** Mean whitened squared jump of the slice moves over 2d (null before any slice move). */
+  sliceJump(): { jump: number | null; truncated: number; scale: number | null } {
+    const s = this.slice;
+    if (s === null || s.moves === 0) return { jump: null, truncated: 0, scale: null };
+    return { jump: s.jumpSum / s.moves, truncated: s.truncated, scale: s.scale };
+  }
+
+  /**
+   * Writes into `x` and `theta` a new point from the prior restricted to L > `logLStar`, drawn with
+   * the help of the live points (`exclude`, the dead point's index, is not used as a slice start; −1
+   * for none), and returns its log likelihood. `logX` is the expected log prior volume above L*.
+   */
+  draw(
+    live: LiveSet,
+    exclude: number,
+    logLStar: number,
+    logX: number,
+    x: Float64Array,
+    theta: Float64Array,
+    iteration: number,
+  ): number {
+    if (this.kind === "ellipsoid") {
+      const before = this.context.likelihood.evaluations;
+      const logL = this.drawInBound(live, logLStar, logX, x, theta, iteration);
+      this.stats.ellipsoidEvaluations += this.context.likelihood.evaluations - before;
+      if (logL !== null) {
+        this.stats.ellipsoidPoints++;
+        return logL;
+      }
+      if (this.kind === "ellipsoid") {
+        // "auto" gave up on this point: a slice move draws it, and the bound is refitted for the next.
+        this.stats.fallbacks++;
+        this.fitted = false;
+      }
+    }
+    return this.drawBySlices(live, exclude, logLStar, x, theta, iteration);
+  }
+
+  private switchToSlices(iteration: number): void {
+    this.kind = "slice";
+    this.switchedAt = iteration;
+  }
+
+  /** Uniform draws inside the bound (or the cube) until one is above L*; null when "auto" gives up. */
+  private drawInBound(
+    live: LiveSet,
+    logLStar: number,
+    logX: number,
+    x: Float64Array,
+    theta: Float64Array,
+    iteration: number,
+  ): number | null {
+    const { rng, space, likelihood, settings } = this.context;
+    if (!this.fitted || likelihood.evaluations - this.evaluationsAtFit >= live.size) {
+      if (this.costlierThanSlices(live.size)) {
+        this.switchToSlices(iteration);
+        return null;
+      }
+      this.fitBound(live, logX);
+    }
+    const bound = this.bound;
+    // Under "auto" a point that would cost ten slice moves is drawn by one instead: the bound has
+    // lost most of its region (a mode with too few points to get an ellipsoid of its own).
+    const maxTries =
+      settings.sampler === "auto"
+        ? Math.min(settings.maxTries, 10 * EVALUATIONS_PER_SLICE * settings.slices)
+        : settings.maxTries;
+    for (let tries = 0; tries < maxTries; ) {
+      if (bound !== null) {
+        tries += bound.sample(rng, x);
+        if (!insideCube(x)) continue;
+      } else {
+        space.draw(rng, x);
+        tries++;
+      }
+      space.toTheta(x, theta);
+      const logL = likelihood.evaluate(theta);
+      if (logL > logLStar) return logL;
+    }
+    if (settings.sampler === "auto") return null;
+    throw new OccamError(
+      "invalid-argument",
+      `${this.context.where}: no new point found within ${settings.maxTries} tries inside the bounding ellipsoids ` +
+        `(iteration ${iteration}, log L* = ${logLStar}, ${live.size} live points, ` +
+        `${bound === null ? "the whole cube" : `${bound.ellipsoids.length} ellipsoid(s)`}): the region above the ` +
+        'bound is a tiny part of the ellipsoids. Use sampler "slice" (or "auto"), raise livePoints, or raise maxTries.',
+    );
+  }
+
+  /**
+   * Under "auto", whether the ellipsoids have cost more likelihood evaluations per point than slice
+   * moves would, judged over windows of at least a quarter of the live points' number of new points
+   * (or 50 evaluations per live point, when points come that slowly): a bound or two fitted poorly
+   * while a mode dies (eggbox) cost a few hundred evaluations, and must not end the ellipsoids for the
+   * rest of the run.
+   */
+  private costlierThanSlices(livePoints: number): boolean {
+    const { settings, likelihood } = this.context;
+    if (settings.sampler !== "auto") return false;
+    const drawn = this.stats.ellipsoidPoints + this.stats.slicePoints;
+    const points = drawn - this.window.points;
+    const evaluations = likelihood.evaluations - this.window.evaluations;
+    if (points < livePoints / 4 && evaluations < 50 * livePoints) return false;
+    this.window = { points: drawn, evaluations: likelihood.evaluations };
+    return evaluations / Math.max(points, 1) > EVALUATIONS_PER_SLICE * settings.slices;
+  }
+
+  /** Ellipsoids around the live points in the cube, or none while they are larger than the cube. */
+  private fitBound(live: LiveSet, logX: number): void {
+    const { rng, likelihood, settings } = this.context;
+    const rows = Int32Array.from({ length: live.size }, (_, i) => i);
+    const { union, expansion } = fitBound(
+      { points: live.positions, rows, dim: live.dim },
+      true,
+      rng,
+      settings.bootstraps,
+      logX,
+    );
+    this.bound = union.logVolume < 0 ? union : null;
+    this.fitted = true;
+    this.evaluationsAtFit = likelihood.evaluations;
+    this.stats.boundFits++;
+    this.stats.maxEllipsoids = Math.max(this.stats.maxEllipsoids, union.ellipsoids.length);
+    this.stats.maxExpansion = Math.max(this.stats.maxExpansion, expansion);
+  }
+
+  /** A slice move from a random live point above L* (not `exclude`). */
+  private drawBySlices(
+    live: LiveSet,
+    exclude: number,
+    logLStar: number,
+    x: Float64Array,
+    theta: Float64Array,
+    iteration: number,
+  ): number {
+    const { rng, space, likelihood, settings, where } = this.context;
+    if (this.slice === null) {
+      this.slice = new SliceMover(
+        live.dim,
+        space,
+        likelihood,
+        { slices: settings.slices, maxExpansions: 100, maxShrinks: 100 },
+        where,
+      );
+    }
+    const slice = this.slice;
+    if (this.drawsSinceMetric >= Math.max(1, Math.floor(live.size / 5))) {
+      if (this.drawsSinceMetric !== Number.POSITIVE_INFINITY) slice.tune();
+      this.fitMetrics(live);
+      this.drawsSinceMetric = 0;
+    }
+    this.drawsSinceMetric++;
+    const start = this.pickStart(live, exclude, logLStar);
+    const label = this.labels[start];
+    const before = likelihood.evaluations;
+    const logL = slice.move(
+      rng,
+      this.metrics[label],
+      live.positions,
+      start,
+      live.logL[start],
+      logLStar,
+      x,
+      theta,
+      iteration,
+    );
+    // The new point is in its start's cluster (a slice move does not cross between modes).
+    if (exclude >= 0) this.labels[exclude] = label;
+    this.stats.slicePoints++;
+    this.stats.sliceEvaluations += likelihood.evaluations - before;
+    return logL;
+  }
+
+  /**
+   * The slice metrics: in up to 10 dimensions the live points are clustered as the ellipsoids are
+   * (2-means while it pays) and each cluster gets the metric of its own covariance, so that a move
+   * within one of several modes is scaled by that mode and not by the spread between modes; in more
+   * dimensions the clustering costs more than it is worth, and all points share one metric.
+   */
+  private fitMetrics(live: LiveSet): void {
+    const d = live.dim;
+    const rows = Int32Array.from({ length: live.size }, (_, i) => i);
+    const set = { points: live.positions, rows, dim: d };
+    const clusters = d <= 10 ? fitEllipsoids(set, true) : [{ rows }];
+    this.metrics = clusters.map((c) => SliceMover.metric(live.positions, c.rows, d));
+    this.labels = new Int32Array(live.size);
+    clusters.forEach((c, k) => {
+      for (const r of c.rows) this.labels[r] = k;
+    });
+  }
+
+  /** A uniformly chosen live point above L*, other than `exclude`. */
+  private pickStart(live: LiveSet, exclude: number, logLStar: number): number {
+    const { rng } = this.context;
+    for (let k = 0; k < 4 * live.size; k++) {
+      const j = Math.floor(rng.uniform() * live.size);
+      if (j !== exclude && live.logL[j] > logLStar) return j;
+    }
+    for (let j = 0; j < live.size; j++) if (j !== exclude && live.logL[j] > logLStar) return j;
+    throw new OccamError(
+      "internal",
+      `${this.context.where}: no live point lies above the bound log L* = ${logLStar} to start a slice from.`,
+    );
+  }
+}
