@@ -2,18 +2,7 @@ import { describe, expect, it } from "vitest";
 import { formatRobotArmReport } from "../../src/cli/reports/robot-arm.js";
 import { checkHiddenList, runRobotArmExperiment } from "../../src/experiments/robot-arm.js";
 import { thrown } from "../support/assertions.js";
-
-/** A run small enough for a unit test: the shape of the result, not its numbers. */
-const TINY = {
-  nTrain: 30,
-  nTest: 20,
-  mlStarts: 1,
-  warmupPerTemperature: 2,
-  drawsPerTemperature: 3,
-  burnIn: 20,
-  posteriorDraws: 10,
-  ensembleSamples: 50,
-};
+import { TINY_ROBOT_ARM } from "../support/robot-arm.js";
 
 describe("runRobotArmExperiment", () => {
   it("returns the documented JSON shape at a tiny setting", () => {
@@ -21,7 +10,7 @@ describe("runRobotArmExperiment", () => {
       seed: 1,
       quick: true,
       hidden: [1],
-      settings: TINY,
+      settings: TINY_ROBOT_ARM,
     });
     const doc = JSON.parse(JSON.stringify(result));
     expect(doc.experiment).toBe("robot-arm");
@@ -48,7 +37,13 @@ describe("runRobotArmExperiment", () => {
   });
 
   it("generates its data with the noise asked for (the thesis's 0.5 as well as 0.05)", () => {
-    const result = runRobotArmExperiment({ seed: 1, quick: true, hidden: [1], noise: 0.5, settings: TINY });
+    const result = runRobotArmExperiment({
+      seed: 1,
+      quick: true,
+      hidden: [1],
+      noise: 0.5,
+      settings: TINY_ROBOT_ARM,
+    });
     expect(result.noise).toBe(0.5);
     expect(formatRobotArmReport(result)).toMatch(/noise σ = 0\.5,.*\n\nErrors: .*gives 0\.25\)/);
     expect(thrown(() => runRobotArmExperiment({ seed: 1, quick: true, noise: 0 })).code).toBe(

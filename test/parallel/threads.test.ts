@@ -11,18 +11,7 @@ import { createRng } from "../../src/random/rng.js";
 import { compareClassifierFamilies } from "../../src/selection/classifier-families.js";
 import { compareLinearModels } from "../../src/selection/linear.js";
 import { regressionTable, sourceModule, withoutTimes } from "../support/parallel.js";
-
-/** A robot-arm run small enough for a test. */
-const TINY = {
-  nTrain: 30,
-  nTest: 20,
-  mlStarts: 1,
-  warmupPerTemperature: 2,
-  drawsPerTemperature: 3,
-  burnIn: 20,
-  posteriorDraws: 10,
-  ensembleSamples: 50,
-};
+import { TINY_ROBOT_ARM } from "../support/robot-arm.js";
 
 describe("units on worker threads", () => {
   it("compare --estimator gives the serial result bit for bit with 1, 2 and 4 workers", async () => {
@@ -39,7 +28,7 @@ describe("units on worker threads", () => {
   });
 
   it("reproduce robot-arm gives the serial result bit for bit with 1, 2 and 4 workers", async () => {
-    const options = { seed: 3, quick: true, hidden: [1], settings: TINY };
+    const options = { seed: 3, quick: true, hidden: [1], settings: TINY_ROBOT_ARM };
     const serial = withoutTimes(runRobotArmExperiment(options));
     for (const workers of [1, 2, 4]) {
       expect(withoutTimes(await runRobotArmExperimentInParallel({ ...options, workers }))).toBe(serial);

@@ -25,6 +25,7 @@ import { fabriciusLinearReport } from "../../src/report/reproductions/fabricius-
 import { robotArmReport } from "../../src/report/reproductions/robot-arm.js";
 import { samplersReport } from "../../src/report/reproductions/samplers.js";
 import { sykacekReport } from "../../src/report/reproductions/sykacek.js";
+import { TINY_ROBOT_ARM } from "../support/robot-arm.js";
 
 const HOSTILE = "<script>alert(1)</script>";
 
@@ -57,16 +58,7 @@ describe("reproduction reports", () => {
       seed: 1,
       quick: true,
       hidden: [1, 2],
-      settings: {
-        nTrain: 30,
-        nTest: 20,
-        mlStarts: 1,
-        warmupPerTemperature: 2,
-        drawsPerTemperature: 3,
-        burnIn: 20,
-        posteriorDraws: 10,
-        ensembleSamples: 50,
-      },
+      settings: TINY_ROBOT_ARM,
     });
     const doc = await robotArmReport(result);
     expectPlotsAndPage(doc, 2);
