@@ -29,7 +29,7 @@ export interface CompareLinearInParallelOptions extends CompareLinearOptions, Pa
 }
 
 /** Units per worker on threads: enough that uneven models even out. */
-const UNITS_PER_THREAD = 8;
+const UNITS_PER_THREAD = 16;
 /** Units of a queued job: enough for many machines, few enough that each outweighs its overhead. */
 const QUEUE_UNITS = 256;
 

@@ -7,10 +7,18 @@ import { setMaxListeners } from "node:events";
 import { existsSync } from "node:fs";
 import { createRequire } from "node:module";
 import { fileURLToPath, pathToFileURL } from "node:url";
+import { MessageChannel } from "node:worker_threads";
 import { Piscina } from "piscina";
 import { OccamError, type OccamErrorCode } from "../errors.js";
-import type { ThreadData, ThreadOutcome } from "./thread-entry.js";
-import { decodeResult, type Unit } from "./units.js";
+import type { ShareOutcome, ThreadData, ThreadOutcome, ThreadShare } from "./thread-entry.js";
+import {
+  dataFolderContext,
+  decodeResult,
+  encodeResult,
+  runUnit,
+  type Unit,
+  type UnitCommands,
+} from "./units.js";
 
 /**
  * The URL of the module `name` beside `base` (an `import.meta.url`): the compiled `name.js` when it
@@ -42,7 +50,18 @@ export interface ThreadPoolOptions {
 export interface ThreadPool {
   /** Runs one unit on a free thread; resolves to its decoded result, rejects with its OccamError. */
   run(unit: Unit, signal?: AbortSignal): Promise<unknown>;
+  /**
+   * Runs a share of a job on a free thread (see {@link ThreadShare}); resolves to the decoded results
+   * of the units it claimed, by index, and rejects with the OccamError of the first that failed.
+   */
+  runShare(share: ThreadShare, signal?: AbortSignal): Promise<(readonly [number, unknown])[]>;
   destroy(): Promise<void>;
+}
+
+/** A unit's decoded result, or its error thrown. */
+function unitResult(outcome: ThreadOutcome): unknown {
+  if (!outcome.ok) throw new OccamError(outcome.code as OccamErrorCode, outcome.message);
+  return decodeResult(outcome.result);
 }
 
 /** Starts a pool of threads that run units of the given command module. */
@@ -54,17 +73,23 @@ export function createThreadPool(options: ThreadPoolOptions): ThreadPool {
   };
   const piscina = new Piscina({
     filename: entry,
-    minThreads: 0,
+    // Started at once: each thread loads occam while the job is being handed out.
+    minThreads: options.threads,
     maxThreads: options.threads,
-    idleTimeout: 1000,
     execArgv: threadExecArgv(entry),
     workerData,
   });
   return {
     async run(unit, signal) {
-      const outcome = (await piscina.run(unit, signal === undefined ? {} : { signal })) as ThreadOutcome;
-      if (!outcome.ok) throw new OccamError(outcome.code as OccamErrorCode, outcome.message);
-      return decodeResult(outcome.result);
+      return unitResult((await piscina.run(unit, signal === undefined ? {} : { signal })) as ThreadOutcome);
+    },
+    async runShare(share, signal) {
+      const transferList = [share.progress];
+      const outcomes = (await piscina.run(share, {
+        transferList,
+        ...(signal === undefined ? {} : { signal }),
+      })) as ShareOutcome;
+      return outcomes.map(([i, outcome]) => [i, unitResult(outcome)] as const);
     },
     destroy: () => piscina.destroy(),
   };
@@ -72,6 +97,8 @@ export function createThreadPool(options: ThreadPoolOptions): ThreadPool {
 
 /** Options of {@link runOnThreads}. */
 export interface RunOnThreadsOptions extends ThreadPoolOptions {
+  /** Loads the unit commands in this thread: the calling thread runs units too. */
+  commandsHere: () => Promise<UnitCommands>;
   /** Stops the run: every thread is terminated and the run rejects with an `aborted` OccamError. */
   signal?: AbortSignal;
   /** Told after each unit finishes (in finishing order: for progress only). */
@@ -79,38 +106,68 @@ export interface RunOnThreadsOptions extends ThreadPoolOptions {
 }
 
 /**
- * Runs the units on a pool of threads and returns their results in the units' order. The first unit to
- * fail stops the others (the pool is destroyed) and its error is thrown.
+ * Runs the units on `threads` threads, the calling thread and `threads − 1` pool threads, and returns
+ * their results in the units' order. Every thread claims the next unit from a shared counter when it is
+ * free, so none waits for another to hand it work. The calling thread works rather than waits because
+ * a pool thread's start (loading occam, warming up the JIT) costs about a second, as much as several
+ * units of a short job. The first unit to fail stops the others (the pool is destroyed) and its error is
+ * thrown.
  */
 export async function runOnThreads(units: readonly Unit[], options: RunOnThreadsOptions): Promise<unknown[]> {
-  const pool = createThreadPool({
-    ...options,
-    threads: Math.min(options.threads, Math.max(1, units.length)),
-  });
+  const total = units.length;
+  const poolThreads = Math.min(options.threads, total) - 1;
+  const pool = poolThreads >= 1 ? createThreadPool({ ...options, threads: poolThreads }) : undefined;
+  const claims = new Int32Array(new SharedArrayBuffer(Int32Array.BYTES_PER_ELEMENT));
   const stop = new AbortController();
-  // Every queued unit listens to the same signal.
   setMaxListeners(0, stop.signal);
   const abort = () => stop.abort();
   options.signal?.addEventListener("abort", abort, { once: true });
+  stop.signal.addEventListener("abort", () => Atomics.store(claims, 0, total), { once: true });
+  const results = new Array<unknown>(total);
+  const reported = new Uint8Array(total);
   let done = 0;
+  const finished = (i: number) => {
+    if (reported[i] === 1) return;
+    reported[i] = 1;
+    done++;
+    options.onUnit?.(done, total, units[i].key);
+  };
+  const poolShare = async (threadPool: ThreadPool) => {
+    const { port1, port2 } = new MessageChannel();
+    port1.on("message", finished);
+    try {
+      for (const [i, result] of await threadPool.runShare({ units, claims, progress: port2 }, stop.signal)) {
+        results[i] = result;
+        finished(i);
+      }
+    } finally {
+      port1.close();
+    }
+  };
+  const hereShare = async () => {
+    const commands = await options.commandsHere();
+    const context = dataFolderContext(options.dataFolder ?? process.cwd());
+    for (let i = Atomics.add(claims, 0, 1); i < total; i = Atomics.add(claims, 0, 1)) {
+      // Through the encoding, as a pool thread's result is, so that both give the same numbers.
+      results[i] = decodeResult(encodeResult(await runUnit(commands, units[i], context)));
+      finished(i);
+      // Let the pool threads' progress and a pending abort (Ctrl-C) through.
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    if (stop.signal.aborted) throw abortedError();
+  };
   try {
     if (options.signal?.aborted) throw abortedError();
-    const results = await Promise.all(
-      units.map(async (unit) => {
-        const result = await pool.run(unit, stop.signal);
-        // Counted apart: `?.` would skip the increment when no one listens.
-        done++;
-        options.onUnit?.(done, units.length, unit.key);
-        return result;
-      }),
-    ).catch((error: unknown) => {
+    const shares = [hereShare()];
+    for (let k = 0; k < poolThreads; k++) shares.push(poolShare(pool as ThreadPool));
+    await Promise.all(shares).catch((error: unknown) => {
       stop.abort();
       throw options.signal?.aborted ? abortedError() : error;
     });
     return results;
   } finally {
     options.signal?.removeEventListener("abort", abort);
-    await pool.destroy();
+    await pool?.destroy();
   }
 }
 

@@ -6,20 +6,13 @@
 import { availableParallelism } from "node:os";
 import { OccamError } from "../errors.js";
 import { abortedError, runOnThreads } from "./pool.js";
-import {
-  dataFolderContext,
-  decodeResult,
-  encodeResult,
-  runUnit,
-  type Unit,
-  type UnitCommands,
-} from "./units.js";
+import type { Unit, UnitCommands } from "./units.js";
 
 /** Where and how widely the units of a long computation run. */
 export interface ParallelOptions {
   /**
-   * Worker threads on this machine; 1 runs every unit in the calling thread. Results are the same
-   * whatever the number.
+   * Threads working on this machine, the calling thread among them; 1 runs every unit in the calling
+   * thread. Results are the same whatever the number.
    * @defaultValue the machine's available parallelism (`os.availableParallelism()`)
    */
   workers?: number;
@@ -79,24 +72,12 @@ export async function runUnits(
     const { runOnQueue } = await import("./queue.js");
     return runOnQueue(units, { redis, commands: await load(), signal, onUnit: options.onUnit });
   }
-  if (workers > 1 && units.length > 1) {
-    return runOnThreads(units, {
-      threads: workers,
-      commands: commandsModule,
-      dataFolder: options.dataFolder,
-      signal,
-      onUnit: options.onUnit,
-    });
-  }
-  const commands = await load();
-  const context = dataFolderContext(options.dataFolder ?? process.cwd());
-  const results: unknown[] = [];
-  for (const unit of units) {
-    results.push(decodeResult(encodeResult(await runUnit(commands, unit, context))));
-    options.onUnit?.(results.length, units.length, unit.key);
-    // Let a pending abort (Ctrl-C) through between units.
-    await new Promise((resolve) => setImmediate(resolve));
-    if (signal?.aborted) throw abortedError();
-  }
-  return results;
+  return runOnThreads(units, {
+    threads: workers,
+    commands: commandsModule,
+    commandsHere: load,
+    dataFolder: options.dataFolder,
+    signal,
+    onUnit: options.onUnit,
+  });
 }

@@ -5,7 +5,7 @@
  */
 import { createRequire } from "node:module";
 import { fileURLToPath } from "node:url";
-import { workerData } from "node:worker_threads";
+import { type MessagePort, workerData } from "node:worker_threads";
 import { OccamError } from "../errors.js";
 import { dataFolderContext, encodeResult, runUnit, type UnitCommands } from "./units.js";
 
@@ -24,9 +24,6 @@ export type ThreadOutcome =
 
 const data = workerData as ThreadData;
 const context = dataFolderContext(data.dataFolder);
-// Loaded at the first unit, not at the top level: a top-level await keeps tsx from loading this file.
-let commands: Promise<UnitCommands> | undefined;
-
 /**
  * Imports the command module. Sources (`.ts`, under vitest or tsx) are required: in a worker thread on
  * Node 20 tsx's loader hooks serve `require` but not `import()`.
@@ -38,10 +35,52 @@ async function loadCommands(url: string): Promise<UnitCommands> {
   return module.commands;
 }
 
-/** Runs one unit (piscina calls this for each task). */
-export default async function runThreadUnit(unit: unknown): Promise<ThreadOutcome> {
+// Loading starts with the thread, before its first unit arrives (not awaited here: a top-level await
+// keeps tsx from loading this file). A failure is reported with each unit, not as an unhandled rejection.
+const commands = loadCommands(data.commands);
+commands.catch(() => {});
+
+/**
+ * A thread's share of a job run on this machine: the thread claims the units one by one from the
+ * counter it shares with the other threads (`Atomics.add` on `claims[0]`), so that no thread waits for
+ * another to hand it work, and posts each finished unit's index on `progress`.
+ */
+export interface ThreadShare {
+  readonly units: readonly unknown[];
+  readonly claims: Int32Array;
+  readonly progress: MessagePort;
+}
+
+/** The outcomes of a share's units, by their index in the job. */
+export type ShareOutcome = readonly (readonly [number, ThreadOutcome])[];
+
+/** Runs one unit, or a share of units (piscina calls this for each task). */
+export default async function runThreadTask(task: unknown): Promise<ThreadOutcome | ShareOutcome> {
+  return isShare(task) ? runShare(task) : runThreadUnit(task);
+}
+
+function isShare(task: unknown): task is ThreadShare {
+  return typeof task === "object" && task !== null && (task as ThreadShare).claims instanceof Int32Array;
+}
+
+async function runShare({ units, claims, progress }: ThreadShare): Promise<ShareOutcome> {
+  const outcomes: [number, ThreadOutcome][] = [];
+  for (let i = Atomics.add(claims, 0, 1); i < units.length; i = Atomics.add(claims, 0, 1)) {
+    const outcome = await runThreadUnit(units[i]);
+    outcomes.push([i, outcome]);
+    if (!outcome.ok) {
+      // No one else starts a unit: the job has failed.
+      Atomics.store(claims, 0, units.length);
+      break;
+    }
+    progress.postMessage(i);
+  }
+  progress.close();
+  return outcomes;
+}
+
+async function runThreadUnit(unit: unknown): Promise<ThreadOutcome> {
   try {
-    commands ??= loadCommands(data.commands);
     return { ok: true, result: encodeResult(await runUnit(await commands, unit, context)) };
   } catch (error) {
     if (error instanceof OccamError) return { ok: false, code: error.code, message: error.message };
