@@ -1,13 +1,12 @@
 import { type Command, Option } from "commander";
 import { readCsv } from "../data/csv.js";
 import { OccamError } from "../errors.js";
+import { classifierTable, encodeClassifierTable } from "../models/classifiers/data.js";
 import {
   CLASSIFIER_FAMILIES,
   type ClassifierFamilyName,
   checkFamilyName,
-  classifierTable,
-  encodeClassifierTable,
-} from "../models/classifiers/index.js";
+} from "../models/classifiers/families.js";
 import { type ClassificationData, stratifiedSplit } from "../models/mixture-classifier/data.js";
 import { createRng } from "../random/rng.js";
 import { formatProbability } from "../report/format.js";

@@ -1,8 +1,8 @@
 import type { Command } from "commander";
 import { OccamError } from "../errors.js";
 import type { EstimatorComparison } from "../evidence/compare.js";
-import { EVIDENCE_METHODS, type EvidenceMethod, type EvidenceResult } from "../evidence/estimate.js";
-import { evidenceReportHtml } from "../report/evidence.js";
+import type { EvidenceMethod, EvidenceResult } from "../evidence/estimate.js";
+import { EVIDENCE_METHODS } from "../evidence/methods.js";
 import { withError } from "../report/format.js";
 import { parseSeed } from "./arguments.js";
 import type { Io } from "./io.js";
@@ -162,7 +162,10 @@ export function registerEvidence(program: Command, io: Io): void {
         if (options.report !== undefined) {
           writeReport(
             options.report,
-            await evidenceReportHtml(comparison, { model: file, seed: options.seed }),
+            await (await import("../report/evidence.js")).evidenceReportHtml(comparison, {
+              model: file,
+              seed: options.seed,
+            }),
           );
         }
       },

@@ -21,6 +21,7 @@ import {
   importanceSampling,
 } from "./importance-sampling.js";
 import { type LaplaceOptions, type LaplaceResult, laplace } from "./laplace.js";
+import { EVIDENCE_METHODS } from "./methods.js";
 import {
   type NestedSamplingOptions,
   type NestedSamplingResult,
@@ -95,24 +96,7 @@ export type EvidenceResult =
 /** The diagnostics of any method (narrow on the result's `method` to reach a method's own). */
 export type MethodDiagnostics = EvidenceResult["diagnostics"];
 
-/** Every method name, in the order occam lists them. */
-export const EVIDENCE_METHODS: readonly EvidenceMethod[] = [
-  "prior",
-  "importance",
-  "harmonic-mean",
-  "laplace",
-  "bridge",
-  "bridge-warp3",
-  "chaining",
-  "stepping-stone",
-  "path",
-  "ais",
-  "smc",
-  "tmcmc",
-  "nested",
-  "cv",
-  "entropy",
-];
+export { EVIDENCE_METHODS };
 
 /** The methods that start from posterior draws (made by occam unless given). */
 export const NEEDS_DRAWS: ReadonlySet<EvidenceMethod> = new Set([

@@ -3,8 +3,8 @@
  * intervals when the evidences were estimated), log Bayes factor against model size, inclusion
  * probabilities, model-averaged coefficients, and the model space as an image (terms × top models).
  */
-import type { LinearComparison, LinearModelRow, LinearPriorSummary } from "../selection/linear-options.js";
-import { formatLogBayesFactor, formatNumber, formatProbability } from "./format.js";
+import type { LinearComparison, LinearModelRow } from "../selection/linear-options.js";
+import { describePrior, formatLogBayesFactor, formatNumber, formatProbability } from "./format.js";
 import { type ReportDocument, type ReportSection, reportHtml } from "./html.js";
 import { type RenderedPlot, renderPlot } from "./plot.js";
 
@@ -286,29 +286,4 @@ async function modelSpacePlot(
     },
     "The model space: a filled cell means the model of that rank holds that term; darker models are more probable (as BAS's image).",
   );
-}
-
-/** The prior of a comparison in words, with its settings. */
-export function describePrior(prior: LinearPriorSummary): string {
-  switch (prior.name) {
-    case "zellner-siow":
-      return `Zellner–Siow (g ~ InverseGamma(½, r²n/2), r = ${formatNumber(prior.r, 4)})`;
-    case "g-prior":
-      return `g-prior with g = n = ${prior.g} (unit information)`;
-    case "hyper-g":
-      return `hyper-g (a = ${prior.a})`;
-    case "hyper-g-n":
-      return `hyper-g/n (a = ${prior.a})`;
-    case "nig":
-      return (
-        `Normal–Inverse-Gamma (v = ${prior.v} on ${prior.standardized ? "standardised inputs" : "the inputs in their own units"}, ` +
-        `a = ${prior.a}, b = ${prior.b})`
-      );
-    case "independent":
-      return (
-        `independent precisions (τ ~ Gamma(${formatNumber(prior.alpha, 3)}, scale ${formatNumber(prior.beta, 4)}), ` +
-        `τ_w ~ Gamma(${formatNumber(prior.alphaW, 3)}, scale ${formatNumber(prior.betaW, 4)})` +
-        `${prior.standardized ? ", standardised inputs" : ""})`
-      );
-  }
 }

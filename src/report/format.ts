@@ -1,3 +1,5 @@
+import type { LinearPriorSummary } from "../selection/linear-options.js";
+
 /** A number with `digits` significant digits, or "—" when it is not finite. */
 export function formatNumber(value: number, digits = 4): string {
   if (!Number.isFinite(value)) return "—";
@@ -37,4 +39,29 @@ export function formatProbability(p: number): string {
   if (p > 0.999) return `1 − ${formatNumber(1 - p, 2)}`;
   if (p < 1e-3) return p.toExponential(1);
   return formatNumber(p, 3);
+}
+
+/** The prior of a comparison in words, with its settings. */
+export function describePrior(prior: LinearPriorSummary): string {
+  switch (prior.name) {
+    case "zellner-siow":
+      return `Zellner–Siow (g ~ InverseGamma(½, r²n/2), r = ${formatNumber(prior.r, 4)})`;
+    case "g-prior":
+      return `g-prior with g = n = ${prior.g} (unit information)`;
+    case "hyper-g":
+      return `hyper-g (a = ${prior.a})`;
+    case "hyper-g-n":
+      return `hyper-g/n (a = ${prior.a})`;
+    case "nig":
+      return (
+        `Normal–Inverse-Gamma (v = ${prior.v} on ${prior.standardized ? "standardised inputs" : "the inputs in their own units"}, ` +
+        `a = ${prior.a}, b = ${prior.b})`
+      );
+    case "independent":
+      return (
+        `independent precisions (τ ~ Gamma(${formatNumber(prior.alpha, 3)}, scale ${formatNumber(prior.beta, 4)}), ` +
+        `τ_w ~ Gamma(${formatNumber(prior.alphaW, 3)}, scale ${formatNumber(prior.betaW, 4)})` +
+        `${prior.standardized ? ", standardised inputs" : ""})`
+      );
+  }
 }

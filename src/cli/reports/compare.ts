@@ -3,8 +3,7 @@
  * rounded into a false tie (a log Bayes factor against the best model is shown to 0.01 nats whatever its
  * size; a probability near 1 shows how far from 1 it is).
  */
-import { describePrior } from "../../report/compare.js";
-import { formatLogBayesFactor, formatProbability } from "../../report/format.js";
+import { describePrior, formatLogBayesFactor, formatProbability } from "../../report/format.js";
 import type { LinearComparison } from "../../selection/linear-options.js";
 import { formatNumber, formatTable } from "../table.js";
 

@@ -4,8 +4,8 @@
  * mixture and a one-hidden-layer network used as classifiers. The registry below builds any of them
  * by name and says how much data each needs.
  */
-import { OccamError } from "../../errors.js";
 import type { ClassificationData } from "../mixture-classifier/data.js";
+import { CLASSIFIER_FAMILIES, type ClassifierFamilyName, checkFamilyName } from "./families.js";
 import type { ClassifierModel } from "./family.js";
 import { type LogisticClassifierOptions, logisticClassifier } from "./logistic.js";
 import { type MixtureFamilyOptions, mixtureClassifier } from "./mixture.js";
@@ -58,12 +58,7 @@ export {
   reliabilityBins,
 } from "./predictive.js";
 export { type RbfClassifierOptions, rbfClassifier } from "./rbf.js";
-
-/** The families by name, in the order occam lists them. */
-export const CLASSIFIER_FAMILIES = ["logistic", "rbf", "pknn", "mixture", "mlp"] as const;
-
-/** A family's name. */
-export type ClassifierFamilyName = (typeof CLASSIFIER_FAMILIES)[number];
+export { CLASSIFIER_FAMILIES, type ClassifierFamilyName, checkFamilyName };
 
 /** Each family's own options. */
 export interface ClassifierFamilyOptions {
@@ -72,17 +67,6 @@ export interface ClassifierFamilyOptions {
   pknn?: PknnClassifierOptions;
   mixture?: MixtureFamilyOptions;
   mlp?: MlpClassifierOptions;
-}
-
-/** Throws `invalid-argument` for a name that is not a family, listing the families. */
-export function checkFamilyName(name: string): ClassifierFamilyName {
-  if (!(CLASSIFIER_FAMILIES as readonly string[]).includes(name)) {
-    throw new OccamError(
-      "invalid-argument",
-      `unknown classifier family "${name}"; choose from ${CLASSIFIER_FAMILIES.join(", ")}.`,
-    );
-  }
-  return name as ClassifierFamilyName;
 }
 
 /** Builds a family by name on training data with standardised inputs. */
