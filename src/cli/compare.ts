@@ -1,3 +1,4 @@
+import { availableParallelism } from "node:os";
 import { type Command, InvalidArgumentError, Option } from "commander";
 import { type CsvColumns, readCsvColumns } from "../data/csv.js";
 import type { LinearData } from "../data/design.js";
@@ -149,60 +150,72 @@ export function registerCompare(program: Command, io: Io): void {
     .addOption(workersOption())
     .addOption(redisOption())
     .action(async (path: string, flags: CompareFlags, command: Command) => {
-      const data = linearData(await readCsvColumns(path), flags);
-      const progressLabel = flags.estimator ?? (flags.prior === "independent" ? "stepping-stone" : "exact");
-      const given = (name: string) => command.getOptionValueSource(name) === "cli";
       const exact = (flags.estimator ?? "exact") === "exact" && flags.prior !== "independent";
-      if (exact) {
-        refuseRedis(
-          flags,
-          "exact evidences are computed here, in a moment; --redis serves --estimator runs.",
-        );
-      }
-      // The computation is loaded only now: `occam --help` and the other commands do without it.
-      const { compareLinearModelsInParallel } = await import("../parallel/compare.js");
-      const options: CompareLinearInParallelOptions = {
-        workers: flags.workers,
-        redis: flags.redis,
-        prior: flags.prior,
-        v: flags.v,
-        a: flags.a,
-        b: flags.b,
-        r: flags.r,
-        alpha: flags.alpha,
-        beta: flags.beta,
-        alphaW: flags.alphaW,
-        betaW: flags.betaW,
-        intercept: given("intercept") ? flags.intercept : undefined,
-        standardize: flags.standardize,
-        heredity: flags.heredity,
-        subsets: flags.subsets,
-        modelPrior: flags.modelPrior,
-        // The table shows 10 models by default; JSON and the report's plots get every listed model.
-        top: flags.top ?? (flags.json || flags.report !== undefined ? undefined : 10),
-        estimator: flags.estimator,
-        samples: flags.samples,
-        folds: flags.folds,
-        seed: flags.seed,
-        mcmcSteps: flags.mcmcSteps,
-        // Progress goes to stderr, one overwritten line, and only on a terminal.
-        onProgress: io.interactive
-          ? (done, total) => io.stderr(`\r\x1b[2K${progressLabel}: model ${done} of ${total}`)
-          : undefined,
-      };
-      // Ctrl-C is caught only where units run: exact evidences are computed in this thread, which
-      // could not see it until the end, so there the default (the process ends at once) is kept.
-      const result = exact
-        ? await compareLinearModelsInParallel(data, options)
-        : await interruptible(compareLinearModelsInParallel, data, options);
-      if (io.interactive && result.estimator !== "exact") io.stderr("\r\x1b[2K");
-      const shown = flags.json ? result : { ...result, models: result.models.slice(0, flags.top ?? 10) };
-      io.stdout(flags.json ? `${checkedJson(result)}\n` : `${formatComparison(shown, data.targetName)}\n`);
-      if (flags.report !== undefined) {
-        const { compareReportHtml } = await import("../report/compare.js");
-        writeReport(flags.report, await compareReportHtml(result, { data: path, target: data.targetName }));
+      const threads = flags.workers ?? availableParallelism();
+      const pool =
+        exact || flags.redis !== undefined || threads === 1 ? undefined : await import("../parallel/pool.js");
+      // The worker threads load occam while this thread reads the data.
+      pool?.startThreadsEarly({ commands: pool.unitModule("compare-units"), threads: threads - 1 });
+      try {
+        await compareAction(path, flags, command, io);
+      } finally {
+        await pool?.releaseEarlyThreads();
       }
     });
+}
+
+/** `occam compare`: reads the data, compares the models and writes the table, JSON or report. */
+async function compareAction(path: string, flags: CompareFlags, command: Command, io: Io): Promise<void> {
+  const data = linearData(await readCsvColumns(path), flags);
+  const progressLabel = flags.estimator ?? (flags.prior === "independent" ? "stepping-stone" : "exact");
+  const given = (name: string) => command.getOptionValueSource(name) === "cli";
+  const exact = (flags.estimator ?? "exact") === "exact" && flags.prior !== "independent";
+  if (exact) {
+    refuseRedis(flags, "exact evidences are computed here, in a moment; --redis serves --estimator runs.");
+  }
+  // The computation is loaded only now: `occam --help` and the other commands do without it.
+  const { compareLinearModelsInParallel } = await import("../parallel/compare.js");
+  const options: CompareLinearInParallelOptions = {
+    workers: flags.workers,
+    redis: flags.redis,
+    prior: flags.prior,
+    v: flags.v,
+    a: flags.a,
+    b: flags.b,
+    r: flags.r,
+    alpha: flags.alpha,
+    beta: flags.beta,
+    alphaW: flags.alphaW,
+    betaW: flags.betaW,
+    intercept: given("intercept") ? flags.intercept : undefined,
+    standardize: flags.standardize,
+    heredity: flags.heredity,
+    subsets: flags.subsets,
+    modelPrior: flags.modelPrior,
+    // The table shows 10 models by default; JSON and the report's plots get every listed model.
+    top: flags.top ?? (flags.json || flags.report !== undefined ? undefined : 10),
+    estimator: flags.estimator,
+    samples: flags.samples,
+    folds: flags.folds,
+    seed: flags.seed,
+    mcmcSteps: flags.mcmcSteps,
+    // Progress goes to stderr, one overwritten line, and only on a terminal.
+    onProgress: io.interactive
+      ? (done, total) => io.stderr(`\r\x1b[2K${progressLabel}: model ${done} of ${total}`)
+      : undefined,
+  };
+  // Ctrl-C is caught only where units run: exact evidences are computed in this thread, which
+  // could not see it until the end, so there the default (the process ends at once) is kept.
+  const result = exact
+    ? await compareLinearModelsInParallel(data, options)
+    : await interruptible(compareLinearModelsInParallel, data, options);
+  if (io.interactive && result.estimator !== "exact") io.stderr("\r\x1b[2K");
+  const shown = flags.json ? result : { ...result, models: result.models.slice(0, flags.top ?? 10) };
+  io.stdout(flags.json ? `${checkedJson(result)}\n` : `${formatComparison(shown, data.targetName)}\n`);
+  if (flags.report !== undefined) {
+    const { compareReportHtml } = await import("../report/compare.js");
+    writeReport(flags.report, await compareReportHtml(result, { data: path, target: data.targetName }));
+  }
 }
 
 /** The design of the comparison: from --formula, or the target and the numeric or text input columns. */

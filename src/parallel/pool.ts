@@ -95,6 +95,32 @@ export function createThreadPool(options: ThreadPoolOptions): ThreadPool {
   };
 }
 
+/** Threads started ahead of their job by {@link startThreadsEarly}, until a run takes them. */
+let early: { pool: ThreadPool; options: ThreadPoolOptions } | undefined;
+
+/**
+ * Starts the pool threads of a coming {@link runOnThreads} now, so that they load occam while the
+ * calling thread reads the data and prepares the units. The next run with the same commands and data
+ * folder takes them; a caller must {@link releaseEarlyThreads} when it is done (they would keep the
+ * process alive if an error came before the run).
+ */
+export function startThreadsEarly(options: ThreadPoolOptions): void {
+  if (early !== undefined || options.threads < 1) return;
+  early = { pool: createThreadPool(options), options };
+}
+
+/** Stops the threads {@link startThreadsEarly} started, if no run took them. */
+export async function releaseEarlyThreads(): Promise<void> {
+  const pool = early?.pool;
+  early = undefined;
+  await pool?.destroy();
+}
+
+/** The URL of one of occam's unit-command modules, by name (e.g. "compare-units"). */
+export function unitModule(name: string): string {
+  return siblingModule(import.meta.url, name);
+}
+
 /** Options of {@link runOnThreads}. */
 export interface RunOnThreadsOptions extends ThreadPoolOptions {
   /** Loads the unit commands in this thread: the calling thread runs units too. */
@@ -115,8 +141,14 @@ export interface RunOnThreadsOptions extends ThreadPoolOptions {
  */
 export async function runOnThreads(units: readonly Unit[], options: RunOnThreadsOptions): Promise<unknown[]> {
   const total = units.length;
-  const poolThreads = Math.min(options.threads, total) - 1;
-  const pool = poolThreads >= 1 ? createThreadPool({ ...options, threads: poolThreads }) : undefined;
+  const taken =
+    early?.options.commands === options.commands && early.options.dataFolder === options.dataFolder
+      ? early
+      : undefined;
+  if (taken !== undefined) early = undefined;
+  const poolThreads = taken?.options.threads ?? Math.min(options.threads, total) - 1;
+  const pool =
+    taken?.pool ?? (poolThreads >= 1 ? createThreadPool({ ...options, threads: poolThreads }) : undefined);
   const claims = new Int32Array(new SharedArrayBuffer(Int32Array.BYTES_PER_ELEMENT));
   const stop = new AbortController();
   setMaxListeners(0, stop.signal);
