@@ -2,11 +2,11 @@
  * What `--workers 2` buys over `--workers 1` on this machine, for the two long commands the scaling
  * guide names: `occam reproduce robot-arm --quick` (12 units: each network size's two temperature
  * sweeps, evidence framework and ML fits) and `occam compare --estimator smc` over all 64 models of 6
- * inputs (one unit per model). Each command runs as a whole process from dist/ (`npm run build` first),
- * as a user runs it, and its wall-clock time is measured with the load average beside it, since other
- * processes sharing the cores slow the two-worker run most. The JSON of both runs is also checked to be
- * the same apart from timings. Usage: `npx tsx bench/run.ts workers` (add `robot-arm` or `compare` to
- * run one of the two).
+ * inputs, and over the 128 models of 7 inputs to show how the gain grows with the job. Each command
+ * runs as a whole process from dist/ (`npm run build` first), as a user runs it, and its wall-clock
+ * time is measured with the load average beside it, since other processes sharing the cores slow the
+ * two-worker run most. The JSON of both runs is also checked to be the same apart from timings.
+ * Usage: `npx tsx bench/run.ts workers` (add `robot-arm` or `compare` to run only those).
  */
 import { spawnSync } from "node:child_process";
 import { mkdtempSync, writeFileSync } from "node:fs";
@@ -18,16 +18,16 @@ import { linearRegressionData } from "../src/data/generators/linear.js";
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 const cli = join(root, "dist/cli/main.js");
 
-/** A CSV of y on 6 inputs, three of which matter. */
-function writeData(): string {
-  const p = 6;
+/** A CSV of y on `p` inputs (6 or 7: 64 or 128 models), three of which matter. */
+function writeData(p: number): string {
   const n = 200;
-  const { X, y } = linearRegressionData({ n, p, weights: [0.5, 0, 0.3, 0, 0.2, 0], noiseSd: 1, seed: 3 });
+  const weights = [0.5, 0, 0.3, 0, 0.2, 0, 0].slice(0, p);
+  const { X, y } = linearRegressionData({ n, p, weights, noiseSd: 1, seed: 3 });
   const lines = [[...Array.from({ length: p }, (_, j) => `x${j + 1}`), "y"].join(",")];
   for (let i = 0; i < n; i++) {
     lines.push([...Array.from(X.subarray(i * p, (i + 1) * p)), y[i]].map((v) => v.toPrecision(10)).join(","));
   }
-  const path = join(mkdtempSync(join(tmpdir(), "occam-bench-workers-")), "six-inputs.csv");
+  const path = join(mkdtempSync(join(tmpdir(), "occam-bench-workers-")), `${p}-inputs.csv`);
   writeFileSync(path, `${lines.join("\n")}\n`);
   return path;
 }
@@ -43,20 +43,21 @@ function run(args: string[]): { seconds: number; load: number; json: string } {
 }
 
 export function measurements(): Record<string, number> {
-  const data = writeData();
+  const compare = (p: number) => [
+    "compare",
+    writeData(p),
+    "--target",
+    "y",
+    "--prior",
+    "nig",
+    "--estimator",
+    "smc",
+    "--json",
+  ];
   const jobs: Record<string, string[]> = {
     "reproduce robot-arm --quick": ["reproduce", "robot-arm", "--quick", "--json"],
-    "compare --estimator smc, 64 models": [
-      "compare",
-      data,
-      "--target",
-      "y",
-      "--prior",
-      "nig",
-      "--estimator",
-      "smc",
-      "--json",
-    ],
+    "compare --estimator smc, 64 models": compare(6),
+    "compare --estimator smc, 128 models": compare(7),
   };
   // `npx tsx bench/run.ts workers compare` runs only the jobs whose name contains "compare".
   const only = process.argv[3] ?? "";
