@@ -2,7 +2,9 @@
  * What `--workers 2` buys over `--workers 1` on this machine, for the two long commands the scaling
  * guide names: `occam reproduce robot-arm --quick` (12 units: each network size's two temperature
  * sweeps, evidence framework and ML fits) and `occam compare --estimator smc` over all 64 models of 6
- * inputs, and over the 128 models of 7 inputs to show how the gain grows with the job. Each command
+ * inputs, and over the 128 models of 7 inputs to show how the gain grows with the job; and `occam
+ * compare` with exact Zellner–Siow evidences over all 2^23 subsets of 23 inputs (32 blocks of the
+ * enumeration, each listing its 10 000 best models for the JSON). Each command
  * runs as a whole process from dist/ (`npm run build` first), as a user runs it, and its wall-clock
  * time is measured with the load average beside it, since other processes sharing the cores slow the
  * two-worker run most. The JSON of both runs is also checked to be the same apart from timings.
@@ -18,10 +20,9 @@ import { linearRegressionData } from "../src/data/generators/linear.js";
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 const cli = join(root, "dist/cli/main.js");
 
-/** A CSV of y on `p` inputs (6 or 7: 64 or 128 models), three of which matter. */
-function writeData(p: number): string {
-  const n = 200;
-  const weights = [0.5, 0, 0.3, 0, 0.2, 0, 0].slice(0, p);
+/** A CSV of y on `p` inputs (6 or 7: 64 or 128 models; 23: 2^23 models), three of which matter. */
+function writeData(p: number, n = 200): string {
+  const weights = Array.from({ length: p }, (_, j) => [0.5, 0, 0.3, 0, 0.2][j] ?? 0);
   const { X, y } = linearRegressionData({ n, p, weights, noiseSd: 1, seed: 3 });
   const lines = [[...Array.from({ length: p }, (_, j) => `x${j + 1}`), "y"].join(",")];
   for (let i = 0; i < n; i++) {
@@ -58,6 +59,7 @@ export function measurements(): Record<string, number> {
     "reproduce robot-arm --quick": ["reproduce", "robot-arm", "--quick", "--json"],
     "compare --estimator smc, 64 models": compare(6),
     "compare --estimator smc, 128 models": compare(7),
+    "compare exact (Zellner–Siow), 2^23 models": ["compare", writeData(23, 1000), "--target", "y", "--json"],
   };
   // `npx tsx bench/run.ts workers compare` runs only the jobs whose name contains "compare".
   const only = process.argv[3] ?? "";

@@ -170,11 +170,17 @@ async function compareAction(path: string, flags: CompareFlags, command: Command
   const progressLabel = flags.estimator ?? (flags.prior === "independent" ? "stepping-stone" : "exact");
   const given = (name: string) => command.getOptionValueSource(name) === "cli";
   const exact = (flags.estimator ?? "exact") === "exact" && flags.prior !== "independent";
-  if (exact) {
-    refuseRedis(flags, "exact evidences are computed here, in a moment; --redis serves --estimator runs.");
-  }
   // The computation is loaded only now: `occam --help` and the other commands do without it.
-  const { compareLinearModelsInParallel } = await import("../parallel/compare.js");
+  const { compareLinearModelsInParallel, enumeratedInBlocks } = await import("../parallel/compare.js");
+  // Exact evidences run as units (on workers, and hearing Ctrl-C between them) only when every subset
+  // of many inputs is enumerated; otherwise they take a moment in this thread.
+  const inUnits = !exact || enumeratedInBlocks(data.design.terms.length, flags.subsets);
+  if (!inUnits) {
+    refuseRedis(
+      flags,
+      "these exact evidences are computed here, in a moment; --redis serves --estimator runs and the enumeration of every subset of 19 or more inputs.",
+    );
+  }
   const options: CompareLinearInParallelOptions = {
     workers: flags.workers,
     redis: flags.redis,
@@ -204,12 +210,12 @@ async function compareAction(path: string, flags: CompareFlags, command: Command
       ? (done, total) => io.stderr(`\r\x1b[2K${progressLabel}: model ${done} of ${total}`)
       : undefined,
   };
-  // Ctrl-C is caught only where units run: exact evidences are computed in this thread, which
-  // could not see it until the end, so there the default (the process ends at once) is kept.
-  const result = exact
-    ? await compareLinearModelsInParallel(data, options)
-    : await interruptible(compareLinearModelsInParallel, data, options);
-  if (io.interactive && result.estimator !== "exact") io.stderr("\r\x1b[2K");
+  // Ctrl-C is caught only where units run: elsewhere this thread could not see it until the end, so
+  // there the default (the process ends at once) is kept.
+  const result = inUnits
+    ? await interruptible(compareLinearModelsInParallel, data, options)
+    : await compareLinearModelsInParallel(data, options);
+  if (io.interactive && inUnits) io.stderr("\r\x1b[2K");
   const shown = flags.json ? result : { ...result, models: result.models.slice(0, flags.top ?? 10) };
   io.stdout(flags.json ? `${checkedJson(result)}\n` : `${formatComparison(shown, data.targetName)}\n`);
   if (flags.report !== undefined) {

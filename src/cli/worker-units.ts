@@ -5,13 +5,14 @@
 import { calibrationRunCommand } from "../experiments/calibration-units.js";
 import { robotArmCommand } from "../experiments/robot-arm-units.js";
 import { classifierFamilyCommand } from "../parallel/classify-units.js";
-import { compareBlockCommand } from "../parallel/compare-units.js";
+import { compareBlockCommand, compareEnumerateCommand } from "../parallel/compare-units.js";
 import { evidenceMethodsCommand } from "../parallel/evidence-units.js";
 import { unitCommands } from "../parallel/units.js";
 
 /** The commands of a queue worker. */
 export const commands = unitCommands([
   compareBlockCommand,
+  compareEnumerateCommand,
   classifierFamilyCommand,
   robotArmCommand,
   calibrationRunCommand,

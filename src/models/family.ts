@@ -58,8 +58,14 @@ export interface SubsetFamily {
   /**
    * Calls `visit` once for every subset of at most `maxSize` terms (all of them by default; the terms
    * are at most 30), in an order of the family's choosing. Returns the number of subsets visited.
+   * With every subset (`maxSize` = p), `steps` visits only the Gray-code steps `from` … `to − 1` (step t
+   * is the subset of mask t ⊕ (t >> 1)): one block of an enumeration split into blocks.
    */
-  enumerate(maxSize: number, visit: (view: FamilyView) => void): number;
+  enumerate(
+    maxSize: number,
+    visit: (view: FamilyView) => void,
+    steps?: { readonly from: number; readonly to: number },
+  ): number;
   /** {@link FamilyView.moments} for one subset (ascending term indices). */
   moments(members: ArrayLike<number>, mean: Float64Array, variance: Float64Array): void;
   /** R² of the least-squares fit of the subset (with an intercept when the family has one). */

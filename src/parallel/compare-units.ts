@@ -1,7 +1,8 @@
 /**
- * The unit command of `occam compare --estimator …`: the log evidences of a block of models, each
- * estimated with the seed hashed from the comparison's seed and the model (`subsetSeed`), so a block's
- * numbers do not depend on which other models share it.
+ * The unit commands of `occam compare`: with a sampled estimator, the log evidences of a block of
+ * models, each estimated with the seed hashed from the comparison's seed and the model (`subsetSeed`),
+ * so a block's numbers do not depend on which other models share it; with exact evidences, the running
+ * sums of blocks of the enumeration of every subset (`searchSubsetBlock`), merged in block order.
  */
 import { z } from "zod";
 import type { LinearData } from "../data/design.js";
@@ -9,6 +10,7 @@ import { OccamError } from "../errors.js";
 import { prepareLinearComparison } from "../selection/linear.js";
 import { subsetEstimator } from "../selection/linear-estimated.js";
 import { LINEAR_ESTIMATORS, LINEAR_PRIORS } from "../selection/linear-options.js";
+import { bestSubsets, type SubsetSums, searchSubsetBlock, type TopSubset } from "../selection/subsets.js";
 import { defineUnitCommand, unitCommands } from "./units.js";
 
 const finite = z.number().finite();
@@ -54,22 +56,27 @@ export function plainLinearData(data: LinearData): PlainLinearData {
 
 const positive = z.number().finite().positive();
 
+/** The options of a comparison that decide its family of models (the prior and the design's scaling). */
+const familyOptions = {
+  prior: z.enum(LINEAR_PRIORS as [string, ...string[]]),
+  v: positive.optional(),
+  a: positive.optional(),
+  b: positive.optional(),
+  r: positive.optional(),
+  hyperA: positive.optional(),
+  alpha: positive.optional(),
+  beta: positive.optional(),
+  alphaW: positive.optional(),
+  betaW: positive.optional(),
+  intercept: z.boolean().optional(),
+  standardize: z.boolean().optional(),
+  heredity: z.boolean().optional(),
+};
+
 /** The options of a comparison that decide a model's estimate. */
 export const estimateOptionsSchema = z
   .object({
-    prior: z.enum(LINEAR_PRIORS as [string, ...string[]]),
-    v: positive.optional(),
-    a: positive.optional(),
-    b: positive.optional(),
-    r: positive.optional(),
-    hyperA: positive.optional(),
-    alpha: positive.optional(),
-    beta: positive.optional(),
-    alphaW: positive.optional(),
-    betaW: positive.optional(),
-    intercept: z.boolean().optional(),
-    standardize: z.boolean().optional(),
-    heredity: z.boolean().optional(),
+    ...familyOptions,
     estimator: z.enum(LINEAR_ESTIMATORS.filter((e) => e !== "exact") as [string, ...string[]]),
     samples: z.number().int().min(4).max(10_000_000).optional(),
     folds: z.number().int().min(2).optional(),
@@ -116,5 +123,127 @@ export const compareBlockCommand = defineUnitCommand({
   },
 });
 
+/** The options of an exact comparison that decide its running sums. */
+export const enumerateOptionsSchema = z
+  .object({
+    ...familyOptions,
+    modelPrior: z.enum(["uniform", "uniform-size"]),
+    top: z.number().int().min(0).max(100_000),
+  })
+  .strict();
+
+/** {@link SubsetSums} but the best models, as they cross (typed arrays are kept exactly by the result encoding). */
+export type PlainSubsetSums = Omit<SubsetSums, "top">;
+
+/** Best models as they cross: three parallel arrays, each model's terms as a bit mask (at most 25 terms are enumerated). */
+export interface PlainTopSubsets {
+  logPost: Float64Array;
+  score: Float64Array;
+  mask: Float64Array;
+}
+
+/**
+ * What the quadrature tables of a unit's thread have done (see `GTableStats`): every panel they hold,
+ * by key (the union over the units is the panels of one family), the values the unit integrated
+ * directly and the largest error bound.
+ */
+export interface PlainTableWork {
+  panels: number[];
+  directEvaluations: number;
+  maxError: number;
+}
+
+/**
+ * A `compare-enumerate` unit's result: the running sums of its blocks, in order, the best models of
+ * them all (see `bestSubsets`) and its tables' work.
+ */
+export interface EnumerateResult {
+  sums: PlainSubsetSums[];
+  top: PlainTopSubsets;
+  tables: PlainTableWork;
+}
+
+/**
+ * The comparison a thread set up for its last `compare-enumerate` unit, kept for the next unit of the
+ * same job: building a family's quadrature tables costs as much as a third of a block. A table's panel
+ * is the same whichever unit built it, so the blocks' numbers do not depend on what ran before.
+ */
+let lastSetup: { key: string; setup: ReturnType<typeof prepareLinearComparison> } | undefined;
+
+/** The running sums of blocks of the enumeration of every subset (exact evidences). */
+export const compareEnumerateCommand = defineUnitCommand({
+  name: "compare-enumerate",
+  payload: z
+    .object({
+      data: linearDataSchema,
+      options: enumerateOptionsSchema,
+      blocks: z
+        .array(z.object({ from: index, to: index }).refine((b) => b.from < b.to, "a block needs from < to"))
+        .min(1)
+        .max(100_000),
+    })
+    .strict(),
+  run(payload): EnumerateResult {
+    const key = JSON.stringify([payload.options, payload.data]);
+    if (lastSetup?.key !== key) {
+      const data = payload.data;
+      const linear: LinearData = {
+        design: { ...data.design, X: Float64Array.from(data.design.X), y: Float64Array.from(data.design.y) },
+        targetName: data.targetName,
+        factors: data.factors,
+      };
+      lastSetup = { key, setup: prepareLinearComparison(linear, payload.options as never) };
+    }
+    const { setup } = lastSetup;
+    const p = setup.family.terms.length;
+    if (setup.o.estimator !== "exact" || setup.search !== "enumerated") {
+      throw new OccamError(
+        "invalid-argument",
+        `compare-enumerate: the ${payload.options.prior} prior on ${p} inputs is not enumerated exactly.`,
+      );
+    }
+    for (const block of payload.blocks) {
+      if (block.to > 2 ** p) {
+        throw new OccamError(
+          "invalid-argument",
+          `compare-enumerate: a block ends beyond the 2^${p} subsets.`,
+        );
+      }
+    }
+    const { tables } = setup;
+    const directBefore = tables.directEvaluations;
+    const search = { prior: setup.o.modelPrior, top: setup.top, heredity: setup.o.heredity };
+    const blocks = payload.blocks.map((block) => searchSubsetBlock(setup.family, search, block));
+    const top = bestSubsets(
+      blocks.map((block) => block.top),
+      setup.top,
+    );
+    return {
+      sums: blocks.map(({ top: _top, ...sums }) => sums),
+      top: {
+        logPost: Float64Array.from(top, (t) => t.logPost),
+        score: Float64Array.from(top, (t) => t.score),
+        mask: Float64Array.from(top, (t) => t.members.reduce((mask, j) => mask + 2 ** j, 0)),
+      },
+      tables: {
+        panels: [...(tables.builtPanels ?? [])],
+        directEvaluations: tables.directEvaluations - directBefore,
+        maxError: tables.maxError,
+      },
+    };
+  },
+});
+
+/** A unit's best models back as {@link TopSubset}s, their members from the masks. */
+export function topSubsetsOf(plain: PlainTopSubsets): TopSubset[] {
+  return Array.from(plain.logPost, (logPost, i) => {
+    const members: number[] = [];
+    for (let j = 0, mask = plain.mask[i]; mask > 0; j++, mask = Math.floor(mask / 2)) {
+      if (mask % 2 === 1) members.push(j);
+    }
+    return { logPost, score: plain.score[i], members: Int32Array.from(members) };
+  });
+}
+
 /** The commands of this module, for the worker threads. */
-export const commands = unitCommands([compareBlockCommand]);
+export const commands = unitCommands([compareBlockCommand, compareEnumerateCommand]);

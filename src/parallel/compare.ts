@@ -6,6 +6,7 @@
  */
 import type { NumericTable } from "../data/csv.js";
 import { type LinearData, numericDesign } from "../data/design.js";
+import { OccamError } from "../errors.js";
 import {
   type CompareLinearOptions,
   compareLinearModels,
@@ -14,7 +15,14 @@ import {
   prepareLinearComparison,
 } from "../selection/linear.js";
 import { planEstimation, rankEstimates } from "../selection/linear-estimated.js";
-import { plainLinearData } from "./compare-units.js";
+import {
+  finishSubsetSums,
+  MAX_ENUMERATED_INPUTS,
+  mergeSubsetSums,
+  type SubsetBlock,
+  subsetBlocks,
+} from "../selection/subsets.js";
+import { type EnumerateResult, plainLinearData, topSubsetsOf } from "./compare-units.js";
 import { siblingModule } from "./pool.js";
 import { type ParallelOptions, resolveParallelOptions, runUnits } from "./run.js";
 import type { Unit } from "./units.js";
@@ -37,7 +45,9 @@ const QUEUE_UNITS = 256;
  * {@link compareLinearModels} with a sampled estimator's models estimated on `workers` threads or
  * through `redis` (see {@link ParallelOptions}); the result is identical to a serial run's apart from
  * `seconds`. The work limit (MAX_ESTIMATED_MODELS) grows with the number of threads and is lifted on a
- * queue. Exact evidences are computed in this thread.
+ * queue. Exact evidences of every subset beyond 2^18 of them are enumerated in blocks
+ * (`subsetBlocks`) on the threads or the queue, their running sums merged in block order; fewer
+ * subsets, or a bounded model size, are enumerated in this thread at once (and refuse a queue).
  */
 export async function compareLinearModelsInParallel(
   input: NumericTable | LinearData,
@@ -45,7 +55,20 @@ export async function compareLinearModelsInParallel(
 ): Promise<LinearComparison> {
   const parallel = resolveParallelOptions(options);
   const setup = prepareLinearComparison(input, options);
-  if (setup.o.estimator === "exact") return compareLinearModels(input, options);
+  if (setup.o.estimator === "exact") {
+    const p = setup.family.terms.length;
+    if (!enumeratedInBlocks(p, setup.o.subsets)) {
+      if (parallel.redis !== undefined) {
+        throw new OccamError(
+          "invalid-argument",
+          `redis: the exact evidences of these ${p} inputs are computed in this thread, in a moment; a queue serves sampled estimators and the enumeration of every subset of 19 to ${MAX_ENUMERATED_INPUTS} inputs.`,
+        );
+      }
+      return compareLinearModels(input, options);
+    }
+    const threads = parallel.redis === undefined ? parallel.workers : 0;
+    return enumerateInParallel(input, options, setup, subsetBlocks(p), threads);
+  }
   const capacity = parallel.redis === undefined ? parallel.workers : Number.POSITIVE_INFINITY;
   const plan = planEstimation(setup.family, setup.o, capacity);
   const count = plan.estimated.length;
@@ -95,6 +118,75 @@ export async function compareLinearModelsInParallel(
     });
   });
   return linearComparisonResult(setup, rankEstimates(setup.family, setup.o, setup.top, plan, scores, stdErr));
+}
+
+/**
+ * Whether an exact comparison of p inputs is enumerated in blocks that run as units (on threads, the
+ * queue, or one after the other in this thread, where Ctrl-C is heard between them): every subset of
+ * more than 2^18 (p of 19 to MAX_ENUMERATED_INPUTS). Otherwise it runs in this thread at once.
+ */
+export function enumeratedInBlocks(p: number, subsets: CompareLinearOptions["subsets"]): boolean {
+  return (
+    (subsets === undefined || subsets === "all") && p <= MAX_ENUMERATED_INPUTS && subsetBlocks(p).length > 1
+  );
+}
+
+/**
+ * The exact comparison of every subset with the enumeration's blocks run on `threads` threads (0: on
+ * the queue), dealt in contiguous runs so that the sums merge in block order whatever ran them.
+ */
+async function enumerateInParallel(
+  input: NumericTable | LinearData,
+  options: CompareLinearInParallelOptions,
+  setup: ReturnType<typeof prepareLinearComparison>,
+  blocks: readonly SubsetBlock[],
+  threads: number,
+): Promise<LinearComparison> {
+  // Blocks cost about the same: a few units per thread even out, and each unit sends back its best models.
+  const unitCount = Math.min(blocks.length, threads > 0 ? threads * 4 : QUEUE_UNITS);
+  const runs: SubsetBlock[][] = Array.from({ length: unitCount }, (_, u) =>
+    blocks.slice(
+      Math.floor((u * blocks.length) / unitCount),
+      Math.floor(((u + 1) * blocks.length) / unitCount),
+    ),
+  );
+  const data = plainLinearData("design" in input ? input : numericDesign(input));
+  const enumerateOptions = {
+    prior: setup.o.prior,
+    ...pick(options, ["v", "a", "b", "r", "hyperA", "alpha", "beta", "alphaW", "betaW", "intercept"]),
+    ...pick(options, ["standardize", "heredity"]),
+    modelPrior: setup.o.modelPrior,
+    top: setup.top,
+  };
+  const units: Unit[] = runs.map((run) => ({
+    key: `subsets ${run[0].from}-${run[run.length - 1].to}`,
+    command: "compare-enumerate",
+    payload: { data, options: enumerateOptions, blocks: run },
+  }));
+  const total = 2 ** setup.family.terms.length;
+  let subsetsDone = 0;
+  const results = (await runUnits(units, siblingModule(import.meta.url, "compare-units"), {
+    ...options,
+    onUnit: (_done, _total, key) => {
+      const run = runs[units.findIndex((u) => u.key === key)];
+      subsetsDone += run[run.length - 1].to - run[0].from;
+      options.onProgress?.(subsetsDone, total);
+    },
+  })) as EnumerateResult[];
+  // Each unit's best models ride on its first block: the units' lists, in order, merge as the blocks' would.
+  const parts = results.flatMap((r) =>
+    r.sums.map((sums, b) => ({ ...sums, top: b === 0 ? topSubsetsOf(r.top) : [] })),
+  );
+  const sums = mergeSubsetSums(parts, setup.top);
+  // The tables' work as one family's: each panel counted once, whichever threads built it.
+  const panels = new Set(results.flatMap((r) => r.tables.panels));
+  const { tables } = setup;
+  tables.panels = panels.size;
+  for (const r of results) {
+    tables.directEvaluations += r.tables.directEvaluations;
+    tables.maxError = Math.max(tables.maxError, r.tables.maxError);
+  }
+  return linearComparisonResult(setup, { summary: finishSubsetSums(sums) });
 }
 
 /** The fields of `options` named in `keys` that are set. */

@@ -237,7 +237,15 @@ export function linearComparisonResult(setup: LinearComparisonSetup, result: Ran
     modelCount: s.count,
     ...(random ? { settings: { seed: o.seed, ...result.settings } } : {}),
     ...(result.agreement === undefined ? {} : { agreement: result.agreement }),
-    ...(tables.panels + tables.directEvaluations > 0 ? { quadrature: { ...tables } } : {}),
+    ...(tables.panels + tables.directEvaluations > 0
+      ? {
+          quadrature: {
+            panels: tables.panels,
+            directEvaluations: tables.directEvaluations,
+            maxError: tables.maxError,
+          },
+        }
+      : {}),
     ...(result.mcmc === undefined ? {} : { mcmc: result.mcmc }),
     models,
     inclusionProbabilities,

@@ -87,6 +87,12 @@ describe.skipIf(server === null)("units on a Redis queue (a private redis-server
       },
     );
     expect(withoutTimes(evidenceQueued.results)).toBe(withoutTimes(evidenceLocal.results));
+
+    // Exact evidences of every subset of 19 inputs: the enumeration's two blocks are the units.
+    const wide = regressionTable(60, 19, 23);
+    const exactLocal = await compareLinearModelsInParallel(wide, { workers: 1, top: 20 });
+    const exactQueued = await compareLinearModelsInParallel(wide, { redis, top: 20 });
+    expect(withoutTimes(exactQueued)).toBe(withoutTimes(exactLocal));
     await Promise.all([a.stop(), b.stop()]);
   });
 
@@ -105,7 +111,7 @@ describe.skipIf(server === null)("units on a Redis queue (a private redis-server
       [
         "an unknown command",
         { run, unit: { key: "shell", command: "exec", payload: { line: "rm -rf /" } } },
-        /unknown command "exec"; this worker runs only compare-block, classifier-family/,
+        /unknown command "exec"; this worker runs only compare-block, compare-enumerate, classifier-family/,
       ],
       [
         "a payload of the wrong schema",

@@ -27,6 +27,25 @@ describe("units on worker threads", () => {
     expect(withoutTimes(odd)).toBe(serial);
   });
 
+  it("compare with exact evidences of every subset of 19 inputs gives the serial result bit for bit with 1, 2 and 4 workers", async () => {
+    // 2^19 subsets: two blocks of the enumeration, run as units.
+    const table = regressionTable(60, 19, 13);
+    const options = { top: 50 };
+    const serialResult = compareLinearModels(table, options);
+    expect(serialResult.quadrature?.panels).toBeGreaterThan(0);
+    const serial = withoutTimes(serialResult);
+    const progress: number[] = [];
+    for (const workers of [1, 2, 4]) {
+      const parallel = await compareLinearModelsInParallel(table, {
+        ...options,
+        workers,
+        onProgress: (done) => progress.push(done),
+      });
+      expect(withoutTimes(parallel)).toBe(serial);
+      expect(progress.at(-1)).toBe(2 ** 19);
+    }
+  });
+
   it("reproduce robot-arm gives the serial result bit for bit with 1, 2 and 4 workers", async () => {
     const options = { seed: 3, quick: true, hidden: [1], settings: TINY_ROBOT_ARM };
     const serial = withoutTimes(runRobotArmExperiment(options));

@@ -6,7 +6,14 @@ import { nigRegression } from "../../src/models/linear/nig.js";
 import { enumerateSubsets, type SubsetSystem, subsetView } from "../../src/models/linear/subsets.js";
 import { createRng } from "../../src/random/rng.js";
 import { compareSubsets } from "../../src/selection/compare.js";
-import { sampleSubsets, searchSubsets } from "../../src/selection/subsets.js";
+import {
+  finishSubsetSums,
+  mergeSubsetSums,
+  sampleSubsets,
+  searchSubsetBlock,
+  searchSubsets,
+  subsetBlocks,
+} from "../../src/selection/subsets.js";
 import { nigFamilyOf, scoresByMask } from "../support/nig.js";
 
 /** n × p standard-normal inputs and y = Xw + 0.5 ε with the given weights. */
@@ -118,6 +125,36 @@ describe("nigFamily: exact log evidence of every subset", () => {
     expect(Array.from(summary.top[0].members)).toEqual([0, 1, 2]);
   });
 
+  it("summarises in blocks of Gray-code steps, merged, as in one pass", () => {
+    const data = simulate(300, 8, [1, -0.7, 0.5, 0.3, 0, 0, 0, 0.1], 9);
+    const family = nigFamilyOf(data.X, data.y, 300, 8, { v: 1e2, a: 1, b: 1 });
+    const whole = searchSubsets(family, { top: 5 });
+    const cuts = [0, 1, 7, 64, 65, 200, 256];
+    const parts = cuts.slice(1).map((to, b) => searchSubsetBlock(family, { top: 5 }, { from: cuts[b], to }));
+    const merged = finishSubsetSums(mergeSubsetSums(parts, 5));
+    expect(merged.count).toBe(256);
+    expect(merged.logNormaliser).toBeCloseTo(whole.logNormaliser, 10);
+    expect(merged.top.map((m) => Array.from(m.members))).toEqual(whole.top.map((m) => Array.from(m.members)));
+    for (const [a, b] of [
+      [merged.inclusion, whole.inclusion],
+      [merged.sizeProbability, whole.sizeProbability],
+      [merged.coefficientMean, whole.coefficientMean],
+      [merged.coefficientSd, whole.coefficientSd],
+    ]) {
+      for (let i = 0; i < a.length; i++) expect(Math.abs(a[i] - b[i])).toBeLessThan(1e-12);
+    }
+  });
+
+  it("splits only beyond 2^18 subsets, into contiguous blocks that depend on p alone", () => {
+    expect(subsetBlocks(18)).toEqual([{ from: 0, to: 2 ** 18 }]);
+    const blocks = subsetBlocks(21);
+    expect(blocks).toHaveLength(8);
+    blocks.forEach((b, i) => {
+      expect(b.from).toBe(i * 2 ** 18);
+      expect(b.to).toBe((i + 1) * 2 ** 18);
+    });
+  });
+
   it("matches nigRegression's posterior in its predictive location", () => {
     const nig = nigFamilyOf(X, y, n, p, { v: 3, a: 2, b: 1 });
     const members = [0, 3];
@@ -178,6 +215,51 @@ describe("enumerateSubsets", () => {
         expect(count).toBe(2 ** p);
         expect(seen.every((c) => c === 1)).toBe(true);
       }),
+      { numRuns: 30 },
+    );
+  });
+
+  it("splits into blocks of Gray-code steps that visit the same subsets with the same values", () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 1, max: 9 }),
+        fc.integer({ min: 0, max: 2 }),
+        fc.array(fc.double({ min: 0, max: 1, noNaN: true }), { maxLength: 4 }),
+        (p, fixed, cuts) => {
+          const system = randomSystem(p, fixed, 200 + p);
+          const whole = new Map<number, [number, number, number]>();
+          let previous = -1;
+          enumerateSubsets(system, {}, (view) => {
+            // Step t of the walk visits mask t ⊕ (t >> 1).
+            const t = whole.size;
+            expect(view.mask).toBe(t ^ (t >> 1));
+            whole.set(view.mask, [view.size, view.logDet, view.quad]);
+            previous = view.mask;
+          });
+          expect(previous).toBeGreaterThanOrEqual(0);
+          const total = 2 ** p;
+          const bounds = [...new Set([0, ...cuts.map((c) => Math.floor(c * total)), total])].sort(
+            (a, b) => a - b,
+          );
+          const seen = new Uint8Array(total);
+          for (let b = 0; b + 1 < bounds.length; b++) {
+            const count = enumerateSubsets(
+              system,
+              { steps: { from: bounds[b], to: bounds[b + 1] } },
+              (view) => {
+                seen[view.mask]++;
+                const [size, logDet, quad] = whole.get(view.mask) as [number, number, number];
+                expect(view.size).toBe(size);
+                expect(view.dim).toBe(size + fixed);
+                expect(Math.abs(view.logDet - logDet)).toBeLessThan(1e-10 * (1 + Math.abs(logDet)));
+                expect(Math.abs(view.quad - quad)).toBeLessThan(1e-10 * (1 + Math.abs(quad)));
+              },
+            );
+            expect(count).toBe(bounds[b + 1] - bounds[b]);
+          }
+          expect(seen.every((c) => c === 1)).toBe(true);
+        },
+      ),
       { numRuns: 30 },
     );
   });
@@ -329,6 +411,11 @@ describe("enumerateSubsets", () => {
     ).toThrow(OccamError);
     const system = randomSystem(3, 0, 1);
     expect(() => enumerateSubsets(system, { maxSize: -1 }, () => {})).toThrow(/maxSize/);
+    expect(() => enumerateSubsets(system, { steps: { from: 3, to: 3 } }, () => {})).toThrow(/steps/);
+    expect(() => enumerateSubsets(system, { steps: { from: 0, to: 9 } }, () => {})).toThrow(/steps/);
+    expect(() => enumerateSubsets(system, { maxSize: 2, steps: { from: 0, to: 4 } }, () => {})).toThrow(
+      /steps/,
+    );
   });
 });
 

@@ -133,7 +133,7 @@ export function gPriorsFamily(
     givesEvidence: false,
     exact: true,
     score: (members) => scoreView(subsetView(system, members, where)),
-    enumerate: (maxSize, visit) => enumerateFamily(system, maxSize, scoreView, moments, visit),
+    enumerate: (maxSize, visit, steps) => enumerateFamily(system, maxSize, scoreView, moments, visit, steps),
     moments: (members, mean, variance) => moments(subsetView(system, members, where), mean, variance),
     rSquared: (members) => rSquaredOf(stats, P, subsetColumns(design, members), design.columnNames),
   };

@@ -66,11 +66,16 @@ export interface GTableStats {
   directEvaluations: number;
   /** The largest error bound (tabulated) or quadrature error estimate (direct) of any value returned. */
   maxError: number;
+  /**
+   * The panels tabulated, each as k · 2^32 + j (table k, panel j), when kept: so that the tables of one
+   * family built apart (on several threads) count each panel once.
+   */
+  readonly builtPanels?: Set<number>;
 }
 
 /** Fresh {@link GTableStats}: nothing done yet. */
 export function newTableStats(): GTableStats {
-  return { panels: 0, directEvaluations: 0, maxError: 0 };
+  return { panels: 0, directEvaluations: 0, maxError: 0, builtPanels: new Set() };
 }
 
 /** log J₀(x) for one (π, n, k), tabulated on demand (see the module comment). */
@@ -119,6 +124,7 @@ class GMixtureTable {
   private build(j: number): Panel {
     const { mix, n, k } = this;
     this.stats.panels++;
+    this.stats.builtPanels?.add(k * 2 ** 32 + j);
     const x0 = -Math.expm1(-j * this.width);
     const x1 = -Math.expm1(-(j + 1) * this.width);
     const delta = x1 - x0;

@@ -154,8 +154,15 @@ export function nigFamily(
       const view = subsetView(system, members, where);
       return score(view.dim, view.logDet, view.quad);
     },
-    enumerate: (maxSize, visit) =>
-      enumerateFamily(system, maxSize, (view) => score(view.dim, view.logDet, view.quad), moments, visit),
+    enumerate: (maxSize, visit, steps) =>
+      enumerateFamily(
+        system,
+        maxSize,
+        (view) => score(view.dim, view.logDet, view.quad),
+        moments,
+        visit,
+        steps,
+      ),
     moments(members, mean, variance) {
       moments(subsetView(system, members, where), mean, variance);
     },

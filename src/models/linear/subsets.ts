@@ -96,6 +96,13 @@ export interface EnumerateSubsetsOptions {
    * @defaultValue "throw"
    */
   singular?: "throw" | "nan";
+  /**
+   * Visit only the steps `from` … `to − 1` of the Gray-code order (step t visits the subset with mask
+   * t ⊕ (t >> 1)), so that the 2^p subsets can be split into blocks enumerated apart, e.g. on several
+   * threads. Only with every subset (no `maxSize` below p).
+   * @defaultValue every step, 0 … 2^p − 1
+   */
+  steps?: { readonly from: number; readonly to: number };
 }
 
 function invalid(where: string, message: string): OccamError {
@@ -282,6 +289,21 @@ class SubsetFactor {
   }
 }
 
+/** The checked Gray-code steps of {@link EnumerateSubsetsOptions.steps}: all 2^p by default. */
+function checkSteps(
+  steps: EnumerateSubsetsOptions["steps"],
+  p: number,
+  where: string,
+): { from: number; to: number } {
+  const total = 2 ** p;
+  if (steps === undefined) return { from: 0, to: total };
+  const { from, to } = steps;
+  if (!(Number.isInteger(from) && Number.isInteger(to) && from >= 0 && from < to && to <= total)) {
+    throw invalid(where, `steps must satisfy 0 ≤ from < to ≤ 2^${p} (integers), got from ${from}, to ${to}.`);
+  }
+  return { from, to };
+}
+
 /**
  * Calls `visit` once for every subset of the p candidate inputs (of at most `maxSize` inputs), with
  * the Cholesky factor of G_SS, log|G_SS| and c_Sᵀ G_SS⁻¹ c_S ready in a reused {@link SubsetView}.
@@ -304,6 +326,9 @@ export function enumerateSubsets(
   const maxSize = options?.maxSize ?? p;
   if (!(Number.isInteger(maxSize) && maxSize >= 0)) {
     throw invalid(where, `maxSize must be a non-negative integer, got ${maxSize}.`);
+  }
+  if (options?.steps !== undefined && maxSize < p) {
+    throw invalid(where, "steps apply only to the enumeration of every subset (no maxSize below p).");
   }
   const singular = options?.singular ?? "throw";
   if (singular !== "throw" && singular !== "nan") {
@@ -339,12 +364,20 @@ export function enumerateSubsets(
   let count = 0;
   if (maxSize >= p) {
     if (p > 30) throw invalid(where, `all 2^${p} subsets are too many to enumerate; give maxSize.`);
-    let mask = 0;
+    const { from, to } = checkSteps(options?.steps, p, where);
+    // The subset of step `from`, its terms' columns in the rows the Gray walk keeps them in (the higher
+    // term first, below the fixed columns).
+    let mask = (from ^ (from >>> 1)) >>> 0;
     let size = 0;
-    emit(0, 0);
+    for (let j = p - 1; j >= 0; j--) {
+      if ((mask >>> j) & 1) {
+        f.insert(terms[j], f.k);
+        size++;
+      }
+    }
+    emit(mask, size);
     count++;
-    const total = 2 ** p;
-    for (let t = 1; t < total; t++) {
+    for (let t = from + 1; t < to; t++) {
       const j = 31 - Math.clz32(t & -t); // the term the Gray code flips at step t
       const bit = 1 << j;
       // Rows above term j: the fixed ones and the columns of the active terms above j.
@@ -393,6 +426,7 @@ export function enumerateFamily(
   score: (view: SubsetView) => number,
   moments: (view: SubsetView, mean: Float64Array, variance: Float64Array) => void,
   visit: (view: FamilyView) => void,
+  steps?: EnumerateSubsetsOptions["steps"],
 ): number {
   let current: SubsetView | null = null;
   const shown = {
@@ -401,7 +435,7 @@ export function enumerateFamily(
     score: 0,
     moments: (mean: Float64Array, variance: Float64Array) => moments(current as SubsetView, mean, variance),
   };
-  return enumerateSubsets(system, { maxSize }, (view) => {
+  return enumerateSubsets(system, { maxSize, ...(steps === undefined ? {} : { steps }) }, (view) => {
     current = view;
     shown.mask = view.mask;
     shown.size = view.size;
