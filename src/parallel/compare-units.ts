@@ -128,7 +128,11 @@ export const enumerateOptionsSchema = z
   .object({
     ...familyOptions,
     modelPrior: z.enum(["uniform", "uniform-size"]),
-    top: z.number().int().min(0).max(100_000),
+    top: z
+      .number()
+      .int()
+      .min(0)
+      .max(2 ** 25),
   })
   .strict();
 

@@ -163,6 +163,11 @@ describe("occam compare", () => {
       [good, "--target", "y", "--mcmc-steps", "100"],
       /--mcmc-steps applies only/,
     ],
+    [
+      "--redis on exact evidences of a few inputs",
+      [good, "--target", "y", "--redis", "redis://127.0.0.1:1"],
+      /--redis does not apply here: these exact evidences are computed here/,
+    ],
   ])("%s: exit 2, a clear message, nothing on stdout", async (_name, args, message) => {
     const { code, stdout, stderr } = await run(["compare", ...args]);
     expect(code).toBe(2);
