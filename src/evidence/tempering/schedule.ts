@@ -181,24 +181,44 @@ export function randomTemperatures(n: number, rng: Rng, k = 0.9): Float64Array {
  * current weights it is Kish's ESS of the incremental weights. A log likelihood of −∞ gives weight 0.
  */
 export function conditionalEss(logW: Float64Array, ell: Float64Array, delta: number): number {
+  const current = currentWeights(logW);
+  return conditionalEssGiven(logW, ell, delta, current.max, current.sum);
+}
+
+/** The largest log weight and Σ_i e^{logW_i − max}: the part of {@link conditionalEss} that Δ leaves alone. */
+function currentWeights(logW: Float64Array): { max: number; sum: number } {
+  let max = Number.NEGATIVE_INFINITY;
+  for (let i = 0; i < logW.length; i++) max = Math.max(max, logW[i]);
+  let sum = 0;
+  for (let i = 0; i < logW.length; i++) sum += Math.exp(logW[i] - max);
+  return { max, sum };
+}
+
+/**
+ * {@link conditionalEss} given the current weights' largest log and scaled sum, computed once for the
+ * many Δ a bisection tries (it spends a quarter of a tempered-SMC run here).
+ */
+function conditionalEssGiven(
+  logW: Float64Array,
+  ell: Float64Array,
+  delta: number,
+  maxW: number,
+  s0: number,
+): number {
   const n = ell.length;
-  // Σ W_i, Σ W_i w_i and Σ W_i w_i², each as a sum scaled by its largest term.
-  let maxW = Number.NEGATIVE_INFINITY;
+  // Σ W_i w_i and Σ W_i w_i², each as a sum scaled by its largest term.
   let max1 = Number.NEGATIVE_INFINITY;
   let max2 = Number.NEGATIVE_INFINITY;
   for (let i = 0; i < n; i++) {
     const inc = delta === 0 ? 0 : delta * ell[i];
-    maxW = Math.max(maxW, logW[i]);
     max1 = Math.max(max1, logW[i] + inc);
     max2 = Math.max(max2, logW[i] + 2 * inc);
   }
   if (max1 === Number.NEGATIVE_INFINITY) return 0;
-  let s0 = 0;
   let s1 = 0;
   let s2 = 0;
   for (let i = 0; i < n; i++) {
     const inc = delta === 0 ? 0 : delta * ell[i];
-    s0 += Math.exp(logW[i] - maxW);
     s1 += Math.exp(logW[i] + inc - max1);
     s2 += Math.exp(logW[i] + 2 * inc - max2);
   }
@@ -211,12 +231,13 @@ export function conditionalEss(logW: Float64Array, ell: Float64Array, delta: num
  * when even β' = 1 keeps it above the target.
  */
 export function nextTemperature(logW: Float64Array, ell: Float64Array, beta: number, target: number): number {
-  if (conditionalEss(logW, ell, 1 - beta) >= target) return 1;
+  const { max, sum } = currentWeights(logW);
+  if (conditionalEssGiven(logW, ell, 1 - beta, max, sum) >= target) return 1;
   let lo = 0;
   let hi = 1 - beta;
   for (let it = 0; it < 100 && hi - lo > 1e-14 * hi; it++) {
     const mid = 0.5 * (lo + hi);
-    if (conditionalEss(logW, ell, mid) >= target) lo = mid;
+    if (conditionalEssGiven(logW, ell, mid, max, sum) >= target) lo = mid;
     else hi = mid;
   }
   // lo keeps the ESS at or above the target. It is 0 only when no positive step keeps it (fewer
