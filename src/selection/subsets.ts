@@ -68,7 +68,7 @@ export interface TopSubset {
 export interface SubsetSums {
   /** Models counted. */
   readonly count: number;
-  /** The largest log posterior (score + log prior) seen; −∞ when no model was counted. */
+  /** The reference of the sums: the largest log posterior (score + log prior) seen, or the block's floor when higher (−∞ when neither). */
   readonly max: number;
   readonly total: number;
   readonly inclusion: Float64Array;
