@@ -92,9 +92,10 @@ export class BoundCheck {
   /**
    * A live point drawn uniformly from the tenth of highest likelihood (−1 if none lies above L*): a
    * narrow part of the region that the ellipsoids cut off is where the likelihood climbs away from the
-   * bulk (the funnel's neck), and walks from the top of the live points reach it several times as often
-   * as walks from random ones (measured on the funnel: first escapes at log X ≈ −5 to −16 instead of
-   * −20 to −35), while on a Gaussian they stay deeper inside.
+   * bulk (the funnel's neck). Measured on the funnel: walks of 2 · dim steps from the top tenth first
+   * escaped at log X ≈ −5 to −16, walks of dim steps from random live points only at −20 to −35, after
+   * the ellipsoids had biased most of the run. On a Gaussian the top of the live points lies deepest
+   * inside the region, so the walks from there do not raise false alarms.
    */
   private pickStart(live: LiveSet, logLStar: number): number {
     const n = Math.max(1, Math.floor(TOP_SHARE * live.size));

@@ -76,9 +76,9 @@ const WALKS_PER_FIT = 1;
 /**
  * The ellipsoids are taken to cut off part of the region once at least this many walks escaped them
  * and their points outside number at least {@link OUTSIDE_TO_SWITCH}. A walk that grazes the surface
- * with a point or two is the bootstrap expansion's ordinary shortfall (twice in 117 walks on the
- * ten-dimensional mixture, one point each time); a walk into the funnel's neck stays out for several steps
- * (12 to 17 points in its first two escapes).
+ * with a point or two is the bootstrap expansion's ordinary shortfall (on one run of the
+ * ten-dimensional mixture two of 61 walks escaped, with one point each); walks into the funnel's neck stay
+ * out for several steps (5 to 22 points in the first two or three escapes).
  */
 const ESCAPES_TO_SWITCH = 2;
 const OUTSIDE_TO_SWITCH = 6;
