@@ -24,7 +24,8 @@ export interface RunContext extends DrawContext {
 
 /** How a call of {@link evolve} ended. */
 export interface EvolveResult {
-  readonly stop: StopReason;
+  /** "cut-off": the bound check found that the ellipsoids cut off part of the region, and the run is to start again. */
+  readonly stop: StopReason | "cut-off";
   /** log(1 + L_max X / Z) when it stopped, in nats: what the live points could still have added (null if Z was 0). */
   readonly remaining: number | null;
   /** Iterations of this call. */
@@ -65,8 +66,9 @@ function stopReason(
   remaining: number,
   dlogz: number,
   logLHigh: number,
-): StopReason | null {
+): StopReason | "cut-off" | null {
   if (worst >= logLHigh) return "bound";
+  if (ctx.proposals.cutOff) return "cut-off";
   // Every live point has the same likelihood: the rest of the prior volume is a plateau at that level,
   // and no point above it can be found.
   if (max === worst) return "plateau";

@@ -6,6 +6,7 @@
  * (dynesty's simulate_run); dynamic batches (Higson et al. 2019) are an option.
  */
 
+import { OccamError } from "../../errors.js";
 import { kishEss } from "../../math/logspace.js";
 import type { BayesModel } from "../../model/model.js";
 import { checkModel, type EvidenceEstimate, evidenceResult, resolveRng, secondsSince } from "../result.js";
@@ -15,7 +16,7 @@ import { InsertionRanks } from "./insertion.js";
 import { integrateRun, orderRun, type RunIntegral, type RunOrder } from "./integrate.js";
 import { DeadPoints, Likelihood, LiveSet, pointSpace } from "./live-points.js";
 import { type NestedSamplingOptions, type NestedSettings, resolveNestedOptions } from "./options.js";
-import { type ProposalStats, Proposals } from "./proposals.js";
+import { type BoundCheckStats, type DrawContext, type ProposalStats, Proposals } from "./proposals.js";
 import { type SimulatedError, simulateError } from "./uncertainty.js";
 
 export type { BatchRecord } from "./dynamic.js";
@@ -79,6 +80,8 @@ export interface NestedDiagnostics {
     readonly maxExpansion: number;
     /** Points drawn by a slice move instead, after 50 slices' worth of tries in the ellipsoids ("auto"). */
     readonly fallbacks: number;
+    /** The walks that checked the ellipsoids for a region they cut off (null when none ran: under 6 dimensions, or not "auto"). */
+    readonly boundCheck: BoundCheckStats | null;
   } | null;
   /** The slice sampler's work (null if it drew no point). */
   readonly slices: {
@@ -99,6 +102,11 @@ export interface NestedDiagnostics {
    * points' ranks among the live points from uniform, and its p-value (null under 100 iterations).
    */
   readonly insertion: { readonly statistic: number; readonly pValue: number | null };
+  /**
+   * The bound check of a first run that was abandoned: its walks, which ignore the ellipsoids, found
+   * points above the bound outside them, so the run started again with slice moves (null when none was).
+   */
+  readonly cutOff: BoundCheckStats | null;
   /** The batches of a dynamic run (empty for a static one). */
   readonly batches: readonly BatchRecord[];
   readonly record: NestedRecord;
@@ -147,7 +155,11 @@ const MIN_INSERTION_P = 1e-3;
  * (split by 2-means when it pays and expanded by a bootstrap factor, as dynesty and MultiNest do), and
  * by slice sampling along random directions in the live points' metric otherwise (PolyChord, dynesty's
  * rslice), also for a point the ellipsoids would need fifty slices' worth of tries to find, and for
- * good when they become costlier than slices. Without a transform the points live in
+ * good when they become costlier than slices. From 6 dimensions "auto" checks the ellipsoids: after
+ * each fit a short slice walk that ignores them, from a live point of high likelihood, looks for points
+ * above L* outside them (bound-check.ts); when walks keep finding such points the ellipsoids cut off
+ * part of the region (the neck of Neal's funnel), every point they drew was biased, and the run starts
+ * again with slice moves, with a warning. Without a transform the points live in
  * θ, drawn from `samplePrior`, and move by slice sampling on the prior density restricted to L > L*,
  * with the metric of the live points in θ.
  *
@@ -169,22 +181,28 @@ const MIN_INSERTION_P = 1e-3;
 export function nestedSampling(model: BayesModel, options: NestedSamplingOptions = {}): NestedSamplingResult {
   const start = performance.now();
   checkModel(model, WHERE);
-  const settings = resolveNestedOptions(model, options, WHERE);
-  const [runRng, errorRng] = resolveRng(options, WHERE).split(2);
+  const resolved = resolveNestedOptions(model, options, WHERE);
+  const [runRng, errorRng, restartRng] = resolveRng(options, WHERE).split(3);
   const space = pointSpace(model, WHERE);
   const likelihood = new Likelihood(model, WHERE);
-  const draw = { rng: runRng, space, likelihood, settings, where: WHERE };
-  const ctx: RunContext = {
-    ...draw,
-    dead: new DeadPoints(model.dim),
-    proposals: new Proposals(draw),
-    iterations: 0,
-  };
-  const k = settings.livePoints;
-  const live = new LiveSet(k, model.dim);
-  drawFromPrior(ctx, live, ctx.dead.addThreads(k, Number.NEGATIVE_INFINITY, 0));
-  const ranks = new InsertionRanks(k);
-  const baseline = evolve(ctx, live, settings.dlogz, Number.POSITIVE_INFINITY, 0, ranks);
+  let settings = resolved;
+  let first = baselineRun(model, { rng: runRng, space, likelihood, settings, where: WHERE });
+  let cutOff: BoundCheckStats | null = null;
+  if (first.baseline.stop === "cut-off") {
+    // The ellipsoids cut off part of the region above the bound: every point they drew shrank the
+    // estimated volume too fast, and a switch to slices would inherit live points that never entered
+    // the missing part. The run starts again with slice moves, its evaluations counted.
+    cutOff = first.ctx.proposals.summary().boundCheck;
+    settings = { ...resolved, sampler: "slice" };
+    first = baselineRun(model, { rng: restartRng, space, likelihood, settings, where: WHERE });
+  }
+  const { ctx, ranks } = first;
+  const stop = first.baseline.stop;
+  if (stop === "cut-off") {
+    throw new OccamError("internal", `${WHERE}: a slice run stopped on the ellipsoids' bound check.`);
+  }
+  const baseline = { ...first.baseline, stop };
+  ctx.proposals.endCheck();
   const batches = settings.dynamic === null ? [] : runBatches(ctx, settings.dynamic, settings.dlogz);
   const run = orderRun(ctx.dead);
   const integral = integrateRun(run);
@@ -194,6 +212,7 @@ export function nestedSampling(model: BayesModel, options: NestedSamplingOptions
   const diagnostics: NestedDiagnostics = {
     ...nestedDiagnostics(ctx, settings, baseline, batches, run, integral, error, posterior, stats),
     insertion: ranks.test(),
+    cutOff,
   };
   const { unreliable, warnings } = nestedChecks(settings, baseline, diagnostics, model.dim);
   const result = evidenceResult({
@@ -207,6 +226,28 @@ export function nestedSampling(model: BayesModel, options: NestedSamplingOptions
     warnings,
   });
   return Object.freeze({ ...result, posterior });
+}
+
+/** How a baseline run that was not abandoned ended. */
+type FinishedRun = EvolveResult & { readonly stop: StopReason };
+
+/** The baseline run from the prior: its context, how it ended and its insertion ranks. */
+function baselineRun(
+  model: BayesModel,
+  draw: DrawContext,
+): { ctx: RunContext; baseline: EvolveResult; ranks: InsertionRanks } {
+  const ctx: RunContext = {
+    ...draw,
+    dead: new DeadPoints(model.dim),
+    proposals: new Proposals(draw),
+    iterations: 0,
+  };
+  const k = draw.settings.livePoints;
+  const live = new LiveSet(k, model.dim);
+  drawFromPrior(ctx, live, ctx.dead.addThreads(k, Number.NEGATIVE_INFINITY, 0));
+  const ranks = new InsertionRanks(k);
+  const baseline = evolve(ctx, live, draw.settings.dlogz, Number.POSITIVE_INFINITY, 0, ranks);
+  return { ctx, baseline, ranks };
 }
 
 /** Every dead point in θ with its weight normalised by Z. */
@@ -226,14 +267,14 @@ function posteriorDraws(dead: DeadPoints, run: RunOrder, integral: RunIntegral):
 function nestedDiagnostics(
   ctx: RunContext,
   settings: NestedSettings,
-  baseline: EvolveResult,
+  baseline: FinishedRun,
   batches: readonly BatchRecord[],
   run: RunOrder,
   integral: RunIntegral,
   error: SimulatedError,
   posterior: NestedPosterior,
   stats: ProposalStats,
-): Omit<NestedDiagnostics, "insertion"> {
+): Omit<NestedDiagnostics, "insertion" | "cutOff"> {
   const jump = ctx.proposals.sliceJump();
   const evaluations = Array.from(run.order, (k) => ctx.dead.evaluations[k]);
   return {
@@ -262,6 +303,7 @@ function nestedDiagnostics(
             maxEllipsoids: stats.maxEllipsoids,
             maxExpansion: stats.maxExpansion,
             fallbacks: stats.fallbacks,
+            boundCheck: stats.boundCheck,
           },
     slices:
       stats.slicePoints === 0 || jump.jump === null || jump.scale === null
@@ -289,7 +331,7 @@ function nestedDiagnostics(
 /** The run's own checks: reasons against its error bar, and warnings. */
 function nestedChecks(
   settings: NestedSettings,
-  baseline: EvolveResult,
+  baseline: FinishedRun,
   diagnostics: NestedDiagnostics,
   dim: number,
 ): { unreliable: string[]; warnings: string[] } {
@@ -339,6 +381,16 @@ function nestedChecks(
     warnings.push(
       `${slices.truncated} slices stopped stepping out at 100 steps: the region above the bound is much wider ` +
         "than the live points' spread along some directions.",
+    );
+  }
+  const cut = diagnostics.cutOff;
+  if (cut !== null) {
+    warnings.push(
+      `walks that ignore the bounding ellipsoids left them for points above the likelihood bound (${cut.escapes} of ` +
+        `${cut.walks} walks, ${cut.outside} points outside) by iteration ${cut.cutOffAt}: the ellipsoids cut off part ` +
+        "of the region above the bound (a narrow neck or tail that no live point had entered, as in Neal's funnel), " +
+        "which makes log Z low while the insertion ranks stay uniform. The run started again with slice moves " +
+        '(sampler "slice"); the evaluations of the first run are counted.',
     );
   }
   if (baseline.stop === "plateau") {

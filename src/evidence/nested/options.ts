@@ -47,7 +47,9 @@ export interface NestedSamplingOptions extends RandomOptions {
    * unit cube (needs `model.priorTransform`), "slice" by slice sampling from a live point along random
    * directions in the live points' metric, "auto" ellipsoids when the model has a prior transform and
    * dim ≤ 10, switching to slices for the rest of the run if the ellipsoids need more likelihood
-   * evaluations per point than the slices would; slices otherwise.
+   * evaluations per point than the slices would, and starting again with slices if, from 6 dimensions,
+   * short walks that ignore the ellipsoids find that they cut off part of the region above the bound
+   * (see the nested-sampling guide); slices otherwise.
    * @defaultValue "auto"
    */
   sampler?: NestedSampler;
