@@ -54,8 +54,12 @@ export interface NestedSamplingOptions extends RandomOptions {
    */
   sampler?: NestedSampler;
   /**
-   * Slice steps per new point (slice sampler).
-   * @defaultValue dim + 3 (dynesty's rslice default)
+   * Slice steps per new point (slice sampler). Each step along a random direction of the live points'
+   * metric leaves about e^{−1/dim} of the start's correlation, so a new point keeps e^{−slices/dim} of
+   * the live point it started from: 0.35 at dim + 3, which biased log Z low by 2–3 standard errors on
+   * 50-dimensional correlated Gaussians (H ≈ 120 nats) but was calibrated up to 20 dimensions; 3 · dim
+   * leaves 0.05.
+   * @defaultValue dim + 3 (dynesty's rslice default) up to 20 dimensions, 3 · dim beyond
    */
   slices?: number;
   /**
@@ -197,7 +201,7 @@ export function resolveNestedOptions(
     livePoints,
     dlogz,
     sampler,
-    slices: options.slices ?? d + 3,
+    slices: options.slices ?? (d <= 20 ? d + 3 : 3 * d),
     bootstraps: options.bootstraps ?? 5,
     simulations: options.simulations ?? 200,
     maxIterations: options.maxIterations ?? Number.POSITIVE_INFINITY,
