@@ -191,6 +191,7 @@ function posteriorKernel(
         target: tempered(model, 1),
         trajectoryLength: Math.PI / 2,
         stepSizeJitter: 0.2,
+        ...(model.hmcTargetAccept === undefined ? {} : { targetAccept: model.hmcTargetAccept }),
       });
     default:
       return buildRandomWalkKernel({ target: tempered(model, 1) });

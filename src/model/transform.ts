@@ -205,6 +205,7 @@ export function unbounded(model: BayesModel, where = "model"): UnboundedModel {
           },
         }),
     ...(exactLogEvidence === undefined ? {} : { exactLogEvidence: () => exactLogEvidence.call(model) }),
+    ...(model.hmcTargetAccept === undefined ? {} : { hmcTargetAccept: model.hmcTargetAccept }),
   };
   return Object.freeze({ model: Object.freeze(transformed), identity, toBounded, toUnbounded });
 }
