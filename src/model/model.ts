@@ -65,6 +65,11 @@ export interface BayesModel {
    * neck of a non-centred hierarchy), where a step size adapted to the bulk makes trajectories diverge.
    */
   readonly hmcTargetAccept?: number;
+  /**
+   * HMC's trajectory length in the adapted metric (default π/2, a quarter period of a unit Gaussian):
+   * longer for a posterior whose slowest direction a diagonal metric cannot rescale (a curved ridge).
+   */
+  readonly hmcTrajectoryLength?: number;
 }
 
 /** Options of {@link defineModel}. */
