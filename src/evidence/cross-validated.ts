@@ -12,7 +12,7 @@ import { OccamError } from "../errors.js";
 import { Draws } from "../model/draws.js";
 import type { BayesModel } from "../model/model.js";
 import type { Rng } from "../random/rng.js";
-import { bridgeSampling } from "./bridge-sampling.js";
+import { bridgeRatio, bridgeSampling } from "./bridge-sampling.js";
 import { samplePosterior } from "./posterior-sampling.js";
 import {
   checkCount,
@@ -161,6 +161,28 @@ export interface CrossValidatedEvidenceOptions extends RandomOptions {
    * @defaultValue "auto"
    */
   firstFoldEstimator?: FirstFoldEstimator;
+  /**
+   * How each chain-rule factor p(D_g | D_1 … D_{g−1}) is estimated (chain-rule only): `"importance"`
+   * averages p(D_g | θ) over posterior draws given folds 1 … g − 1 (one posterior per factor, but the
+   * average rests on the few draws the next posterior favours when a fold moves the posterior far,
+   * as with small early folds or many parameters); `"bridge"` bridges the posteriors given folds
+   * 1 … g − 1 and 1 … g with Meng & Wong's optimal bridge (see `bridgeRatio`), using draws of both, so
+   * it needs only that they overlap. With `"bridge"` the posterior given fold 1 serves both log p(D_1)
+   * and the second factor, and the last posterior is that given all observations.
+   * @defaultValue "importance"
+   */
+  terms?: "importance" | "bridge";
+  /**
+   * With `terms: "bridge"`, posterior draws given all observations already made (e.g. for
+   * predictions), used as the last posterior instead of sampling it again; its reasons for
+   * unreliability count as the estimate's.
+   */
+  finalSample?: {
+    readonly draws: Draws;
+    readonly kernel: string;
+    readonly unreliable: readonly string[];
+    readonly warnings: readonly string[];
+  };
 }
 
 interface Resolved {
@@ -175,6 +197,7 @@ interface Resolved {
   warmup: number;
   starts: "tempered" | "prior";
   firstFoldEstimator: FirstFoldEstimator;
+  terms: "importance" | "bridge";
 }
 
 function resolveOptions(options: CrossValidatedEvidenceOptions): Resolved {
@@ -239,6 +262,13 @@ function resolveOptions(options: CrossValidatedEvidenceOptions): Resolved {
       `${WHERE}: starts must be "tempered" or "prior", got ${String(starts)}.`,
     );
   }
+  const terms = options.terms ?? "importance";
+  if (terms !== "importance" && terms !== "bridge") {
+    throw new OccamError(
+      "invalid-argument",
+      `${WHERE}: terms must be "importance" or "bridge", got ${String(terms)}.`,
+    );
+  }
   if (options.partition !== undefined && options.folds !== undefined) {
     throw new OccamError("invalid-argument", `${WHERE}: give folds or partition, not both.`);
   }
@@ -254,6 +284,7 @@ function resolveOptions(options: CrossValidatedEvidenceOptions): Resolved {
     warmup,
     starts,
     firstFoldEstimator,
+    terms,
   };
 }
 
@@ -419,7 +450,7 @@ function conditionalTerm(
   const stdErr = relativeSd / Math.sqrt(ess);
   const warnings = sample.warnings.map((w) => `${label}: ${w}`);
   const unreliable = sample.unreliable.map((w) => `${label}: ${w}`);
-  if (summary.ess < 50 || summary.maxWeightShare > 0.2) {
+  if (summary.ess < MIN_TERM_KISH || summary.maxWeightShare > MAX_TERM_SHARE) {
     unreliable.push(
       `${label}: the average of p(D_predicted | θ) rests on few draws (importance ESS ${summary.ess.toFixed(1)} of ${total}, ` +
         `largest weight ${(100 * summary.maxWeightShare).toFixed(0)} % of the sum); its standard error is unreliable: ` +
@@ -441,6 +472,134 @@ function conditionalTerm(
     unreliable,
     warnings,
   };
+}
+
+/** The thresholds under which an average over draws "rests on few draws" (either estimator of a factor). */
+const MIN_TERM_KISH = 50;
+const MAX_TERM_SHARE = 0.2;
+
+interface BridgedChainRule {
+  terms: CrossValidationTerm[];
+  logZ: number;
+  variance: number;
+  evaluations: number;
+  unreliable: string[];
+  warnings: string[];
+  /** The posterior given fold 1, for log p(D_1). */
+  first: SubsetDraws;
+}
+
+/**
+ * The chain rule's factors g = 2 … G by bridges between successive posteriors (`terms: "bridge"`):
+ * posteriors given folds 1, 1–2, …, 1–G (the last given every observation, or `finalSample`), and
+ * log p(D_g | D_1 … D_{g−1}) = log(Z_{1…g} / Z_{1…g−1}) by `bridgeRatio` with l = log p(D_g | θ).
+ */
+function bridgedChainRule(
+  model: SubsettableModel,
+  blocks: readonly Int32Array[],
+  pairs: readonly { conditioning: Int32Array; predicted: Int32Array; label: string }[],
+  streams: readonly Rng[],
+  o: Resolved,
+  finalSample: CrossValidatedEvidenceOptions["finalSample"],
+): BridgedChainRule {
+  const G = blocks.length;
+  const n = model.nObservations;
+  const d = model.dim;
+  const all = Int32Array.from({ length: n }, (_, i) => i);
+  const unreliable: string[] = [];
+  const warnings: string[] = [];
+  let evaluations = 0;
+  // Posterior k is given folds 1 … k + 1.
+  const posteriors: SubsetDraws[] = [];
+  const conditioningOf = (k: number) => (k === 0 ? blocks[0] : k === G - 1 ? all : pairs[k].conditioning);
+  for (let k = 0; k < G; k++) {
+    const rows = conditioningOf(k);
+    const label = k === G - 1 ? "posterior given all folds" : `posterior given folds 1–${k + 1}`;
+    const where = `${WHERE} (${label})`;
+    let sample: SubsetDraws;
+    if (k === G - 1 && finalSample !== undefined) {
+      sample = {
+        draws: finalSample.draws,
+        sampler: finalSample.kernel,
+        evaluations: 0,
+        unreliable: finalSample.unreliable,
+        warnings: finalSample.warnings,
+      };
+    } else {
+      const stream = k === 0 ? streams[pairs.length] : streams[k - 1];
+      sample = subsetDraws(subsetModel(model, rows, where), stream, o, where);
+    }
+    if (sample.draws.dim !== d) {
+      throw new OccamError(
+        "dimension-mismatch",
+        `${where}: the draws have dimension ${sample.draws.dim}, the model ${d}.`,
+      );
+    }
+    posteriors.push(sample);
+    evaluations += sample.evaluations;
+    unreliable.push(...sample.unreliable.map((w) => `${label}: ${w}`));
+    warnings.push(...sample.warnings.map((w) => `${label}: ${w}`));
+  }
+  // log p(D_g | θ) at every draw of posteriors g − 1 and g, per chain.
+  const pointwise = new Float64Array(n);
+  const logLikelihoodOf = (k: number, predicted: Int32Array, label: string): Float64Array[] => {
+    const { draws } = posteriors[k];
+    const chains: Float64Array[] = [];
+    for (let c = 0; c < draws.nChains; c++) {
+      const chain = new Float64Array(draws.nDraws);
+      for (let t = 0; t < draws.nDraws; t++) {
+        const index = c * draws.nDraws + t;
+        const theta = draws.values.subarray(index * d, (index + 1) * d);
+        model.logLikelihoodPointwise(theta, pointwise);
+        let s = 0;
+        for (let j = 0; j < predicted.length; j++) s += pointwise[predicted[j]];
+        if (Number.isNaN(s) || s === Number.POSITIVE_INFINITY) {
+          throw new OccamError(
+            "non-finite",
+            `${WHERE} (${label}): the log likelihood of the predicted observations is ${s} at posterior draw ${index} ` +
+              `${showPoint(theta)}; model.logLikelihoodPointwise must write finite numbers or −Infinity.`,
+          );
+        }
+        chain[t] = s;
+      }
+      chains.push(chain);
+    }
+    evaluations += draws.size;
+    return chains;
+  };
+  const terms: CrossValidationTerm[] = [];
+  let logZ = 0;
+  let variance = 0;
+  for (let k = 0; k < pairs.length; k++) {
+    const { predicted, conditioning, label } = pairs[k];
+    const lA = logLikelihoodOf(k, predicted, label);
+    const lB = logLikelihoodOf(k + 1, predicted, label);
+    const r = bridgeRatio(lA, lB);
+    const kish = Math.min(r.kishA, r.kishB);
+    const share = Math.max(r.maxShareA, r.maxShareB);
+    if (!r.converged) unreliable.push(`${label}: the bridge iteration did not converge.`);
+    if (kish < MIN_TERM_KISH || share > MAX_TERM_SHARE) {
+      unreliable.push(
+        `${label}: the bridge between the posteriors given folds 1–${k + 1} and 1–${k + 2} rests on few draws ` +
+          `(Kish size ${kish.toFixed(1)}, largest summand ${(100 * share).toFixed(0)} % of its side's sum): the two ` +
+          "posteriors barely overlap; its standard error is unreliable: use more draws or more folds.",
+      );
+    }
+    const stdErr = Math.sqrt(r.re2);
+    logZ += r.logRatio;
+    variance += r.re2;
+    terms.push({
+      predicted: predicted.length,
+      conditioning: conditioning.length,
+      logTerm: r.logRatio,
+      stdErr,
+      ess: kish,
+      importanceEss: kish,
+      maxWeightShare: share,
+      sampler: `bridge (${posteriors[k].sampler})`,
+    });
+  }
+  return { terms, logZ, variance, evaluations, unreliable, warnings, first: posteriors[0] };
 }
 
 function subsetModel(model: SubsettableModel, observations: Int32Array, where: string): BayesModel {
@@ -651,15 +810,27 @@ export function crossValidatedEvidence(
   const unreliable: string[] = [];
   const warnings: string[] = [];
   const terms: CrossValidationTerm[] = [];
-  for (let k = 0; k < pairs.length; k++) {
-    const { conditioning, predicted, label } = pairs[k];
-    const outcome = conditionalTerm(model, conditioning, predicted, streams[k], o, label);
-    terms.push(outcome.term);
-    logZ += outcome.term.logTerm;
-    variance += outcome.term.stdErr ** 2;
-    evaluations += outcome.evaluations;
-    unreliable.push(...outcome.unreliable);
-    warnings.push(...outcome.warnings);
+  let firstSample: SubsetDraws | undefined;
+  if (o.form === "chain-rule" && o.terms === "bridge") {
+    const b = bridgedChainRule(model, blocks, pairs, streams, o, options.finalSample);
+    terms.push(...b.terms);
+    logZ += b.logZ;
+    variance += b.variance;
+    evaluations += b.evaluations;
+    unreliable.push(...b.unreliable);
+    warnings.push(...b.warnings);
+    firstSample = b.first;
+  } else {
+    for (let k = 0; k < pairs.length; k++) {
+      const { conditioning, predicted, label } = pairs[k];
+      const outcome = conditionalTerm(model, conditioning, predicted, streams[k], o, label);
+      terms.push(outcome.term);
+      logZ += outcome.term.logTerm;
+      variance += outcome.term.stdErr ** 2;
+      evaluations += outcome.evaluations;
+      unreliable.push(...outcome.unreliable);
+      warnings.push(...outcome.warnings);
+    }
   }
 
   const diagnostics: Mutable<CrossValidatedDiagnostics> = {
@@ -710,10 +881,13 @@ export function crossValidatedEvidence(
       };
       estimator = "exact";
     } else {
-      const sample = subsetDraws(sub, stream, o, where);
-      evaluations += sample.evaluations;
-      warnings.push(...sample.warnings.map((w) => `fold 1: ${w}`));
-      unreliable.push(...sample.unreliable.map((w) => `fold 1: ${w}`));
+      // With bridged factors the posterior given fold 1 is already sampled, and its checks counted.
+      const sample = firstSample ?? subsetDraws(sub, stream, o, where);
+      if (firstSample === undefined) {
+        evaluations += sample.evaluations;
+        warnings.push(...sample.warnings.map((w) => `fold 1: ${w}`));
+        unreliable.push(...sample.unreliable.map((w) => `fold 1: ${w}`));
+      }
       const [bridgeRng] = stream.split(1);
       if (typeof choice === "function") {
         result = choice(sub, { rng: bridgeRng, draws: sample.draws });

@@ -189,8 +189,9 @@ function posteriorKernel(
       // A quarter period of a unit Gaussian in the adapted metric, jittered against periodicity.
       return buildHmcKernel({
         target: tempered(model, 1),
-        trajectoryLength: Math.PI / 2,
+        trajectoryLength: model.hmcTrajectoryLength ?? Math.PI / 2,
         stepSizeJitter: 0.2,
+        ...(model.hmcTargetAccept === undefined ? {} : { targetAccept: model.hmcTargetAccept }),
       });
     default:
       return buildRandomWalkKernel({ target: tempered(model, 1) });

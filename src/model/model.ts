@@ -59,6 +59,17 @@ export interface BayesModel {
   powerPosteriorKernel?(beta: number): Kernel<unknown, unknown>;
   /** The exact log evidence, for conjugate families. */
   exactLogEvidence?(): number;
+  /**
+   * The acceptance rate HMC's step size should be adapted to when sampling this model's posterior
+   * (default 0.8): higher for a posterior with regions of much higher curvature than its bulk (the
+   * neck of a non-centred hierarchy), where a step size adapted to the bulk makes trajectories diverge.
+   */
+  readonly hmcTargetAccept?: number;
+  /**
+   * HMC's trajectory length in the adapted metric (default π/2, a quarter period of a unit Gaussian):
+   * longer for a posterior whose slowest direction a diagonal metric cannot rescale (a curved ridge).
+   */
+  readonly hmcTrajectoryLength?: number;
 }
 
 /** Options of {@link defineModel}. */

@@ -205,6 +205,8 @@ export function unbounded(model: BayesModel, where = "model"): UnboundedModel {
           },
         }),
     ...(exactLogEvidence === undefined ? {} : { exactLogEvidence: () => exactLogEvidence.call(model) }),
+    ...(model.hmcTargetAccept === undefined ? {} : { hmcTargetAccept: model.hmcTargetAccept }),
+    ...(model.hmcTrajectoryLength === undefined ? {} : { hmcTrajectoryLength: model.hmcTrajectoryLength }),
   };
   return Object.freeze({ model: Object.freeze(transformed), identity, toBounded, toUnbounded });
 }

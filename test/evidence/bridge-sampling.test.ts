@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
 import type { OccamError } from "../../src/errors.js";
-import { bridgeSampling } from "../../src/evidence/bridge-sampling.js";
+import { bridgeRatio, bridgeSampling } from "../../src/evidence/bridge-sampling.js";
 import { gaussianMeanModel } from "../../src/models/gaussian-mean/index.js";
+import { createRng } from "../../src/random/rng.js";
 import { arPosteriorDraws, exactDraws, thrown, withNaNLikelihood } from "./support.js";
 
 describe("bridgeSampling", () => {
@@ -78,5 +79,52 @@ describe("bridgeSampling", () => {
     expect(e.message).toMatch(/logLikelihood is NaN at posterior draw 80/);
     expect(() => bridgeSampling(model, { draws, method: "warp2" as "warp3" })).toThrow(/method/);
     expect(() => bridgeSampling(model, { draws, tolerance: 0 })).toThrow(/tolerance/);
+  });
+});
+
+describe("bridgeRatio", () => {
+  // q_A(θ) = e^{−θ²/2} and q_B = q_A e^{l} with l = −θ²/2 in each of d coordinates:
+  // Z_B / Z_A = (1/√2)^d, and p_A = N(0, I), p_B = N(0, I/2) are sampled exactly.
+  const sides = (d: number, n: number, seed: number) => {
+    const rng = createRng(seed);
+    const l = (sd: number) => {
+      const out = new Float64Array(n);
+      for (let t = 0; t < n; t++) {
+        let s = 0;
+        for (let j = 0; j < d; j++) s += (sd * rng.normal()) ** 2;
+        out[t] = -0.5 * s;
+      }
+      return out;
+    };
+    return { lA: [l(1)], lB: [l(Math.SQRT1_2)] };
+  };
+
+  it("is within 4 standard errors of the exact log ratio, in 1 and 10 dimensions", () => {
+    for (const d of [1, 10]) {
+      const { lA, lB } = sides(d, 2000, 40 + d);
+      const r = bridgeRatio(lA, lB);
+      expect(r.converged).toBe(true);
+      expect(r.re2).toBeGreaterThan(0);
+      expect(Math.abs(r.logRatio - d * Math.log(Math.SQRT1_2))).toBeLessThan(4 * Math.sqrt(r.re2));
+      expect(r.kishA).toBeGreaterThan(200);
+      expect(r.kishB).toBeGreaterThan(200);
+    }
+  });
+
+  it("has calibrated standard errors: |z| < 2 in at least 16 of 20 seeds (d = 10)", () => {
+    let inside = 0;
+    for (let s = 0; s < 20; s++) {
+      const { lA, lB } = sides(10, 1000, 500 + s);
+      const r = bridgeRatio(lA, lB);
+      if (Math.abs(r.logRatio - 10 * Math.log(Math.SQRT1_2)) < 2 * Math.sqrt(r.re2)) inside++;
+    }
+    expect(inside).toBeGreaterThanOrEqual(16);
+  });
+
+  it("says when the two densities barely overlap: few draws carry the bridge", () => {
+    // 400 coordinates: p_B = N(0, I/2) sits in the far tail of p_A = N(0, I)'s radius, and vice versa.
+    const { lA, lB } = sides(400, 1000, 7);
+    const r = bridgeRatio(lA, lB);
+    expect(Math.min(r.kishA, r.kishB)).toBeLessThan(50);
   });
 });

@@ -230,6 +230,29 @@ describe("crossValidatedEvidence: k-fold (eq. 8) and the chain rule", () => {
     expect(Math.abs(rw.logZ - (rw.diagnostics.exactValue ?? Number.NaN))).toBeLessThan(4 * rw.stdErr);
   });
 
+  it('bridges successive posteriors with terms: "bridge", within its error of the exact log Z', () => {
+    const mcmc = withoutExactPosterior(gaussianMeanModel({ dim: 2, n: 40, seed: 10 }));
+    const exact = mcmc.exactLogEvidence?.() ?? Number.NaN;
+    let inside = 0;
+    for (let s = 0; s < 5; s++) {
+      const r = crossValidatedEvidence(mcmc, {
+        form: "chain-rule",
+        folds: 4,
+        draws: 1000,
+        warmup: 300,
+        terms: "bridge",
+        seed: 20 + s,
+      });
+      expect(r.reliable).toBe(true);
+      expect(terms(r).every((t) => t.sampler === "bridge (hmc)")).toBe(true);
+      expect(r.stdErr).toBeGreaterThan(0);
+      if (Math.abs(r.logZ - exact) < 2 * r.stdErr) inside++;
+      expect(Math.abs(r.logZ - exact)).toBeLessThan(4 * r.stdErr);
+    }
+    // A calibrated standard error puts about 95 % within 2 of them; P(at most 2 of 5 | 0.95) < 0.2 %.
+    expect(inside).toBeGreaterThanOrEqual(3);
+  });
+
   it("gives the same result for the same seed, and contiguous folds without shuffling", () => {
     const a = crossValidatedEvidence(model, { form: "k-fold", draws: 200, seed: 13 });
     const b = crossValidatedEvidence(model, { form: "k-fold", draws: 200, seed: 13 });

@@ -33,6 +33,10 @@ export interface LogitFunction {
   /** Number of inputs p (the row length of X). */
   readonly inputs: number;
   readonly bounds?: ParameterBounds;
+  /** HMC's target acceptance for this family's posteriors (see `BayesModel.hmcTargetAccept`). */
+  readonly hmcTargetAccept?: number;
+  /** HMC's trajectory length for this family's posteriors (see `BayesModel.hmcTrajectoryLength`). */
+  readonly hmcTrajectoryLength?: number;
   /** log p(θ), normalised. */
   logPrior(theta: Float64Array): number;
   /** Writes ∇ log p(θ) into `grad` and returns log p(θ). */
@@ -178,6 +182,8 @@ export function conditionalClassifier(
     names: net.names,
     summary,
     ...(net.bounds === undefined ? {} : { bounds: net.bounds }),
+    ...(net.hmcTargetAccept === undefined ? {} : { hmcTargetAccept: net.hmcTargetAccept }),
+    ...(net.hmcTrajectoryLength === undefined ? {} : { hmcTrajectoryLength: net.hmcTrajectoryLength }),
     logPrior: (theta) => orZero(net.logPrior(theta)),
     gradLogPrior: (theta, grad) => checkedGradient(net.gradLogPrior(theta, grad), grad),
     samplePrior: (rng) => net.samplePrior(rng),
