@@ -26,12 +26,13 @@ describe("Ctrl-C on a command with workers", () => {
         "--estimator",
         "smc",
         "--samples",
-        "2048",
-      ].concat(["--workers", "2", "--json", "--report", report]),
+        "4096",
+      ].concat(["--workers", "4", "--json", "--report", report]),
       dir,
     );
-    // Long enough for the threads to be at work (the whole job takes half a minute or more), and then Ctrl-C.
-    await new Promise((resolve) => setTimeout(resolve, 12_000));
+    // Long enough for the threads to be at work (the whole job takes some 20 s on two fast cores), and
+    // then Ctrl-C.
+    await new Promise((resolve) => setTimeout(resolve, 5_000));
     expect(run.child.exitCode, run.stderr).toBeNull();
     const sent = Date.now();
     run.child.kill("SIGINT");
