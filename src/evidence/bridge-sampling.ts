@@ -1,6 +1,6 @@
 import { effectiveSampleSize } from "../diagnostics/ess.js";
 import { OccamError } from "../errors.js";
-import { logAddExp, logSumExp } from "../math/logspace.js";
+import { kishEss, logAddExp, logSumExp } from "../math/logspace.js";
 import { Draws } from "../model/draws.js";
 import type { BayesModel } from "../model/model.js";
 import { unbounded } from "../model/transform.js";
@@ -456,17 +456,11 @@ export function bridgeRatio(
   const shift = logSA + logR;
   for (let j = 0; j < NA; j++) tA[j] = flatA[j] - logAddExp(logSB + flatA[j], shift);
   for (let i = 0; i < NB; i++) tB[i] = -logAddExp(logSB + flatB[i], shift);
+  // Kish's size of each side's summands, and the largest summand's share of their sum.
   const kish = (t: Float64Array) => {
     let max = Number.NEGATIVE_INFINITY;
     for (let i = 0; i < t.length; i++) if (t[i] > max) max = t[i];
-    let s = 0;
-    let s2 = 0;
-    for (let i = 0; i < t.length; i++) {
-      const w = Math.exp(t[i] - max);
-      s += w;
-      s2 += w * w;
-    }
-    return { ess: (s * s) / s2, share: 1 / s };
+    return { ess: kishEss(t), share: Math.exp(max - logSumExp(t)) };
   };
   const kA = kish(tA);
   const kB = kish(tB);
