@@ -473,15 +473,13 @@ export {
   MAX_ESTIMATED_MODELS,
   type SubsetSearchSummary,
 } from "./selection/linear.js";
+export { type SampleSubsetsOptions, type SubsetSample, sampleSubsets } from "./selection/subset-sampling.js";
 export {
   hereditaryFilter,
   MAX_ENUMERATED_INPUTS,
   type RankedSubset,
-  type SampleSubsetsOptions,
   type SearchSubsetsOptions,
-  type SubsetSample,
   type SubsetSummary,
-  sampleSubsets,
   searchSubsets,
   summarizeSubsets,
 } from "./selection/subsets.js";

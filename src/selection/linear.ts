@@ -29,13 +29,8 @@ import {
   type ResolvedLinearOptions,
   resolveLinearOptions,
 } from "./linear-options.js";
-import {
-  hereditaryFilter,
-  MAX_ENUMERATED_INPUTS,
-  sampleSubsets,
-  searchSubsets,
-  summarizeSubsets,
-} from "./subsets.js";
+import { sampleSubsets } from "./subset-sampling.js";
+import { hereditaryFilter, MAX_ENUMERATED_INPUTS, searchSubsets, summarizeSubsets } from "./subsets.js";
 
 export { subsetSeed } from "./linear-estimated.js";
 // The options, their constants and the result types are part of this module's interface.

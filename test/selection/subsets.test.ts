@@ -6,10 +6,10 @@ import { nigRegression } from "../../src/models/linear/nig.js";
 import { enumerateSubsets, type SubsetSystem, subsetView } from "../../src/models/linear/subsets.js";
 import { createRng } from "../../src/random/rng.js";
 import { compareSubsets } from "../../src/selection/compare.js";
+import { sampleSubsets } from "../../src/selection/subset-sampling.js";
 import {
   finishSubsetSums,
   mergeSubsetSums,
-  sampleSubsets,
   searchSubsetBlock,
   searchSubsets,
   subsetBlocks,
