@@ -270,20 +270,18 @@ class TopHeap {
   }
 
   private swap(i: number, j: number): void {
-    const { logPost, score, mask, members } = this;
-    const l = logPost[i];
-    logPost[i] = logPost[j];
-    logPost[j] = l;
-    const s = score[i];
-    score[i] = score[j];
-    score[j] = s;
-    const m = mask[i];
-    mask[i] = mask[j];
-    mask[j] = m;
-    const list = members[i];
-    members[i] = members[j];
-    members[j] = list;
+    swapEntries(this.logPost, i, j);
+    swapEntries(this.score, i, j);
+    swapEntries(this.mask, i, j);
+    swapEntries(this.members, i, j);
   }
+}
+
+/** Exchanges entries i and j of an array. */
+function swapEntries<T>(a: { [k: number]: T }, i: number, j: number): void {
+  const t = a[i];
+  a[i] = a[j];
+  a[j] = t;
 }
 
 /** The ascending term indices of a mask of at most 31 terms. */
