@@ -136,3 +136,23 @@ export function pooledSd(chains: readonly Float64Array[]): number {
   }
   return Math.sqrt(ss / (count - 1));
 }
+
+/**
+ * The effective sample size of the mean of importance weights e^{logW} computed along MCMC chains
+ * (`logW` chain after chain, `nChains` × `nDraws`): the ESS of the weight traces, capped at the number
+ * of draws, and that number when the ESS is not finite (e.g. constant weights). The error of the mean
+ * weight is then sd(w)/√ESS rather than sd(w)/√N.
+ */
+export function weightTraceEss(logW: Float64Array, nChains: number, nDraws: number): number {
+  const total = nChains * nDraws;
+  let max = Number.NEGATIVE_INFINITY;
+  for (let t = 0; t < total; t++) if (logW[t] > max) max = logW[t];
+  const chains: Float64Array[] = [];
+  for (let c = 0; c < nChains; c++) {
+    const w = new Float64Array(nDraws);
+    for (let t = 0; t < nDraws; t++) w[t] = Math.exp(logW[c * nDraws + t] - max);
+    chains.push(w);
+  }
+  const e = effectiveSampleSize(chains);
+  return Number.isFinite(e) && e > 0 ? Math.min(total, e) : total;
+}

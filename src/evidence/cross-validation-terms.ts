@@ -4,7 +4,7 @@
  * log p(D_predicted | D_conditioning) — averaged over the conditioning posterior, or bridged between
  * the posteriors before and after a fold joins.
  */
-import { effectiveSampleSize } from "../diagnostics/ess.js";
+import { weightTraceEss } from "../diagnostics/ess.js";
 import { OccamError } from "../errors.js";
 import { Draws } from "../model/draws.js";
 import type { BayesModel } from "../model/model.js";
@@ -221,20 +221,8 @@ export function conditionalTerm(
   const summary = logWeightSummary(logW, where);
   // sd(w)/mean(w) from the i.i.d. standard error sd(w)/(√N mean(w)).
   const relativeSd = summary.stdErr * Math.sqrt(total);
-  let ess = total;
-  if (sample.sampler !== "exact") {
-    // The MCMC draws are autocorrelated: Var(mean w) ≈ Var(w)/ESS, with the ESS of the weight trace.
-    let max = Number.NEGATIVE_INFINITY;
-    for (let t = 0; t < total; t++) if (logW[t] > max) max = logW[t];
-    const chains: Float64Array[] = [];
-    for (let c = 0; c < draws.nChains; c++) {
-      const w = new Float64Array(draws.nDraws);
-      for (let t = 0; t < draws.nDraws; t++) w[t] = Math.exp(logW[c * draws.nDraws + t] - max);
-      chains.push(w);
-    }
-    const e = effectiveSampleSize(chains);
-    ess = Number.isFinite(e) ? Math.min(total, e) : total;
-  }
+  // MCMC draws are autocorrelated: Var(mean w) ≈ Var(w)/ESS, with the ESS of the weight trace.
+  const ess = sample.sampler === "exact" ? total : weightTraceEss(logW, draws.nChains, draws.nDraws);
   const stdErr = relativeSd / Math.sqrt(ess);
   const warnings = sample.warnings.map((w) => `${label}: ${w}`);
   const unreliable = sample.unreliable.map((w) => `${label}: ${w}`);

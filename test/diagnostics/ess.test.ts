@@ -1,6 +1,11 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { effectiveSampleSize, essPerParameter, monteCarloStandardError } from "../../src/diagnostics/ess.js";
+import {
+  effectiveSampleSize,
+  essPerParameter,
+  monteCarloStandardError,
+  weightTraceEss,
+} from "../../src/diagnostics/ess.js";
 import { OccamError } from "../../src/errors.js";
 import { Draws } from "../../src/model/draws.js";
 import type { Rng } from "../../src/random/rng.js";
@@ -146,5 +151,29 @@ describe("monteCarloStandardError", () => {
     // At N = 20 000 the ESS is within 4·√(16/N) = ±11 % of N (the bound of the iid ESS test), so
     // mcse·√N = sd·√(N/ESS) is within ±5.7 % of the sd, itself within 4/√(2N) = ±2 % of 1.
     expect(Math.abs(mcse * Math.sqrt(20_000) - 1)).toBeLessThan(0.08);
+  });
+});
+
+describe("weightTraceEss", () => {
+  it("is the ESS of the weights e^{logW} along each chain, capped at the draws, and the draws for constant weights", () => {
+    const rng = createRng(12);
+    const nChains = 4;
+    const nDraws = 500;
+    // Independent log weights: the ESS of the weights is near the number of draws.
+    const independent = Float64Array.from({ length: nChains * nDraws }, () => 0.5 * rng.normal());
+    const essIndependent = weightTraceEss(independent, nChains, nDraws);
+    expect(essIndependent).toBeGreaterThan(0.7 * nChains * nDraws);
+    expect(essIndependent).toBeLessThanOrEqual(nChains * nDraws);
+    // An AR(1) trace with ρ = 0.9 in the log weights: far fewer effective draws.
+    const sticky = new Float64Array(nChains * nDraws);
+    for (let c = 0; c < nChains; c++) {
+      let x = 0;
+      for (let t = 0; t < nDraws; t++) {
+        x = 0.9 * x + Math.sqrt(1 - 0.81) * 0.5 * rng.normal();
+        sticky[c * nDraws + t] = x;
+      }
+    }
+    expect(weightTraceEss(sticky, nChains, nDraws)).toBeLessThan(0.2 * nChains * nDraws);
+    expect(weightTraceEss(new Float64Array(nChains * nDraws), nChains, nDraws)).toBe(nChains * nDraws);
   });
 });

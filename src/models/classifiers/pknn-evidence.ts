@@ -6,7 +6,7 @@
  * average of p(y_Q | θ_t), as occam's cross-validated evidence does for the other families), and
  * exact sums over k with Gauss–Legendre quadrature over β, the sampler's check.
  */
-import { effectiveSampleSize } from "../../diagnostics/ess.js";
+import { weightTraceEss } from "../../diagnostics/ess.js";
 import { samplePosterior } from "../../evidence/posterior-sampling.js";
 import {
   type EvidenceEstimate,
@@ -154,16 +154,7 @@ function sampledTerm(
   }
   const summary = logWeightSummary(logW, `pknn (${label})`);
   // The draws are a Markov chain: the error of the mean weight uses the ESS of the weight trace.
-  let max = Number.NEGATIVE_INFINITY;
-  for (let t = 0; t < total; t++) max = Math.max(max, logW[t]);
-  const chains: Float64Array[] = [];
-  for (let c = 0; c < draws.nChains; c++) {
-    const w = new Float64Array(draws.nDraws);
-    for (let t = 0; t < draws.nDraws; t++) w[t] = Math.exp(logW[c * draws.nDraws + t] - max);
-    chains.push(w);
-  }
-  const e = effectiveSampleSize(chains);
-  const ess = Number.isFinite(e) && e > 0 ? Math.min(total, e) : total;
+  const ess = weightTraceEss(logW, draws.nChains, draws.nDraws);
   const stdErr = (summary.stdErr * Math.sqrt(total)) / Math.sqrt(ess);
   const unreliable = sample.unreliable.map((w) => `pknn ${label}: ${w}`);
   if (summary.ess < 50 || summary.maxWeightShare > 0.2) {
