@@ -217,6 +217,7 @@ function temperedPilot(
       sweeps: "auto",
       draws: 0,
       maxSweeps: 50,
+      memoryLeft: undefined,
       // Moves at β = 1 too, so that resampled duplicates part.
       finalSweeps: true,
       maxStages: 10_000,

@@ -18,10 +18,15 @@ import {
 /** Options of {@link temperedSmc}: the engine's, with tempered SMC's defaults. */
 export interface TemperedSmcOptions extends RandomOptions, TemperingOptions {}
 
-/** Tempered SMC's defaults: 2048 particles, steps that keep half the ESS, sweeps until decorrelated. */
+/**
+ * Tempered SMC's defaults: 2048 particles, steps that keep half the ESS, sweeps until a thousandth of
+ * the start's memory is left: its estimate is a product of every temperature's incremental weights,
+ * which a cloud lagging behind the temperatures biases low.
+ */
 export const SMC_DEFAULTS: TemperingDefaults = {
   particles: 2048,
   sweeps: "auto",
+  memoryLeft: 0.001,
   targetEss: 0.5,
   draws: 0,
   resample: "always",
@@ -38,7 +43,8 @@ export type TemperedSmcResult = EvidenceEstimate<"smc", TemperingDiagnostics>;
  * is reweighted by L^{β' − β}, each island's log Z grows by the log of its mean weight, the particles
  * are resampled within their islands and moved by MCMC sweeps in the metric of the cloud's
  * covariance (HMC with gradients, else random-walk Metropolis, or the model's exact kernel), until
- * the particles have forgotten where the stage's moves began.
+ * the particles have forgotten where the stage's moves began and, extrapolated from how fast they
+ * forgot, all but a thousandth of the lag behind the new temperature is gone (`memoryLeft`).
  *
  * Estimate and standard error: each of the G islands (32 by default) is an independent SMC run given
  * the shared temperatures and tuning, with Ẑ_g unbiased for Z; the estimate is log mean Ẑ_g and the

@@ -33,11 +33,20 @@ export interface TemperingOptions {
    */
   move?: CloudMove | "auto";
   /**
-   * MCMC sweeps per temperature: a number, or "auto": until each coordinate's correlation, across
-   * particles, with where the temperature's moves started falls below 0.1 (PyMC's rule).
+   * MCMC sweeps per temperature: a number, or "auto": until the correlation, across particles, of
+   * each particle's log likelihood with its value where the temperature's moves started falls below
+   * 0.1 (then on, with `memoryLeft`, until the extrapolated memory falls below it).
    * @defaultValue the estimator's own
    */
   sweeps?: number | "auto";
+  /**
+   * "auto" sweeps go on, past decorrelation, until the start's memory, extrapolated from how fast the
+   * correlations decayed, falls below this fraction: the cloud's lag behind each temperature decays
+   * at that rate, and what is left of it adds up over the temperatures (see the engine's
+   * `autoSweeps`). A number in (0, 1), or "none" to stop at decorrelation.
+   * @defaultValue the estimator's own (0.001 for `smc`, "none" for the others)
+   */
+  memoryLeft?: number | "none";
   /**
    * The most sweeps "auto" may take at one temperature.
    * @defaultValue 50
@@ -64,6 +73,8 @@ export interface TemperingOptions {
 export interface TemperingDefaults {
   particles: number;
   sweeps: number | "auto";
+  /** "auto" sweeps: the memory to leave, or undefined to stop at decorrelation. */
+  memoryLeft?: number;
   /** Sweeps whose states are the draws of each temperature (for the ladder estimators). */
   draws: number;
   targetEss: number;
@@ -89,11 +100,18 @@ export function resolveTemperingOptions(
   const maxStages = options.maxStages ?? 10_000;
   const targetEss = options.targetEss ?? defaults.targetEss;
   const sweeps = options.sweeps ?? defaults.sweeps;
+  const memoryLeft = options.memoryLeft === "none" ? undefined : (options.memoryLeft ?? defaults.memoryLeft);
   checkCount(islands, "islands", where, 2);
   checkCount(particles, "particles", where, 2 * islands);
   checkCount(maxSweeps, "maxSweeps", where, 1);
   checkCount(maxStages, "maxStages", where, 1);
   if (sweeps !== "auto") checkCount(sweeps, "sweeps", where, 0);
+  if (memoryLeft !== undefined && !(memoryLeft > 0 && memoryLeft < 1)) {
+    throw new OccamError(
+      "invalid-argument",
+      `${where}: memoryLeft must lie strictly between 0 and 1, or be "none", got ${String(memoryLeft)}.`,
+    );
+  }
   if (!(targetEss > 0 && targetEss < 1)) {
     throw new OccamError(
       "invalid-argument",
@@ -110,6 +128,7 @@ export function resolveTemperingOptions(
     resample: defaults.resample,
     move: resolveCloudMove(model, options.move ?? "auto", where),
     sweeps,
+    memoryLeft,
     draws: defaults.draws,
     maxSweeps,
     finalSweeps: defaults.finalSweeps,

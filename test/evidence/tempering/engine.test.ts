@@ -1,9 +1,5 @@
 import { describe, expect, it } from "vitest";
-import {
-  decorrelated,
-  runTempering,
-  type TemperingSettings,
-} from "../../../src/evidence/tempering/engine.js";
+import { autoSweeps, runTempering, type TemperingSettings } from "../../../src/evidence/tempering/engine.js";
 import { combineIslands, MAX_ISLAND_SD, studentFactor } from "../../../src/evidence/tempering/estimates.js";
 import {
   nodeMoments,
@@ -33,6 +29,7 @@ const BASE: TemperingSettings = {
   sweeps: "auto",
   draws: 0,
   maxSweeps: 50,
+  memoryLeft: undefined,
   finalSweeps: false,
   maxStages: 1000,
 };
@@ -131,11 +128,26 @@ describe("runTempering", () => {
 
 describe("the number of sweeps", () => {
   it("stops when the log likelihoods' correlation with the start falls below 0.1, or stops falling", () => {
-    expect(decorrelated([0.5])).toBe(false);
-    expect(decorrelated([0.5, 0.09])).toBe(true);
-    expect(decorrelated([0.5, 0.3, 0.2])).toBe(false);
+    const none = [0, 0, 0];
+    expect(autoSweeps([0.5], none, 2048, undefined)).toBeUndefined();
+    expect(autoSweeps([0.5, 0.09], none, 2048, undefined)).toBe(2);
+    expect(autoSweeps([0.5, 0.3, 0.2], none, 2048, undefined)).toBeUndefined();
     // A floor: particles in modes of different height stay correlated whatever the moves do.
-    expect(decorrelated([0.61, 0.6, 0.595])).toBe(true);
+    expect(autoSweeps([0.61, 0.6, 0.595], none, 2048, undefined)).toBe(3);
+    expect(autoSweeps([0.61, 0.6, 0.595], none, 2048, 0.001)).toBe(3);
+  });
+
+  it("with memoryLeft, goes on until the memory extrapolated from its decay falls below it", () => {
+    // The 50-dimensional box-bounded Gaussian's first temperature: λ = 0.159^(1/3) = 0.542 from the log
+    // prior, and 0.542^12 < 0.001 < 0.542^11.
+    const likelihood = [0.326, 0.183, 0.108, 0.034];
+    const prior = [0.474, 0.269, 0.159, 0.083];
+    expect(autoSweeps(likelihood, prior, 2048, 0.001)).toBe(12);
+    expect(autoSweeps(likelihood, prior, 2048, undefined)).toBe(4);
+    // Correlations within the noise of N particles (3/√N = 0.066 at N = 2048) do not set the rate.
+    expect(autoSweeps([0.05, 0.02], [0.06, 0.01], 2048, 0.001)).toBe(2);
+    // A fast move: one sweep leaves 0.05, so three leave 0.05³ < 0.001 (0.05 clears 3/√N for N = 8192).
+    expect(autoSweeps([0.05, 0.0], [0.04, 0.0], 8192, 0.001)).toBe(3);
   });
 });
 
