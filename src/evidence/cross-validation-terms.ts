@@ -4,6 +4,7 @@
  * log p(D_predicted | D_conditioning) — averaged over the conditioning posterior, or bridged between
  * the posteriors before and after a fold joins.
  */
+import { union } from "../data/folds.js";
 import { weightTraceEss } from "../diagnostics/ess.js";
 import { OccamError } from "../errors.js";
 import { Draws } from "../model/draws.js";
@@ -253,6 +254,8 @@ export function conditionalTerm(
 /** The thresholds under which an average over draws "rests on few draws" (either estimator of a factor). */
 const MIN_TERM_KISH = 50;
 const MAX_TERM_SHARE = 0.2;
+/** How many times a bridged factor may halve its fold (so up to 2^MAX_BRIDGE_SPLITS steps). */
+const MAX_BRIDGE_SPLITS = 2;
 
 /** The bridged chain rule's factors g = 2 … G, their sum and variance, and the posterior given fold 1. */
 export interface BridgedChainRule {
@@ -317,10 +320,10 @@ export function bridgedChainRule(
     unreliable.push(...sample.unreliable.map((w) => `${label}: ${w}`));
     warnings.push(...sample.warnings.map((w) => `${label}: ${w}`));
   }
-  // log p(D_g | θ) at every draw of posteriors g − 1 and g, per chain.
+  // log p(D_predicted | θ) at every draw of a posterior, per chain.
   const pointwise = new Float64Array(n);
-  const logLikelihoodOf = (k: number, predicted: Int32Array, label: string): Float64Array[] => {
-    const { draws } = posteriors[k];
+  const logLikelihoodOf = (sample: SubsetDraws, predicted: Int32Array, label: string): Float64Array[] => {
+    const { draws } = sample;
     const chains: Float64Array[] = [];
     for (let c = 0; c < draws.nChains; c++) {
       const chain = new Float64Array(draws.nDraws);
@@ -334,22 +337,74 @@ export function bridgedChainRule(
     evaluations += draws.size;
     return chains;
   };
+  /**
+   * log(Z_{C ∪ P} / Z_C) by a bridge from the posterior given C (`from`) to that given C ∪ P (`to`).
+   * When the two barely overlap (the bridge rests on few draws) and P has rows to spare, a posterior
+   * given C and half of P is sampled between them and each half bridged in turn (up to
+   * MAX_BRIDGE_SPLITS times): the chain rule over smaller steps, as sequential Monte Carlo over data does.
+   */
+  const bridge = (
+    from: SubsetDraws,
+    to: SubsetDraws,
+    conditioning: Int32Array,
+    predicted: Int32Array,
+    rng: Rng,
+    label: string,
+    splits: number,
+  ): { logRatio: number; re2: number; kish: number; share: number; converged: boolean; steps: number } => {
+    const r = bridgeRatio(logLikelihoodOf(from, predicted, label), logLikelihoodOf(to, predicted, label));
+    const kish = Math.min(r.kishA, r.kishB);
+    const share = Math.max(r.maxShareA, r.maxShareB);
+    if ((kish >= MIN_TERM_KISH && share <= MAX_TERM_SHARE) || splits === 0 || predicted.length < 2) {
+      return { logRatio: r.logRatio, re2: r.re2, kish, share, converged: r.converged, steps: 1 };
+    }
+    const half = predicted.length >> 1;
+    const firstHalf = predicted.subarray(0, half);
+    const middleRows = union([conditioning, firstHalf]);
+    const where = `${WHERE} (${label}: posterior given ${middleRows.length} rows, between the two)`;
+    const [middleRng, firstRng, secondRng] = rng.split(3);
+    const middle = subsetDraws(subsetModel(model, middleRows, where), middleRng, o, where);
+    evaluations += middle.evaluations;
+    unreliable.push(...middle.unreliable.map((w) => `${label}: ${w}`));
+    warnings.push(...middle.warnings.map((w) => `${label}: ${w}`));
+    const a = bridge(from, middle, conditioning, firstHalf, firstRng, label, splits - 1);
+    const b = bridge(middle, to, middleRows, predicted.subarray(half), secondRng, label, splits - 1);
+    return {
+      logRatio: a.logRatio + b.logRatio,
+      re2: a.re2 + b.re2,
+      kish: Math.min(a.kish, b.kish),
+      share: Math.max(a.share, b.share),
+      converged: a.converged && b.converged,
+      steps: a.steps + b.steps,
+    };
+  };
   const terms: CrossValidationTerm[] = [];
   let logZ = 0;
   let variance = 0;
   for (let k = 0; k < pairs.length; k++) {
     const { predicted, conditioning, label } = pairs[k];
-    const lA = logLikelihoodOf(k, predicted, label);
-    const lB = logLikelihoodOf(k + 1, predicted, label);
-    const r = bridgeRatio(lA, lB);
-    const kish = Math.min(r.kishA, r.kishB);
-    const share = Math.max(r.maxShareA, r.maxShareB);
+    // Stream k served posterior k + 1's sampling, done by now; what follows of it is independent of that.
+    const r = bridge(
+      posteriors[k],
+      posteriors[k + 1],
+      conditioning,
+      predicted,
+      streams[k],
+      label,
+      MAX_BRIDGE_SPLITS,
+    );
+    const { kish, share } = r;
     if (!r.converged) unreliable.push(`${label}: the bridge iteration did not converge.`);
     if (kish < MIN_TERM_KISH || share > MAX_TERM_SHARE) {
       unreliable.push(
         `${label}: the bridge between the posteriors given folds 1–${k + 1} and 1–${k + 2} rests on few draws ` +
-          `(Kish size ${kish.toFixed(1)}, largest summand ${(100 * share).toFixed(0)} % of its side's sum): the two ` +
-          "posteriors barely overlap; its standard error is unreliable: use more draws or more folds.",
+          `(Kish size ${kish.toFixed(1)}, largest summand ${(100 * share).toFixed(0)} % of its side's sum, ` +
+          `in ${r.steps} steps): the two posteriors barely overlap; its standard error is unreliable: use more draws or more folds.`,
+      );
+    }
+    if (r.steps > 1) {
+      warnings.push(
+        `${label}: bridged in ${r.steps} steps through posteriors given part of the fold, as the posteriors given folds 1–${k + 1} and 1–${k + 2} barely overlap.`,
       );
     }
     const stdErr = Math.sqrt(r.re2);

@@ -253,6 +253,31 @@ describe("crossValidatedEvidence: k-fold (eq. 8) and the chain rule", () => {
     expect(inside).toBeGreaterThanOrEqual(3);
   });
 
+  it("bridges in smaller steps, through posteriors given part of a fold, where successive posteriors barely overlap", () => {
+    // Fold 1 is one observation and fold 2 the other 399: a single bridge between the posteriors given
+    // 1 and 400 observations rests on 16–25 draws (Kish) and is marked unreliable.
+    const n = 400;
+    const model = gaussianMeanModel({ dim: 2, n, seed: 10 });
+    const exact = model.exactLogEvidence();
+    const partition = [[0], Array.from({ length: n - 1 }, (_, i) => i + 1)];
+    let inside = 0;
+    for (let seed = 1; seed <= 5; seed++) {
+      const r = crossValidatedEvidence(model, {
+        form: "chain-rule",
+        partition,
+        draws: 1000,
+        terms: "bridge",
+        seed,
+      });
+      expect(r.reliable).toBe(true);
+      expect(r.warnings.join(" ")).toMatch(/fold 2 given folds 1–1: bridged in [34] steps/);
+      expect(terms(r)[0].ess).toBeGreaterThanOrEqual(50);
+      if (Math.abs(r.logZ - exact) < 2 * r.stdErr) inside++;
+      expect(Math.abs(r.logZ - exact)).toBeLessThan(4 * r.stdErr);
+    }
+    expect(inside).toBeGreaterThanOrEqual(3);
+  });
+
   it("gives the same result for the same seed, and contiguous folds without shuffling", () => {
     const a = crossValidatedEvidence(model, { form: "k-fold", draws: 200, seed: 13 });
     const b = crossValidatedEvidence(model, { form: "k-fold", draws: 200, seed: 13 });
