@@ -79,5 +79,18 @@ describe("temperedSmc", () => {
     );
     expect(thrown(() => temperedSmc(model, { islands: 1 })).message).toMatch(/islands/);
     expect(thrown(() => temperedSmc(model, { ladder: [0, 0.5] })).message).toMatch(/end at exactly 1/);
+    expect(thrown(() => temperedSmc(model, { memoryLeft: 1 })).message).toMatch(
+      /memoryLeft must lie strictly between 0 and 1/,
+    );
+  });
+
+  it('sweeps past decorrelation by default, and stops there with memoryLeft: "none"', () => {
+    const sweeps = (r: ReturnType<typeof temperedSmc>) =>
+      r.diagnostics.stages.reduce((s, t) => s + t.sweeps, 0);
+    const model = testModel(10);
+    const byDefault = temperedSmc(model, { particles: 512, seed: 2 });
+    const atDecorrelation = temperedSmc(model, { particles: 512, seed: 2, memoryLeft: "none" });
+    expect(sweeps(byDefault)).toBeGreaterThan(sweeps(atDecorrelation));
+    expect(atDecorrelation.diagnostics.stages.slice(0, -1).every((t) => t.sweeps >= 2)).toBe(true);
   });
 });
