@@ -370,7 +370,7 @@ function correlation(a: Float64Array, b: Float64Array): number {
  * Decorrelated particles are not yet a cloud that has caught up with the temperature: the lag of its
  * mean log likelihood decays at the rate of the slowest memory, and what is left of it at each of some
  * thirty temperatures adds up in log Z. On a 50-dimensional correlated Gaussian under a box prior,
- * stopping at 0.1 (3–7 sweeps) left the mean log likelihood 40–60 nats (0.04 sd) behind its exact
+ * stopping at 0.1 (3–7 sweeps) left the mean log likelihood 25–55 nats (0.02–0.04 sd) behind its exact
  * value at the first temperatures and log Z 0.2–0.6 nats low; twenty sweeps left it within 0.05. With
  * `memoryLeft`, the memory is taken to decay as λ^s, λ the largest c_j^{1/j} over both correlations
  * measured clearly (above 3/√N), and the sweeps go on until λ^s < `memoryLeft`: about twelve there.
