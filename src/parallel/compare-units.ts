@@ -10,7 +10,13 @@ import { OccamError } from "../errors.js";
 import { prepareLinearComparison } from "../selection/linear.js";
 import { subsetEstimator } from "../selection/linear-estimated.js";
 import { LINEAR_ESTIMATORS, LINEAR_PRIORS } from "../selection/linear-options.js";
-import { bestSubsets, type SubsetSums, searchSubsetBlock, type TopSubset } from "../selection/subsets.js";
+import {
+  bestSubsets,
+  membersOfMask,
+  type SubsetSums,
+  searchSubsetBlock,
+  type TopSubset,
+} from "../selection/subsets.js";
 import { defineUnitCommand, unitCommands } from "./units.js";
 
 const finite = z.number().finite();
@@ -185,6 +191,8 @@ export const compareEnumerateCommand = defineUnitCommand({
         .array(z.object({ from: index, to: index }).refine((b) => b.from < b.to, "a block needs from < to"))
         .min(1)
         .max(100_000),
+      /** Where every block's summary starts (`enumerationFloor`, computed once by the caller); null for −∞. */
+      floor: z.number().nullable(),
     })
     .strict(),
   run(payload): EnumerateResult {
@@ -217,7 +225,8 @@ export const compareEnumerateCommand = defineUnitCommand({
     const { tables } = setup;
     const directBefore = tables.directEvaluations;
     const search = { prior: setup.o.modelPrior, top: setup.top, heredity: setup.o.heredity };
-    const blocks = payload.blocks.map((block) => searchSubsetBlock(setup.family, search, block));
+    const floor = payload.floor ?? Number.NEGATIVE_INFINITY;
+    const blocks = payload.blocks.map((block) => searchSubsetBlock(setup.family, search, block, floor));
     const top = bestSubsets(
       blocks.map((block) => block.top),
       setup.top,
@@ -240,13 +249,11 @@ export const compareEnumerateCommand = defineUnitCommand({
 
 /** A unit's best models back as {@link TopSubset}s, their members from the masks. */
 export function topSubsetsOf(plain: PlainTopSubsets): TopSubset[] {
-  return Array.from(plain.logPost, (logPost, i) => {
-    const members: number[] = [];
-    for (let j = 0, mask = plain.mask[i]; mask > 0; j++, mask = Math.floor(mask / 2)) {
-      if (mask % 2 === 1) members.push(j);
-    }
-    return { logPost, score: plain.score[i], members: Int32Array.from(members) };
-  });
+  return Array.from(plain.logPost, (logPost, i) => ({
+    logPost,
+    score: plain.score[i],
+    members: membersOfMask(plain.mask[i]),
+  }));
 }
 
 /** The commands of this module, for the worker threads. */

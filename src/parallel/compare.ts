@@ -16,11 +16,12 @@ import {
 } from "../selection/linear.js";
 import { planEstimation, rankEstimates } from "../selection/linear-estimated.js";
 import {
+  enumerationBlocks,
+  enumerationFloor,
   finishSubsetSums,
   MAX_ENUMERATED_INPUTS,
   mergeSubsetSums,
   type SubsetBlock,
-  subsetBlocks,
 } from "../selection/subsets.js";
 import { type EnumerateResult, plainLinearData, topSubsetsOf } from "./compare-units.js";
 import { siblingModule } from "./pool.js";
@@ -67,7 +68,7 @@ export async function compareLinearModelsInParallel(
       return compareLinearModels(input, options);
     }
     const threads = parallel.redis === undefined ? parallel.workers : 0;
-    return enumerateInParallel(input, options, setup, subsetBlocks(p), threads);
+    return enumerateInParallel(input, options, setup, enumerationBlocks(p, p), threads);
   }
   const capacity = parallel.redis === undefined ? parallel.workers : Number.POSITIVE_INFINITY;
   const plan = planEstimation(setup.family, setup.o, capacity);
@@ -126,9 +127,8 @@ export async function compareLinearModelsInParallel(
  * more than 2^18 (p of 19 to MAX_ENUMERATED_INPUTS). Otherwise it runs in this thread at once.
  */
 export function enumeratedInBlocks(p: number, subsets: CompareLinearOptions["subsets"]): boolean {
-  return (
-    (subsets === undefined || subsets === "all") && p <= MAX_ENUMERATED_INPUTS && subsetBlocks(p).length > 1
-  );
+  const maxSize = subsets === undefined || subsets === "all" ? p : subsets === "none" ? 0 : subsets.max;
+  return p <= MAX_ENUMERATED_INPUTS && enumerationBlocks(p, maxSize).length > 0;
 }
 
 /**
@@ -158,10 +158,14 @@ async function enumerateInParallel(
     modelPrior: setup.o.modelPrior,
     top: setup.top,
   };
+  const floor = enumerationFloor(setup.family, {
+    prior: setup.o.modelPrior,
+    heredity: setup.o.heredity,
+  });
   const units: Unit[] = runs.map((run) => ({
     key: `subsets ${run[0].from}-${run[run.length - 1].to}`,
     command: "compare-enumerate",
-    payload: { data, options: enumerateOptions, blocks: run },
+    payload: { data, options: enumerateOptions, blocks: run, floor: Number.isFinite(floor) ? floor : null },
   }));
   const total = 2 ** setup.family.terms.length;
   let subsetsDone = 0;
@@ -178,9 +182,10 @@ async function enumerateInParallel(
     r.sums.map((sums, b) => ({ ...sums, top: b === 0 ? topSubsetsOf(r.top) : [] })),
   );
   const sums = mergeSubsetSums(parts, setup.top);
-  // The tables' work as one family's: each panel counted once, whichever threads built it.
-  const panels = new Set(results.flatMap((r) => r.tables.panels));
+  // The tables' work as one family's: each panel counted once, whichever threads built it (this one
+  // too, for the floor).
   const { tables } = setup;
+  const panels = new Set([...(tables.builtPanels ?? []), ...results.flatMap((r) => r.tables.panels)]);
   tables.panels = panels.size;
   for (const r of results) {
     tables.directEvaluations += r.tables.directEvaluations;

@@ -285,10 +285,11 @@ function swapEntries<T>(a: { [k: number]: T }, i: number, j: number): void {
 }
 
 /** The ascending term indices of a mask of at most 31 terms. */
-function membersOfMask(mask: number): Int32Array {
+/** The members of a subset of at most 31 terms from its bit mask, ascending. */
+export function membersOfMask(mask: number): Int32Array {
   const list: number[] = [];
   for (let m = mask; m !== 0; m &= m - 1) list.push(31 - Math.clz32(m & -m));
-  return Int32Array.from(list.sort((x, y) => x - y));
+  return Int32Array.from(list);
 }
 
 /** Heap entries most probable first (a stable sort: equal ones keep their order). */
@@ -450,6 +451,16 @@ export function subsetBlocks(p: number): SubsetBlock[] {
 }
 
 /**
+ * The blocks {@link searchSubsets} summarises one after the other for the subsets of at most `maxSize`
+ * of p terms, or none when it enumerates them at once (at most 2^18 subsets, or a size limit below p).
+ */
+export function enumerationBlocks(p: number, maxSize: number): SubsetBlock[] {
+  if (maxSize < p) return [];
+  const blocks = subsetBlocks(p);
+  return blocks.length > 1 ? blocks : [];
+}
+
+/**
  * Every subset of the family's terms (of at most `maxSize`), streamed through a running summary: the
  * best `top` models, the normaliser, inclusion and size probabilities and model-averaged coefficients,
  * in memory independent of the number of subsets. Beyond 2^18 subsets the blocks of
@@ -464,26 +475,37 @@ export function searchSubsets(family: SubsetFamily, options: SearchSubsetsOption
   if (maxSize === p && p > 30) {
     throw new OccamError("invalid-argument", `all 2^${p} subsets are too many to enumerate; sample them.`);
   }
-  const blocks = maxSize === p ? subsetBlocks(p) : [];
-  if (blocks.length <= 1) return finishSubsetSums(searchSubsetBlock(family, options));
-  const parts = blocks.map((block) => searchSubsetBlock(family, options, block));
+  const blocks = enumerationBlocks(p, maxSize);
+  if (blocks.length === 0) return finishSubsetSums(searchSubsetBlock(family, options));
+  const floor = enumerationFloor(family, options);
+  const parts = blocks.map((block) => searchSubsetBlock(family, options, block, floor));
   return finishSubsetSums(mergeSubsetSums(parts, options.top ?? 10));
 }
 
 /**
+ * The log posterior a block's summary starts from ({@link searchSubsetBlock}): that of the model
+ * greedy forward selection reaches, the same for every block, so computed once per enumeration.
+ */
+export function enumerationFloor(family: SubsetFamily, options: SearchSubsetsOptions = {}): number {
+  return greedyFloor(family, options.prior ?? "uniform", parentMasks(family, options.heredity ?? true));
+}
+
+/**
  * The running sums of one block of every subset ({@link subsetBlocks}), or of the whole model space
- * when no block is given: the unit of work of an enumeration split over threads or machines.
+ * when no block is given: the unit of work of an enumeration split over threads or machines. A block
+ * starts from `floor` ({@link enumerationFloor}), so that it skips the coefficient moments of models
+ * far below the best; the whole space starts from nothing.
  */
 export function searchSubsetBlock(
   family: SubsetFamily,
   options: SearchSubsetsOptions = {},
   block?: SubsetBlock,
+  floor = block === undefined ? Number.NEGATIVE_INFINITY : enumerationFloor(family, options),
 ): SubsetSums {
   const p = family.terms.length;
   const maxSize = Math.min(options.maxSize ?? p, p);
   const prior = options.prior ?? "uniform";
   const parents = parentMasks(family, options.heredity ?? true);
-  const floor = block === undefined ? Number.NEGATIVE_INFINITY : greedyFloor(family, prior, parents);
   const summary = new RunningSummary(family, prior, options.top ?? 10, floor);
   family.enumerate(
     maxSize,

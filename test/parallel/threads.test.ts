@@ -5,7 +5,7 @@ import {
 } from "../../src/experiments/calibration.js";
 import { runRobotArmExperiment, runRobotArmExperimentInParallel } from "../../src/experiments/robot-arm.js";
 import { compareClassifierFamiliesInParallel } from "../../src/parallel/classify.js";
-import { compareLinearModelsInParallel } from "../../src/parallel/compare.js";
+import { compareLinearModelsInParallel, enumeratedInBlocks } from "../../src/parallel/compare.js";
 import { runUnits } from "../../src/parallel/run.js";
 import { createRng } from "../../src/random/rng.js";
 import { compareClassifierFamilies } from "../../src/selection/classifier-families.js";
@@ -34,8 +34,8 @@ describe("units on worker threads", () => {
     const serialResult = compareLinearModels(table, options);
     expect(serialResult.quadrature?.panels).toBeGreaterThan(0);
     const serial = withoutTimes(serialResult);
-    const progress: number[] = [];
     for (const workers of [1, 2, 4]) {
+      const progress: number[] = [];
       const parallel = await compareLinearModelsInParallel(table, {
         ...options,
         workers,
@@ -44,6 +44,23 @@ describe("units on worker threads", () => {
       expect(withoutTimes(parallel)).toBe(serial);
       expect(progress.at(-1)).toBe(2 ** 19);
     }
+  });
+
+  it("compare with exact evidences of 21 inputs gives the serial result when a unit holds several blocks, and with subsets max=p", async () => {
+    // 2^21 subsets: eight blocks; one worker takes them in four units of two, two workers in eight of one.
+    const table = regressionTable(60, 21, 17);
+    const options = { top: 20 };
+    const serial = withoutTimes(compareLinearModels(table, options));
+    for (const workers of [1, 2]) {
+      expect(withoutTimes(await compareLinearModelsInParallel(table, { ...options, workers }))).toBe(serial);
+    }
+    // A size limit of p is every subset: enumerated in the same blocks, as units.
+    expect(enumeratedInBlocks(21, { max: 21 })).toBe(true);
+    expect(enumeratedInBlocks(21, { max: 20 })).toBe(false);
+    const limited = { ...options, subsets: { max: 21 } };
+    expect(withoutTimes(await compareLinearModelsInParallel(table, { ...limited, workers: 2 }))).toBe(
+      withoutTimes(compareLinearModels(table, limited)),
+    );
   });
 
   it("reproduce robot-arm gives the serial result bit for bit with 1, 2 and 4 workers", async () => {
