@@ -153,6 +153,15 @@ export function weightTraceEss(logW: Float64Array, nChains: number, nDraws: numb
     for (let t = 0; t < nDraws; t++) w[t] = Math.exp(logW[c * nDraws + t] - max);
     chains.push(w);
   }
-  const e = effectiveSampleSize(chains);
-  return Number.isFinite(e) && e > 0 ? Math.min(total, e) : total;
+  return cappedEss(chains, total);
+}
+
+/**
+ * The effective sample size of the chains' mean capped at `count` (the number of draws), and `count`
+ * itself when the ESS is not a positive finite number (e.g. constant draws): the size an error bar
+ * sd/√ESS may rest on.
+ */
+export function cappedEss(chains: readonly Float64Array[], count: number): number {
+  const e = effectiveSampleSize(chains as Float64Array[]);
+  return Number.isFinite(e) && e > 0 ? Math.min(count, e) : count;
 }

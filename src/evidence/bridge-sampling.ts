@@ -1,6 +1,6 @@
-import { effectiveSampleSize } from "../diagnostics/ess.js";
+import { cappedEss, effectiveSampleSize } from "../diagnostics/ess.js";
 import { OccamError } from "../errors.js";
-import { kishEss, logAddExp, logSumExp } from "../math/logspace.js";
+import { logAddExp, logSumExp } from "../math/logspace.js";
 import { Draws } from "../model/draws.js";
 import type { BayesModel } from "../model/model.js";
 import { unbounded } from "../model/transform.js";
@@ -11,6 +11,7 @@ import {
   type EvidenceEstimate,
   evidenceResult,
   fitGaussian,
+  logWeightSummary,
   type PosteriorDrawsInput,
   posteriorDraws,
   type RandomOptions,
@@ -300,34 +301,19 @@ function iterateBridge(
   const N2 = l2.length;
   const logS1 = Math.log(neff / (neff + N2));
   const logS2 = Math.log(N2 / (neff + N2));
-  const logN1OverN2 = Math.log(N1 / N2);
-  const t1 = scratch1.subarray(0, N1);
-  const t2 = scratch2.subarray(0, N2);
-  let logR = Math.log(0.5) + median(Array.from(l1));
-  let iterations = 0;
-  let converged = false;
-  while (iterations < o.maxIterations) {
-    iterations++;
-    const shift = logS2 + logR;
-    // Numerator terms e^{l2}/(s1 e^{l2} + s2 r) and denominator terms 1/(s1 e^{l1} + s2 r), as logs.
-    for (let j = 0; j < N2; j++) t2[j] = l2[j] - logAddExp(logS1 + l2[j], shift);
-    for (let i = 0; i < N1; i++) t1[i] = -logAddExp(logS1 + l1[i], shift);
-    const next = logN1OverN2 + logSumExp(t2) - logSumExp(t1);
-    if (!Number.isFinite(next)) {
-      throw new OccamError(
-        "non-finite",
-        `${WHERE}: the bridge estimate became ${next} at iteration ${iterations}: every proposal draw has zero ` +
-          'posterior density; the proposal misses the posterior (use more draws or method: "warp3").',
-      );
-    }
-    // bridgesampling's criterion "r": |r_new − r_old| / r_new.
-    const change = Math.abs(-Math.expm1(logR - next));
-    logR = next;
-    if (change <= o.tolerance) {
-      converged = true;
-      break;
-    }
-  }
+  const { logR, iterations, converged } = bridgeFixedPoint(
+    l2,
+    l1,
+    logS1,
+    logS2,
+    Math.log(0.5) + median(Array.from(l1)),
+    o,
+    scratch2.subarray(0, N2),
+    scratch1.subarray(0, N1),
+    (value, iteration) =>
+      `${WHERE}: the bridge estimate became ${value} at iteration ${iteration}: every proposal draw has zero ` +
+      'posterior density; the proposal misses the posterior (use more draws or method: "warp3").',
+  );
 
   // f1 = p̂/(s1 p̂ + s2 g) at proposal draws, f2 = g/(s1 p̂ + s2 g) at posterior draws, with
   // p̂/g = e^{l − log Ẑ}; both lie in [0, 1/s1] and [0, 1/s2], so nothing overflows.
@@ -343,8 +329,7 @@ function iterateBridge(
   }
   const { mean: mean1, variance: var1 } = meanVariance([f1]);
   const { mean: mean2, variance: var2 } = meanVariance(chains);
-  const essRaw = effectiveSampleSize(chains);
-  const essF2 = Number.isNaN(essRaw) ? N1 : Math.min(essRaw, N1);
+  const essF2 = cappedEss(chains, N1);
   const re2Proposal = var1 / (N2 * mean1 * mean1);
   const re2Posterior = var2 / (essF2 * mean2 * mean2);
   return {
@@ -356,6 +341,43 @@ function iterateBridge(
     re2Posterior,
     essF2,
   };
+}
+
+/**
+ * Meng & Wong's fixed point in log space, shared by {@link bridgeSampling} and {@link bridgeRatio}:
+ *   r ← [(1/N_num) Σ_num e^{l}/(s₁ e^{l} + s₂ r)] / [(1/N_den) Σ_den 1/(s₁ e^{l} + s₂ r)],
+ * `numerator` and `denominator` the log density ratios at the two sides' draws, until the relative
+ * change |r_new − r_old| / r_new (bridgesampling's criterion "r") is at most the tolerance. The last
+ * iteration's log summands are left in `tNumerator` and `tDenominator`; a non-finite estimate throws
+ * `non-finite` with the message `failure` writes.
+ */
+function bridgeFixedPoint(
+  numerator: Float64Array,
+  denominator: Float64Array,
+  logS1: number,
+  logS2: number,
+  start: number,
+  o: { readonly tolerance: number; readonly maxIterations: number },
+  tNumerator: Float64Array,
+  tDenominator: Float64Array,
+  failure: (value: number, iteration: number) => string,
+): { logR: number; iterations: number; converged: boolean } {
+  const logSizeRatio = Math.log(denominator.length / numerator.length);
+  let logR = start;
+  let iterations = 0;
+  while (iterations < o.maxIterations) {
+    iterations++;
+    const shift = logS2 + logR;
+    for (let j = 0; j < numerator.length; j++)
+      tNumerator[j] = numerator[j] - logAddExp(logS1 + numerator[j], shift);
+    for (let i = 0; i < denominator.length; i++) tDenominator[i] = -logAddExp(logS1 + denominator[i], shift);
+    const next = logSizeRatio + logSumExp(tNumerator) - logSumExp(tDenominator);
+    if (!Number.isFinite(next)) throw new OccamError("non-finite", failure(next, iterations));
+    const change = Math.abs(-Math.expm1(logR - next));
+    logR = next;
+    if (change <= o.tolerance) return { logR, iterations, converged: true };
+  }
+  return { logR, iterations, converged: false };
 }
 
 /** Mean and variance (n − 1 denominator, two passes) of all values of the given arrays. */
@@ -418,59 +440,40 @@ export function bridgeRatio(
   const flatB = concat(lB);
   const NA = flatA.length;
   const NB = flatB.length;
-  const essOf = (chains: readonly Float64Array[], N: number) => {
-    const e = effectiveSampleSize(chains as Float64Array[]);
-    return Number.isFinite(e) && e > 0 ? Math.min(e, N) : N;
-  };
-  const essA = essOf(lA, NA);
-  const essB = essOf(lB, NB);
+  const essA = cappedEss(lA, NA);
+  const essB = cappedEss(lB, NB);
   const logSB = Math.log(essB / (essA + essB));
   const logSA = Math.log(essA / (essA + essB));
   const tA = new Float64Array(NA);
   const tB = new Float64Array(NB);
   // A start between the one-sided estimates' scales: the median of l over B's draws.
-  let logR = median(Array.from(flatB));
-  let iterations = 0;
-  let converged = false;
-  while (iterations < maxIterations) {
-    iterations++;
-    const shift = logSA + logR;
-    for (let j = 0; j < NA; j++) tA[j] = flatA[j] - logAddExp(logSB + flatA[j], shift);
-    for (let i = 0; i < NB; i++) tB[i] = -logAddExp(logSB + flatB[i], shift);
-    const next = Math.log(NB / NA) + logSumExp(tA) - logSumExp(tB);
-    if (!Number.isFinite(next)) {
-      throw new OccamError(
-        "non-finite",
-        `bridgeRatio: the bridge estimate became ${next} at iteration ${iterations}; the two densities do not overlap.`,
-      );
-    }
-    const change = Math.abs(-Math.expm1(logR - next));
-    logR = next;
-    if (change <= tolerance) {
-      converged = true;
-      break;
-    }
-  }
+  const { logR, iterations, converged } = bridgeFixedPoint(
+    flatA,
+    flatB,
+    logSB,
+    logSA,
+    median(Array.from(flatB)),
+    { tolerance, maxIterations },
+    tA,
+    tB,
+    (value, iteration) =>
+      `bridgeRatio: the bridge estimate became ${value} at iteration ${iteration}; the two densities do not overlap.`,
+  );
   // Summands at the fixed point (as logs in tA, tB), for the Kish sizes; and f1 = p̂_B/(s_B p̂_B + s_A p_A)
   // at A's draws, f2 = p_A/(s_B p̂_B + s_A p_A) at B's, bounded by 1/s_B and 1/s_A.
   const shift = logSA + logR;
   for (let j = 0; j < NA; j++) tA[j] = flatA[j] - logAddExp(logSB + flatA[j], shift);
   for (let i = 0; i < NB; i++) tB[i] = -logAddExp(logSB + flatB[i], shift);
   // Kish's size of each side's summands, and the largest summand's share of their sum.
-  const kish = (t: Float64Array) => {
-    let max = Number.NEGATIVE_INFINITY;
-    for (let i = 0; i < t.length; i++) if (t[i] > max) max = t[i];
-    return { ess: kishEss(t), share: Math.exp(max - logSumExp(t)) };
-  };
-  const kA = kish(tA);
-  const kB = kish(tB);
+  const kA = logWeightSummary(tA, "bridgeRatio");
+  const kB = logWeightSummary(tB, "bridgeRatio");
   const sA = Math.exp(logSA);
   const sB = Math.exp(logSB);
   const f1 = lA.map((c) => c.map((l) => 1 / (sB + sA * Math.exp(logR - l))));
   const f2 = lB.map((c) => c.map((l) => 1 / (sB * Math.exp(l - logR) + sA)));
   const side = (f: Float64Array[], N: number) => {
     const { mean, variance } = meanVariance(f);
-    return variance / (essOf(f, N) * mean * mean);
+    return variance / (cappedEss(f, N) * mean * mean);
   };
   return {
     logRatio: logR,
@@ -479,8 +482,8 @@ export function bridgeRatio(
     converged,
     kishA: kA.ess,
     kishB: kB.ess,
-    maxShareA: kA.share,
-    maxShareB: kB.share,
+    maxShareA: kA.maxWeightShare,
+    maxShareB: kB.maxWeightShare,
   };
 }
 

@@ -274,9 +274,7 @@ function runFamily(
       ...settings,
       starts: "prior",
       rng: stream,
-      ...(form === "chain-rule"
-        ? { terms: "bridge" as const, finalSample: { ...sample, kernel: sample.kernel } }
-        : {}),
+      ...(form === "chain-rule" ? { terms: "bridge" as const, finalSample: sample } : {}),
     });
   };
   say("chain-rule evidence");

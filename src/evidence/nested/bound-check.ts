@@ -7,6 +7,7 @@
  * invariant, so the share of their points that fall outside the ellipsoids estimates the share of the
  * region the ellipsoids miss (UltraNest's region checks and dynesty's random walks rest on the same idea).
  */
+import { OccamError } from "../../errors.js";
 import { choleskyInPlace } from "../../math/linalg.js";
 import type { Rng } from "../../random/rng.js";
 import type { EllipsoidUnion } from "./bounds.js";
@@ -128,7 +129,9 @@ function metricOf(bound: EllipsoidUnion, x: Float64Array): Float64Array | null {
   }
   try {
     return choleskyInPlace(m, d);
-  } catch {
-    return null;
+  } catch (error) {
+    // A degenerate ellipsoid gives no metric to walk in: that check is skipped, not failed.
+    if (error instanceof OccamError) return null;
+    throw error;
   }
 }

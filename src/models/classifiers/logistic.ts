@@ -16,7 +16,7 @@ import { checkPositive, OccamError } from "../../errors.js";
 import type { Rng } from "../../random/rng.js";
 import type { ClassificationData } from "../mixture-classifier/data.js";
 import { type ConditionalClassifier, conditionalClassifier, type LogitFunction } from "./family.js";
-import { addNormalPrior, checkHyperprior, type GammaHyperprior } from "./priors.js";
+import { addNormalPrior, checkHyperprior, type GammaHyperprior, LOG_2PI } from "./priors.js";
 
 /** Options of {@link logisticClassifier}. */
 export interface LogisticClassifierOptions {
@@ -74,7 +74,6 @@ export function logisticClassifier(
   const U = (K - 1) * q; // index of u = log τ when it is a parameter
   const logNormU = hyper.shape * Math.log(hyper.rate) - gammaln(hyper.shape);
   const nSlopes = (K - 1) * p;
-  const LOG_2PI = Math.log(2 * Math.PI);
   /** log p(z) + log p(u) (and its gradient added to grad): z ~ N(0, I), u = log τ with τ ~ Gamma(a, rate b). */
   const slopePrior = (theta: Float64Array, grad: Float64Array | null): number => {
     let ss = 0;

@@ -16,7 +16,8 @@ import { OccamError } from "../../errors.js";
 import { logGammaRatio } from "../../math/special.js";
 import type { Rng } from "../../random/rng.js";
 
-const LOG_2PI = Math.log(2 * Math.PI);
+/** log 2π. */
+export const LOG_2PI = Math.log(2 * Math.PI);
 
 /** A Gamma distribution by shape and rate (mean shape/rate), the hyperprior of a precision. */
 export interface GammaHyperprior {
