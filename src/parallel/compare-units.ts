@@ -60,6 +60,15 @@ export function plainLinearData(data: LinearData): PlainLinearData {
   };
 }
 
+/** {@link plainLinearData} undone: the data a unit carries, as the comparison takes it. */
+function linearDataOf(data: PlainLinearData): LinearData {
+  return {
+    design: { ...data.design, X: Float64Array.from(data.design.X), y: Float64Array.from(data.design.y) },
+    targetName: data.targetName,
+    factors: data.factors,
+  };
+}
+
 const positive = z.number().finite().positive();
 
 /** The options of a comparison that decide its family of models (the prior and the design's scaling). */
@@ -101,14 +110,8 @@ export const compareBlockCommand = defineUnitCommand({
     })
     .strict(),
   run(payload): { logZ: number[]; stdErr: number[] } {
-    const data = payload.data;
-    const linear: LinearData = {
-      design: { ...data.design, X: Float64Array.from(data.design.X), y: Float64Array.from(data.design.y) },
-      targetName: data.targetName,
-      factors: data.factors,
-    };
-    const setup = prepareLinearComparison(linear, payload.options as never);
-    const p = linear.design.terms.length;
+    const setup = prepareLinearComparison(linearDataOf(payload.data), payload.options as never);
+    const p = payload.data.design.terms.length;
     for (const members of payload.models) {
       if (members.some((t, i) => t >= p || (i > 0 && t <= members[i - 1]))) {
         throw new OccamError(
@@ -198,13 +201,10 @@ export const compareEnumerateCommand = defineUnitCommand({
   run(payload): EnumerateResult {
     const key = JSON.stringify([payload.options, payload.data]);
     if (lastSetup?.key !== key) {
-      const data = payload.data;
-      const linear: LinearData = {
-        design: { ...data.design, X: Float64Array.from(data.design.X), y: Float64Array.from(data.design.y) },
-        targetName: data.targetName,
-        factors: data.factors,
+      lastSetup = {
+        key,
+        setup: prepareLinearComparison(linearDataOf(payload.data), payload.options as never),
       };
-      lastSetup = { key, setup: prepareLinearComparison(linear, payload.options as never) };
     }
     const { setup } = lastSetup;
     const p = setup.family.terms.length;
