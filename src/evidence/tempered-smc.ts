@@ -2,21 +2,49 @@
  * Adaptive tempered sequential Monte Carlo (as PyMC's `sample_smc` and blackjax's
  * `adaptive_tempered_smc`), on the tempering engine.
  */
+import { OccamError } from "../errors.js";
 import type { BayesModel } from "../model/model.js";
 import { unbounded } from "../model/transform.js";
-import { checkModel, type EvidenceEstimate, type RandomOptions, resolveRng } from "./result.js";
-import { runTempering } from "./tempering/engine.js";
+import {
+  checkCount,
+  checkModel,
+  type EvidenceEstimate,
+  evidenceResult,
+  type RandomOptions,
+  resolveRng,
+  secondsSince,
+} from "./result.js";
+import { runTempering, type TemperingRun } from "./tempering/engine.js";
 import {
   combineIslands,
+  type IslandEstimate,
+  poolRuns,
   resolveTemperingOptions,
+  runWarnings,
   type TemperingDefaults,
   type TemperingDiagnostics,
   type TemperingOptions,
-  temperingResult,
+  temperingDiagnostics,
 } from "./tempering/estimates.js";
 
 /** Options of {@link temperedSmc}: the engine's, with tempered SMC's defaults. */
-export interface TemperedSmcOptions extends RandomOptions, TemperingOptions {}
+export interface TemperedSmcOptions extends RandomOptions, TemperingOptions {
+  /**
+   * Further runs, with more particles, until the pooled standard error is at most this many nats
+   * (or `maxParticles` are spent), as UltraNest adds live points towards its `dlogz`; "none": one
+   * run of `particles`.
+   * @defaultValue 0.05, or "none" when `particles` is given
+   */
+  targetStdErr?: number | "none";
+  /**
+   * The most particles, over all runs, that `targetStdErr` may spend.
+   * @defaultValue 16 times the first run's
+   */
+  maxParticles?: number;
+}
+
+/** The default `targetStdErr` (nats): a Bayes factor then rests on log Z to about a tenth of a nat. */
+export const SMC_TARGET_STD_ERR = 0.05;
 
 /**
  * Tempered SMC's defaults: 2048 particles, steps that keep half the ESS, sweeps until a thousandth of
@@ -33,8 +61,26 @@ export const SMC_DEFAULTS: TemperingDefaults = {
   finalSweeps: false,
 };
 
+/** One run of {@link temperedSmc}. */
+export interface SmcRunSummary {
+  readonly particles: number;
+  readonly logZ: number;
+  readonly stdErr: number;
+  readonly evaluations: number;
+  /** Whether the run is in the estimate (a run whose islands disagree is left out when another's agree). */
+  readonly pooled: boolean;
+}
+
+/**
+ * Tempered SMC's diagnostics: the engine's of its last run (its temperatures, moves and islands), and
+ * every run's size and estimate.
+ */
+export interface SmcDiagnostics extends TemperingDiagnostics {
+  readonly runs: readonly SmcRunSummary[];
+}
+
 /** The result of {@link temperedSmc}. */
-export type TemperedSmcResult = EvidenceEstimate<"smc", TemperingDiagnostics>;
+export type TemperedSmcResult = EvidenceEstimate<"smc", SmcDiagnostics>;
 
 /**
  * Evidence by adaptive tempered sequential Monte Carlo (Del Moral, Doucet & Jasra 2006; the
@@ -53,6 +99,14 @@ export type TemperedSmcResult = EvidenceEstimate<"smc", TemperingDiagnostics>;
  * marked unreliable when the islands disagree by more than a nat (their mean is then carried by a
  * few), or when the moves barely moved the particles at some temperature.
  *
+ * Precision: unless `particles` is given, a run whose standard error exceeds `targetStdErr` (0.05
+ * nats) is followed by an independent run with as many more particles as the target asks (the
+ * variance falls as 1/N), and the runs are pooled, each run's mean Ẑ weighted by its particles, with
+ * the delta method's standard error and Welch–Satterthwaite's degrees of freedom; no further run
+ * follows one whose moves stalled or diverged. On a 50-dimensional box-bounded Gaussian one run of
+ * 2048 particles has a standard error of 0.11–0.15 nats, and the pooled runs reach 0.05 at 6–11 times
+ * the work. Easy problems stop after the first run.
+ *
  * A model with `bounds` is sampled on the unbounded scale (see `unbounded`); log Z is unchanged.
  *
  * @example
@@ -64,7 +118,112 @@ export function temperedSmc(model: BayesModel, options: TemperedSmcOptions = {})
   checkModel(model, where);
   const target = unbounded(model, where).model;
   const settings = resolveTemperingOptions(target, options, SMC_DEFAULTS, where);
-  const run = runTempering(target, resolveRng(options, where), settings, where);
-  const estimate = combineIslands(run.islandLogZ, "product");
-  return temperingResult("smc", start, run, settings, estimate, {});
+  const precision = resolvePrecision(options, settings.particles, where);
+  const rng = resolveRng(options, where);
+  const runs: SmcRun[] = [];
+  let spent = 0;
+  let pooled: SmcRun[] = [];
+  for (let particles = settings.particles; particles > 0; ) {
+    const run = runTempering(target, rng, { ...settings, particles }, where);
+    const checks = runWarnings(run, { ...settings, particles });
+    runs.push({ run, particles, estimate: combineIslands(run.islandLogZ, "product"), checks });
+    spent += particles;
+    pooled = poolable(runs);
+    // More particles do not mend moves that stalled or diverged: then the run says so and stops.
+    const movesFailed = pooled.some((r) => r.checks.unreliable.length > 0);
+    const stdErr = poolRuns(pooled).stdErr;
+    particles =
+      precision === undefined || movesFailed ? 0 : moreParticles(stdErr, precision, spent, settings);
+  }
+  const estimate = poolRuns(pooled);
+  const last = pooled[pooled.length - 1];
+  const unreliable = [...estimate.unreliable];
+  const warnings = [...estimate.warnings];
+  for (const { checks } of pooled) {
+    for (const reason of checks.unreliable) if (!unreliable.includes(reason)) unreliable.push(reason);
+    for (const warning of checks.warnings) if (!warnings.includes(warning)) warnings.push(warning);
+  }
+  if (precision !== undefined && unreliable.length === 0 && estimate.stdErr > precision.target) {
+    warnings.push(
+      `the standard error, ${estimate.stdErr.toPrecision(2)} nats after ${spent} particles in ${runs.length} runs, is above ` +
+        `targetStdErr ${precision.target}: raise maxParticles for a smaller one.`,
+    );
+  }
+  const summaries = runs.map((r) => ({
+    particles: r.particles,
+    logZ: r.estimate.logZ,
+    stdErr: r.estimate.stdErr,
+    evaluations: r.run.evaluations,
+    pooled: pooled.includes(r),
+  }));
+  return evidenceResult({
+    method: "smc",
+    logZ: estimate.logZ,
+    stdErr: estimate.stdErr,
+    nLikelihoodEvals: summaries.reduce((n, r) => n + r.evaluations, 0),
+    seconds: secondsSince(start),
+    unreliable,
+    warnings,
+    diagnostics: {
+      ...temperingDiagnostics(last.run, { ...settings, particles: last.particles }, last.estimate),
+      runs: summaries,
+    },
+  });
+}
+
+/** One run of the engine and its islands' estimate. */
+interface SmcRun {
+  readonly run: TemperingRun;
+  readonly particles: number;
+  readonly estimate: IslandEstimate;
+  /** The run's own checks of its moves (see `runWarnings`). */
+  readonly checks: { unreliable: string[]; warnings: string[] };
+}
+
+/**
+ * The runs to pool: those whose islands agree. A run whose islands spread by more than a nat has a
+ * mean carried by a few islands, typically low, and would bias the pool; a later, larger run stands
+ * without it (when none agree, all are pooled and the result says it cannot be trusted).
+ */
+function poolable(runs: readonly SmcRun[]): SmcRun[] {
+  const agreeing = runs.filter((r) => r.estimate.unreliable.length === 0);
+  return agreeing.length > 0 ? agreeing : [...runs];
+}
+
+/** `targetStdErr` and `maxParticles` resolved: undefined for a single run. */
+function resolvePrecision(
+  options: TemperedSmcOptions,
+  firstRun: number,
+  where: string,
+): { target: number; maxParticles: number } | undefined {
+  const given = options.targetStdErr ?? (options.particles === undefined ? SMC_TARGET_STD_ERR : "none");
+  if (given === "none") return undefined;
+  if (!(typeof given === "number" && given > 0 && Number.isFinite(given))) {
+    throw new OccamError(
+      "invalid-argument",
+      `${where}: targetStdErr must be a positive number of nats or "none", got ${String(given)}.`,
+    );
+  }
+  const maxParticles = options.maxParticles ?? 16 * firstRun;
+  checkCount(maxParticles, "maxParticles", where, firstRun);
+  return { target: given, maxParticles };
+}
+
+/**
+ * The particles of the next run: with N particles spent and a pooled standard error s, a run of
+ * N ((s / target)² − 1) more brings it to the target (the variance falls as 1/N); aimed a fifth of
+ * the variance lower, since s is itself estimated from the islands; at least the first run's, a whole
+ * number per island, and within `maxParticles`; 0 when the target is met or the budget is spent.
+ */
+function moreParticles(
+  stdErr: number,
+  precision: { target: number; maxParticles: number },
+  spent: number,
+  settings: { particles: number; islands: number },
+): number {
+  if (stdErr <= precision.target) return 0;
+  const G = settings.islands;
+  const wanted = Math.max(settings.particles, spent * (1.2 * (stdErr / precision.target) ** 2 - 1));
+  const particles = Math.min(Math.ceil(wanted / G) * G, Math.floor((precision.maxParticles - spent) / G) * G);
+  return particles >= 2 * G ? particles : 0;
 }

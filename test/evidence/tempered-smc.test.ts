@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { temperedSmc } from "../../src/evidence/tempered-smc.js";
 import { powerLadder } from "../../src/evidence/tempering/schedule.js";
-import { correlatedGaussianProblem } from "../../src/models/hard-problems/index.js";
+import { correlatedGaussianProblem, hardProblem } from "../../src/models/hard-problems/index.js";
 import { expectAccurate, thrown } from "../support/assertions.js";
 import {
   failingModel,
@@ -82,6 +82,57 @@ describe("temperedSmc", () => {
     expect(thrown(() => temperedSmc(model, { memoryLeft: 1 })).message).toMatch(
       /memoryLeft must lie strictly between 0 and 1/,
     );
+    expect(thrown(() => temperedSmc(model, { targetStdErr: 0 })).message).toMatch(
+      /targetStdErr must be a positive number of nats or "none"/,
+    );
+    expect(thrown(() => temperedSmc(model, { maxParticles: 1000 })).message).toMatch(
+      /maxParticles must be an integer ≥ 2048/,
+    );
+  });
+
+  it("runs again with more particles until its standard error is at most targetStdErr (d = 10)", () => {
+    const model = testModel(10);
+    const one = temperedSmc(model, { particles: 512, seed: 6 });
+    expect(one.diagnostics.runs).toHaveLength(1);
+    expect(one.stdErr).toBeGreaterThan(0.05);
+    const r = temperedSmc(model, { particles: 512, seed: 6, targetStdErr: 0.05 });
+    const runs = r.diagnostics.runs;
+    expect(runs.length).toBeGreaterThanOrEqual(2);
+    // The first run is the single run's, the next as large as the target asks (a fifth to spare).
+    expect(runs[0].logZ).toBe(one.logZ);
+    const asked = 512 * (1.2 * (one.stdErr / 0.05) ** 2 - 1);
+    expect(runs[1].particles).toBeGreaterThanOrEqual(asked);
+    expect(runs[1].particles).toBeLessThan(asked + 32);
+    expect(runs.every((run) => run.pooled)).toBe(true);
+    expect(r.stdErr).toBeLessThanOrEqual(0.05);
+    expect(r.nLikelihoodEvals).toBe(runs.reduce((n, run) => n + run.evaluations, 0));
+    expect(r.reliable).toBe(true);
+    expectAccurate(r.logZ, r.stdErr, model.exactLogEvidence());
+  });
+
+  it("leaves out a run whose islands disagree, and says so when maxParticles runs out first", () => {
+    const r = temperedSmc(testModel(10), { particles: 256, seed: 6, targetStdErr: 0.01, maxParticles: 1024 });
+    const runs = r.diagnostics.runs;
+    expect(runs.reduce((n, run) => n + run.particles, 0)).toBeLessThanOrEqual(1024);
+    // 256 particles: 8 an island, whose estimates spread by more than a nat; the 768 of the second agree.
+    expect(runs.map((run) => run.pooled)).toEqual([false, true]);
+    expect(r.logZ).toBe(runs[1].logZ);
+    expect(r.reliable).toBe(true);
+    expect(r.stdErr).toBeGreaterThan(0.01);
+    expect(r.warnings.at(-1)).toMatch(/above targetStdErr 0.01: raise maxParticles/);
+  });
+
+  it("does not spend more particles on moves that diverged (Neal's funnel, d = 10)", () => {
+    const r = temperedSmc(hardProblem("funnel-d10").model, { seed: 1, targetStdErr: 0.01 });
+    expect(r.diagnostics.runs).toHaveLength(1);
+    expect(r.reliable).toBe(false);
+    expect(r.warnings.join(" ")).toMatch(/HMC trajectories diverged/);
+    expect(r.warnings.join(" ")).not.toMatch(/targetStdErr/);
+  });
+
+  it("runs once at its defaults where one run meets the target (d = 1)", () => {
+    const r = temperedSmc(testModel(1), { seed: 1 });
+    expect(r.diagnostics.runs).toEqual([expect.objectContaining({ particles: 2048, pooled: true })]);
   });
 
   it('sweeps past decorrelation by default, and stops there with memoryLeft: "none"', () => {

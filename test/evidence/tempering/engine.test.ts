@@ -1,6 +1,11 @@
 import { describe, expect, it } from "vitest";
 import { autoSweeps, runTempering, type TemperingSettings } from "../../../src/evidence/tempering/engine.js";
-import { combineIslands, MAX_ISLAND_SD, studentFactor } from "../../../src/evidence/tempering/estimates.js";
+import {
+  combineIslands,
+  MAX_ISLAND_SD,
+  poolRuns,
+  studentFactor,
+} from "../../../src/evidence/tempering/estimates.js";
 import {
   nodeMoments,
   pathIslands,
@@ -174,6 +179,47 @@ describe("combining the islands", () => {
     const spread = combineIslands([0, 3, -2, 1, 0.5], "product");
     expect(spread.islandSd).toBeGreaterThan(MAX_ISLAND_SD);
     expect(spread.unreliable[0]).toMatch(/islands' estimates of log Z spread/);
+  });
+});
+
+describe("pooling independent runs", () => {
+  const first = [-1.2, -1, -0.9, -1.1, -0.95, -1.05];
+  const second = [-1.0, -1.15, -0.92, -1.08, -0.97, -1.02];
+
+  it("returns one run as it is", () => {
+    const only = combineIslands(first, "product");
+    expect(poolRuns([{ particles: 600, estimate: only }])).toBe(only);
+  });
+
+  it("weights each run's Z by its particles and adds their variances (Welch–Satterthwaite degrees)", () => {
+    const a = combineIslands(first, "product");
+    const b = combineIslands(second, "product");
+    const equal = poolRuns([
+      { particles: 600, estimate: a },
+      { particles: 600, estimate: b },
+    ]);
+    // Equal runs: the mean of all twelve islands' Z.
+    expect(equal.logZ).toBeCloseTo(logMeanExp([...first, ...second]), 14);
+    expect(equal.islandLogZ).toHaveLength(12);
+    const unequal = poolRuns([
+      { particles: 200, estimate: a },
+      { particles: 600, estimate: b },
+    ]);
+    expect(unequal.logZ).toBeCloseTo(Math.log(0.25 * Math.exp(a.logZ) + 0.75 * Math.exp(b.logZ)), 14);
+    // By hand: relative variances w_r² (Z_r/Z)² (s_r/f)², f = studentFactor(5), then ν by Welch–Satterthwaite.
+    const f = studentFactor(5);
+    const parts = [
+      [0.25, a],
+      [0.75, b],
+    ].map(([w, r]) => {
+      const run = r as typeof a;
+      return ((w as number) * Math.exp(run.logZ - unequal.logZ) * (run.stdErr / f)) ** 2;
+    });
+    const variance = parts[0] + parts[1];
+    const degrees = variance ** 2 / ((parts[0] ** 2 + parts[1] ** 2) / 5);
+    expect(degrees).toBeGreaterThan(5);
+    expect(unequal.stdErr).toBeCloseTo(Math.sqrt(variance) * studentFactor(degrees), 12);
+    expect(unequal.stdErr).toBeLessThan(b.stdErr);
   });
 });
 
