@@ -169,6 +169,8 @@ export {
   steppingStone,
 } from "./evidence/stepping-stone.js";
 export {
+  type SmcDiagnostics,
+  type SmcRunSummary,
   type TemperedSmcOptions,
   type TemperedSmcResult,
   temperedSmc,

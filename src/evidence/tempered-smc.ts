@@ -14,7 +14,7 @@ import {
   resolveRng,
   secondsSince,
 } from "./result.js";
-import { runTempering, type TemperingRun } from "./tempering/engine.js";
+import { runTempering, type TemperingRun, type TemperingSettings } from "./tempering/engine.js";
 import {
   combineIslands,
   type IslandEstimate,
@@ -44,7 +44,7 @@ export interface TemperedSmcOptions extends RandomOptions, TemperingOptions {
 }
 
 /** The default `targetStdErr` (nats): a Bayes factor then rests on log Z to about a tenth of a nat. */
-export const SMC_TARGET_STD_ERR = 0.05;
+const SMC_TARGET_STD_ERR = 0.05;
 
 /**
  * Tempered SMC's defaults: 2048 particles, steps that keep half the ESS, sweeps until a thousandth of
@@ -67,13 +67,15 @@ export interface SmcRunSummary {
   readonly logZ: number;
   readonly stdErr: number;
   readonly evaluations: number;
-  /** Whether the run is in the estimate (a run whose islands disagree is left out when another's agree). */
+  readonly divergences: number;
+  readonly outOfSupport: number;
+  /** Whether the run is in the estimate (a run whose islands disagree is left out when another run's agree). */
   readonly pooled: boolean;
 }
 
 /**
- * Tempered SMC's diagnostics: the engine's of its last run (its temperatures, moves and islands), and
- * every run's size and estimate.
+ * Tempered SMC's diagnostics: the engine's of its last pooled run (its temperatures, moves and
+ * islands), and every run's size, estimate and cost.
  */
 export interface SmcDiagnostics extends TemperingDiagnostics {
   readonly runs: readonly SmcRunSummary[];
@@ -121,69 +123,83 @@ export function temperedSmc(model: BayesModel, options: TemperedSmcOptions = {})
   const precision = resolvePrecision(options, settings.particles, where);
   const rng = resolveRng(options, where);
   const runs: SmcRun[] = [];
-  let spent = 0;
   let pooled: SmcRun[] = [];
+  let estimate = { logZ: Number.NaN, stdErr: Number.NaN };
   for (let particles = settings.particles; particles > 0; ) {
-    const run = runTempering(target, rng, { ...settings, particles }, where);
-    const checks = runWarnings(run, { ...settings, particles });
-    runs.push({ run, particles, estimate: combineIslands(run.islandLogZ, "product"), checks });
-    spent += particles;
+    const runSettings = { ...settings, particles };
+    const run = runTempering(target, rng, runSettings, where);
+    runs.push({
+      run,
+      settings: runSettings,
+      estimate: combineIslands(run.islandLogZ, "product"),
+      checks: runWarnings(run, runSettings),
+    });
     pooled = poolable(runs);
-    // More particles do not mend moves that stalled or diverged: then the run says so and stops.
-    const movesFailed = pooled.some((r) => r.checks.unreliable.length > 0);
-    const stdErr = poolRuns(pooled).stdErr;
+    estimate = poolRuns(pooled.map((r) => ({ ...r.settings, ...r.estimate })));
+    // More particles do not mend moves that stalled or diverged: the result says so, and no run follows.
+    const movesFailed = runs.some((r) => r.checks.unreliable.length > 0);
     particles =
-      precision === undefined || movesFailed ? 0 : moreParticles(stdErr, precision, spent, settings);
+      precision === undefined || movesFailed ? 0 : moreParticles(estimate.stdErr, precision, runs, pooled);
   }
-  const estimate = poolRuns(pooled);
-  const last = pooled[pooled.length - 1];
-  const unreliable = [...estimate.unreliable];
-  const warnings = [...estimate.warnings];
-  for (const { checks } of pooled) {
-    for (const reason of checks.unreliable) if (!unreliable.includes(reason)) unreliable.push(reason);
-    for (const warning of checks.warnings) if (!warnings.includes(warning)) warnings.push(warning);
+  const spent = runs.reduce((n, r) => n + r.settings.particles, 0);
+  const unreliable = new Set(pooled.flatMap((r) => r.estimate.unreliable));
+  const warnings = new Set(runs.flatMap((r) => r.estimate.warnings));
+  for (const { checks } of runs) {
+    for (const reason of checks.unreliable) unreliable.add(reason);
+    for (const warning of checks.warnings) warnings.add(warning);
   }
-  if (precision !== undefined && unreliable.length === 0 && estimate.stdErr > precision.target) {
-    warnings.push(
+  const left = runs.length - pooled.length;
+  if (left > 0) {
+    warnings.add(
+      `${left} of ${runs.length} runs left out: their islands' estimates spread by more than a nat, and a larger run's agreed.`,
+    );
+  }
+  if (precision !== undefined && unreliable.size === 0 && estimate.stdErr > precision.target) {
+    warnings.add(
       `the standard error, ${estimate.stdErr.toPrecision(2)} nats after ${spent} particles in ${runs.length} runs, is above ` +
         `targetStdErr ${precision.target}: raise maxParticles for a smaller one.`,
     );
   }
-  const summaries = runs.map((r) => ({
-    particles: r.particles,
-    logZ: r.estimate.logZ,
-    stdErr: r.estimate.stdErr,
-    evaluations: r.run.evaluations,
-    pooled: pooled.includes(r),
-  }));
+  const last = pooled[pooled.length - 1];
   return evidenceResult({
     method: "smc",
     logZ: estimate.logZ,
     stdErr: estimate.stdErr,
-    nLikelihoodEvals: summaries.reduce((n, r) => n + r.evaluations, 0),
+    nLikelihoodEvals: spentEvaluations(runs),
     seconds: secondsSince(start),
-    unreliable,
-    warnings,
+    unreliable: [...unreliable],
+    warnings: [...warnings],
     diagnostics: {
-      ...temperingDiagnostics(last.run, { ...settings, particles: last.particles }, last.estimate),
-      runs: summaries,
+      ...temperingDiagnostics(last.run, last.settings, last.estimate),
+      runs: runs.map((r) => ({
+        particles: r.settings.particles,
+        logZ: r.estimate.logZ,
+        stdErr: r.estimate.stdErr,
+        evaluations: r.run.evaluations,
+        divergences: r.run.stages.reduce((n, t) => n + t.divergences, 0),
+        outOfSupport: r.run.outOfSupport,
+        pooled: pooled.includes(r),
+      })),
     },
   });
 }
 
-/** One run of the engine and its islands' estimate. */
+/** One run of the engine, its settings, its islands' estimate and its own checks of its moves. */
 interface SmcRun {
   readonly run: TemperingRun;
-  readonly particles: number;
+  readonly settings: TemperingSettings;
   readonly estimate: IslandEstimate;
-  /** The run's own checks of its moves (see `runWarnings`). */
   readonly checks: { unreliable: string[]; warnings: string[] };
+}
+
+function spentEvaluations(runs: readonly SmcRun[]): number {
+  return runs.reduce((n, r) => n + r.run.evaluations, 0);
 }
 
 /**
  * The runs to pool: those whose islands agree. A run whose islands spread by more than a nat has a
- * mean carried by a few islands, typically low, and would bias the pool; a later, larger run stands
- * without it (when none agree, all are pooled and the result says it cannot be trusted).
+ * mean carried by a few islands, typically low, and would bias the pool; the other runs stand without
+ * it (when none agree, all are pooled and the result says it cannot be trusted).
  */
 function poolable(runs: readonly SmcRun[]): SmcRun[] {
   const agreeing = runs.filter((r) => r.estimate.unreliable.length === 0);
@@ -197,8 +213,7 @@ function resolvePrecision(
   where: string,
 ): { target: number; maxParticles: number } | undefined {
   const given = options.targetStdErr ?? (options.particles === undefined ? SMC_TARGET_STD_ERR : "none");
-  if (given === "none") return undefined;
-  if (!(typeof given === "number" && given > 0 && Number.isFinite(given))) {
+  if (given !== "none" && !(typeof given === "number" && given > 0 && Number.isFinite(given))) {
     throw new OccamError(
       "invalid-argument",
       `${where}: targetStdErr must be a positive number of nats or "none", got ${String(given)}.`,
@@ -206,24 +221,29 @@ function resolvePrecision(
   }
   const maxParticles = options.maxParticles ?? 16 * firstRun;
   checkCount(maxParticles, "maxParticles", where, firstRun);
-  return { target: given, maxParticles };
+  return given === "none" ? undefined : { target: given, maxParticles };
 }
 
 /**
- * The particles of the next run: with N particles spent and a pooled standard error s, a run of
- * N ((s / target)² − 1) more brings it to the target (the variance falls as 1/N); aimed a fifth of
- * the variance lower, since s is itself estimated from the islands; at least the first run's, a whole
- * number per island, and within `maxParticles`; 0 when the target is met or the budget is spent.
+ * The particles of the next run: with N particles in the pooled runs and their standard error s, a
+ * run of N ((s / target)² − 1) more brings it to the target (the variance falls as 1/N); a fifth more
+ * than that, since s is itself estimated from the islands; at least the first run's, a whole number
+ * per island, and within `maxParticles` over all runs; 0 when the target is met, s is not finite, or
+ * the budget left is smaller than the first run.
  */
 function moreParticles(
   stdErr: number,
   precision: { target: number; maxParticles: number },
-  spent: number,
-  settings: { particles: number; islands: number },
+  runs: readonly SmcRun[],
+  pooled: readonly SmcRun[],
 ): number {
-  if (stdErr <= precision.target) return 0;
-  const G = settings.islands;
-  const wanted = Math.max(settings.particles, spent * (1.2 * (stdErr / precision.target) ** 2 - 1));
-  const particles = Math.min(Math.ceil(wanted / G) * G, Math.floor((precision.maxParticles - spent) / G) * G);
-  return particles >= 2 * G ? particles : 0;
+  if (!Number.isFinite(stdErr) || stdErr <= precision.target) return 0;
+  const { particles: first, islands: G } = runs[0].settings;
+  const count = (list: readonly SmcRun[]) => list.reduce((n, r) => n + r.settings.particles, 0);
+  const wanted = Math.max(first, count(pooled) * (1.2 * (stdErr / precision.target) ** 2 - 1));
+  const particles = Math.min(
+    Math.ceil(wanted / G) * G,
+    Math.floor((precision.maxParticles - count(runs)) / G) * G,
+  );
+  return particles >= first ? particles : 0;
 }

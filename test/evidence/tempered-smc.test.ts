@@ -118,6 +118,9 @@ describe("temperedSmc", () => {
     expect(runs.map((run) => run.pooled)).toEqual([false, true]);
     expect(r.logZ).toBe(runs[1].logZ);
     expect(r.reliable).toBe(true);
+    expect(r.warnings).toContainEqual(
+      expect.stringMatching(/^1 of 2 runs left out: their islands' estimates spread/),
+    );
     expect(r.stdErr).toBeGreaterThan(0.01);
     expect(r.warnings.at(-1)).toMatch(/above targetStdErr 0.01: raise maxParticles/);
   });
