@@ -151,7 +151,7 @@ export function temperedSmc(model: BayesModel, options: TemperedSmcOptions = {})
   const left = runs.length - pooled.length;
   if (left > 0) {
     warnings.add(
-      `${left} of ${runs.length} runs left out: their islands' estimates spread by more than a nat, and a larger run's agreed.`,
+      `${left} of ${runs.length} runs left out: their islands' estimates spread by more than a nat, and another run's agreed.`,
     );
   }
   if (precision !== undefined && unreliable.size === 0 && estimate.stdErr > precision.target) {
@@ -165,7 +165,7 @@ export function temperedSmc(model: BayesModel, options: TemperedSmcOptions = {})
     method: "smc",
     logZ: estimate.logZ,
     stdErr: estimate.stdErr,
-    nLikelihoodEvals: spentEvaluations(runs),
+    nLikelihoodEvals: runs.reduce((n, r) => n + r.run.evaluations, 0),
     seconds: secondsSince(start),
     unreliable: [...unreliable],
     warnings: [...warnings],
@@ -190,10 +190,6 @@ interface SmcRun {
   readonly settings: TemperingSettings;
   readonly estimate: IslandEstimate;
   readonly checks: { unreliable: string[]; warnings: string[] };
-}
-
-function spentEvaluations(runs: readonly SmcRun[]): number {
-  return runs.reduce((n, r) => n + r.run.evaluations, 0);
 }
 
 /**
