@@ -7,8 +7,8 @@
  *
  * - bridge sampling: posterior draws per chain (4 chains, default warm-up), the time including the
  *   posterior sampling;
- * - stepping-stone: draws per temperature (default ladder of 33 temperatures and warm-up);
- * - tempered SMC: particles per run (default 8 repetitions).
+ * - stepping-stone: particles (32 islands, the default adaptive ladder);
+ * - tempered SMC: particles (32 islands; one run of that size, no precision target).
  */
 import { bridgeSampling } from "../src/evidence/bridge-sampling.js";
 import { samplePosterior } from "../src/evidence/posterior-sampling.js";
