@@ -58,7 +58,8 @@ export async function compareLinearModelsInParallel(
   const setup = prepareLinearComparison(input, options);
   if (setup.o.estimator === "exact") {
     const p = setup.family.terms.length;
-    if (!enumeratedInBlocks(p, setup.o.subsets)) {
+    const blocks = blocksOfEnumeration(p, setup.o.subsets);
+    if (blocks.length === 0) {
       if (parallel.redis !== undefined) {
         throw new OccamError(
           "invalid-argument",
@@ -68,7 +69,7 @@ export async function compareLinearModelsInParallel(
       return compareLinearModels(input, options);
     }
     const threads = parallel.redis === undefined ? parallel.workers : 0;
-    return enumerateInParallel(input, options, setup, enumerationBlocks(p, p), threads);
+    return enumerateInParallel(input, options, setup, blocks, threads);
   }
   const capacity = parallel.redis === undefined ? parallel.workers : Number.POSITIVE_INFINITY;
   const plan = planEstimation(setup.family, setup.o, capacity);
@@ -127,8 +128,14 @@ export async function compareLinearModelsInParallel(
  * more than 2^18 (p of 19 to MAX_ENUMERATED_INPUTS). Otherwise it runs in this thread at once.
  */
 export function enumeratedInBlocks(p: number, subsets: CompareLinearOptions["subsets"]): boolean {
+  return blocksOfEnumeration(p, subsets).length > 0;
+}
+
+/** The blocks of {@link enumeratedInBlocks}, or none when the comparison runs in this thread at once. */
+function blocksOfEnumeration(p: number, subsets: CompareLinearOptions["subsets"]): SubsetBlock[] {
+  if (p > MAX_ENUMERATED_INPUTS) return [];
   const maxSize = subsets === undefined || subsets === "all" ? p : subsets === "none" ? 0 : subsets.max;
-  return p <= MAX_ENUMERATED_INPUTS && enumerationBlocks(p, maxSize).length > 0;
+  return enumerationBlocks(p, maxSize);
 }
 
 /**

@@ -284,7 +284,6 @@ function swapEntries<T>(a: { [k: number]: T }, i: number, j: number): void {
   a[j] = t;
 }
 
-/** The ascending term indices of a mask of at most 31 terms. */
 /** The members of a subset of at most 31 terms from its bit mask, ascending. */
 export function membersOfMask(mask: number): Int32Array {
   const list: number[] = [];
