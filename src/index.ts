@@ -169,8 +169,6 @@ export {
   steppingStone,
 } from "./evidence/stepping-stone.js";
 export {
-  type SmcDiagnostics,
-  type SmcRunSummary,
   type TemperedSmcOptions,
   type TemperedSmcResult,
   temperedSmc,
@@ -178,6 +176,11 @@ export {
 export type { StageSummary, TemperingDiagnostics, TemperingOptions } from "./evidence/tempering/estimates.js";
 export type { RungSummary } from "./evidence/tempering/ladder.js";
 export type { CloudMove } from "./evidence/tempering/moves.js";
+export type {
+  PooledDiagnostics,
+  PrecisionOptions,
+  TemperingRunSummary,
+} from "./evidence/tempering/precision.js";
 export type { QuadratureRule } from "./evidence/tempering/quadrature.js";
 export {
   linearLadder,

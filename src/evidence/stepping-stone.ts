@@ -10,27 +10,38 @@ import {
   combineIslands,
   resolveTemperingOptions,
   type TemperingDefaults,
-  type TemperingDiagnostics,
   type TemperingOptions,
-  temperingResult,
 } from "./tempering/estimates.js";
 import { type RungSummary, ratioIslands, recordLadder, rungReasons } from "./tempering/ladder.js";
+import {
+  type PooledDiagnostics,
+  type PrecisionOptions,
+  resolvePrecision,
+  temperingToPrecision,
+} from "./tempering/precision.js";
 
 /** Options of {@link steppingStone}: the engine's, with stepping-stone's defaults. */
-export interface SteppingStoneOptions extends RandomOptions, TemperingOptions {}
+export interface SteppingStoneOptions extends RandomOptions, TemperingOptions, PrecisionOptions {}
 
-/** Stepping-stone's defaults: 1024 particles, rungs that keep 70 % of the ESS, sweeps until decorrelated. */
+/**
+ * Stepping-stone's defaults: 1024 particles, rungs that keep 70 % of the ESS, sweeps until a
+ * thousandth of the start's memory is left. Each rung's ratio is an average over draws that should
+ * be at β_k; a cloud lagging behind β_k biases it low, as for `smc`: on a 50-dimensional box-bounded
+ * Gaussian, sweeps that stopped at decorrelation gave errors of mean −0.08 nats over five seeds, and
+ * with `memoryLeft` 0.001 of mean −0.004, at twice the evaluations.
+ */
 export const STEPPING_STONE_DEFAULTS: TemperingDefaults = {
   particles: 1024,
   sweeps: "auto",
+  memoryLeft: 0.001,
   targetEss: 0.7,
   draws: 8,
   resample: "always",
   finalSweeps: false,
 };
 
-/** Stepping-stone's diagnostics: the engine's, and each rung's ratio and weights. */
-export interface SteppingStoneDiagnostics extends TemperingDiagnostics {
+/** Stepping-stone's diagnostics: the engine's and every run's, and each rung's ratio and weights (of the last pooled run). */
+export interface SteppingStoneDiagnostics extends PooledDiagnostics {
   readonly rungs: readonly RungSummary[];
 }
 
@@ -57,6 +68,10 @@ export type SteppingStoneResult = EvidenceEstimate<"stepping-stone", SteppingSto
  * weights have Pareto k̂ > 0.7, when the islands disagree by more than a nat, or when the moves
  * barely moved at some temperature.
  *
+ * Precision: unless `particles` is given, further independent runs follow until the pooled standard
+ * error is at most `targetStdErr` (0.05 nats), as for `temperedSmc`; no further run follows a rung
+ * with heavy-tailed weights or moves that stalled or diverged.
+ *
  * @example
  * const result = steppingStone(model, { particles: 2048, seed: 1 });
  */
@@ -66,9 +81,17 @@ export function steppingStone(model: BayesModel, options: SteppingStoneOptions =
   checkModel(model, where);
   const target = unbounded(model, where).model;
   const settings = resolveTemperingOptions(target, options, STEPPING_STONE_DEFAULTS, where);
-  const { observer, record } = recordLadder(settings.particles, settings.islands);
-  const run = runTempering(target, resolveRng(options, where), settings, where, observer);
-  const { islandLogZ, rungs } = ratioIslands(record, "lower");
-  const estimate = combineIslands(islandLogZ, "product");
-  return temperingResult("stepping-stone", start, run, settings, estimate, { rungs }, rungReasons(rungs));
+  const precision = resolvePrecision(options, settings.particles, where);
+  const rng = resolveRng(options, where);
+  return temperingToPrecision("stepping-stone", start, settings, precision, (runSettings) => {
+    const { observer, record } = recordLadder(runSettings.particles, runSettings.islands);
+    const run = runTempering(target, rng, runSettings, where, observer);
+    const { islandLogZ, rungs } = ratioIslands(record, "lower");
+    return {
+      run,
+      estimate: combineIslands(islandLogZ, "product"),
+      reasons: rungReasons(rungs),
+      extra: { rungs },
+    };
+  });
 }

@@ -45,10 +45,30 @@ describe("steppingStone", () => {
     expectAccurate(r.logZ, r.stdErr, model.exactLogEvidence());
   });
 
-  it("is unreliable on a ladder whose rungs are too long for their importance weights", () => {
-    const r = steppingStone(testModel(10), { ladder: powerLadder(2, 4), seed: 3 });
+  it("is unreliable on a ladder whose rungs are too long for their importance weights, and runs no more", () => {
+    const r = steppingStone(testModel(10), { ladder: powerLadder(2, 4), seed: 3, targetStdErr: 0.01 });
     expect(r.reliable).toBe(false);
     expect(r.warnings.some((w) => /rung\(s\) have importance weights/.test(w))).toBe(true);
+    expect(r.diagnostics.runs).toHaveLength(1);
+  });
+
+  it("runs again with more particles until its standard error is at most targetStdErr (d = 10)", () => {
+    const model = testModel(10);
+    const one = steppingStone(model, { particles: 256, seed: 4 });
+    expect(one.diagnostics.runs).toHaveLength(1);
+    expect(one.stdErr).toBeGreaterThan(0.03);
+    const r = steppingStone(model, { particles: 256, seed: 4, targetStdErr: 0.03 });
+    const runs = r.diagnostics.runs;
+    expect(runs.length).toBeGreaterThanOrEqual(2);
+    expect(runs[0].logZ).toBe(one.logZ);
+    expect(runs.every((run) => run.pooled)).toBe(true);
+    expect(r.stdErr).toBeLessThanOrEqual(0.03);
+    expect(r.nLikelihoodEvals).toBe(runs.reduce((n, run) => n + run.evaluations, 0));
+    // The rungs reported are the last run's, whose particles the stages' ESS fractions count.
+    expect(r.diagnostics.particles).toBe(runs.at(-1)?.particles);
+    expect(r.diagnostics.rungs.at(-1)?.to).toBe(1);
+    expect(r.reliable).toBe(true);
+    expectAccurate(r.logZ, r.stdErr, model.exactLogEvidence());
   });
 
   it("handles prior draws of zero likelihood (a likelihood with bounded support, d = 1)", () => {
@@ -64,6 +84,12 @@ describe("steppingStone", () => {
     );
     expect(thrown(() => steppingStone(model, { ladder: [0, 0.5, 0.4, 1] })).message).toMatch(
       /increase strictly/,
+    );
+    expect(thrown(() => steppingStone(model, { targetStdErr: -1 })).message).toMatch(
+      /^steppingStone: targetStdErr must be a positive number of nats or "none"/,
+    );
+    expect(thrown(() => steppingStone(model, { particles: 512, maxParticles: 500 })).message).toMatch(
+      /maxParticles must be an integer ≥ 512/,
     );
     const e = thrown(() => steppingStone(failingModel(1, 3000), { seed: 1 }));
     expect(e.code).toBe("non-finite");

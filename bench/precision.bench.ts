@@ -1,0 +1,48 @@
+/**
+ * An estimator with a precision target (`smc` or `stepping-stone`, further runs until the standard
+ * error is at most 0.05 nats) at its defaults on one problem of the hard-problem suite over several
+ * seeds: each seed's error against the reference, its standard error, its runs' sizes, likelihood
+ * evaluations and seconds. `OCCAM_PRECISION_METHOD` names the method (smc unless set),
+ * `OCCAM_PRECISION_PROBLEM` the problem (correlated-box-d50 unless set), `OCCAM_PRECISION_SEEDS` the
+ * seeds as a list or a range ("1,2,3", "1001-1044"; 1-5 unless set). Long: 5–14 minutes a seed on the
+ * 50-dimensional box.
+ */
+import { steppingStone } from "../src/evidence/stepping-stone.js";
+import { temperedSmc } from "../src/evidence/tempered-smc.js";
+import { type HardProblemName, hardProblem } from "../src/models/hard-problems/index.js";
+
+const ESTIMATORS = { smc: temperedSmc, "stepping-stone": steppingStone };
+
+function seedsFrom(text: string): number[] {
+  const range = /^(\d+)-(\d+)$/.exec(text);
+  if (range === null) return text.split(",").map(Number);
+  return Array.from({ length: Number(range[2]) - Number(range[1]) + 1 }, (_, i) => Number(range[1]) + i);
+}
+
+/** The largest |error|, the mean error, and the fraction of seeds within two standard errors. */
+export function measurements(): Record<string, number> {
+  const method = (process.env.OCCAM_PRECISION_METHOD ?? "smc") as keyof typeof ESTIMATORS;
+  const estimator = ESTIMATORS[method];
+  if (estimator === undefined)
+    throw new Error(`OCCAM_PRECISION_METHOD: smc or stepping-stone, got ${method}`);
+  const name = (process.env.OCCAM_PRECISION_PROBLEM ?? "correlated-box-d50") as HardProblemName;
+  const problem = hardProblem(name);
+  const errors: number[] = [];
+  let within2 = 0;
+  for (const seed of seedsFrom(process.env.OCCAM_PRECISION_SEEDS ?? "1-5")) {
+    const r = estimator(problem.model, { seed });
+    const error = r.logZ - problem.logZ;
+    errors.push(error);
+    if (Math.abs(error) < 2 * r.stdErr) within2++;
+    const runs = r.diagnostics.runs.map((run) => run.particles).join(", ");
+    console.log(
+      `${method} on ${name}, seed ${seed}: error ${error.toFixed(3)} ± ${r.stdErr.toFixed(3)}${r.reliable ? "" : " (unreliable)"}, ` +
+        `runs of ${runs} particles, ${(r.nLikelihoodEvals / 1e6).toFixed(1)} M evaluations, ${r.seconds.toFixed(0)} s`,
+    );
+  }
+  return {
+    "largest |error|": Math.max(...errors.map(Math.abs)),
+    "mean error": errors.reduce((a, b) => a + b, 0) / errors.length,
+    "fraction within 2 std. errors": within2 / errors.length,
+  };
+}

@@ -1,0 +1,238 @@
+/**
+ * A precision target for the estimators whose islands each estimate Z without bias (`smc`,
+ * `stepping-stone`): further independent runs, with more particles, until the pooled standard error
+ * is at most the target, as UltraNest adds live points towards its `dlogz`.
+ */
+import chisquareQuantile from "@stdlib/stats-base-dists-chisquare-quantile";
+import { OccamError } from "../../errors.js";
+import { checkCount, type EvidenceEstimate, evidenceResult, secondsSince } from "../result.js";
+import type { TemperingRun, TemperingSettings } from "./engine.js";
+import {
+  type IslandEstimate,
+  poolRuns,
+  runWarnings,
+  studentFactor,
+  type TemperingDiagnostics,
+  temperingDiagnostics,
+} from "./estimates.js";
+
+/** Options of an estimator with a precision target. */
+export interface PrecisionOptions {
+  /**
+   * Further runs, with more particles, until the pooled standard error is at most this many nats
+   * (or `maxParticles` are spent); "none": one run of `particles`.
+   * @defaultValue 0.05, or "none" when `particles` is given
+   */
+  targetStdErr?: number | "none";
+  /**
+   * The most particles, over all runs, that `targetStdErr` may spend.
+   * @defaultValue 16 times the first run's
+   */
+  maxParticles?: number;
+}
+
+/** The default `targetStdErr` (nats): a Bayes factor then rests on log Z to about a tenth of a nat. */
+export const DEFAULT_TARGET_STD_ERR = 0.05;
+
+/** A resolved precision target. */
+export interface Precision {
+  readonly target: number;
+  readonly maxParticles: number;
+}
+
+/** One run of an estimator with a precision target, as its diagnostics report it. */
+export interface TemperingRunSummary {
+  readonly particles: number;
+  readonly logZ: number;
+  readonly stdErr: number;
+  readonly evaluations: number;
+  readonly divergences: number;
+  readonly outOfSupport: number;
+  /** Whether the run is in the estimate (a run whose islands disagree is left out when another run's agree). */
+  readonly pooled: boolean;
+}
+
+/** The diagnostics of an estimator with a precision target: its last pooled run's, and every run's summary. */
+export interface PooledDiagnostics extends TemperingDiagnostics {
+  readonly runs: readonly TemperingRunSummary[];
+}
+
+/** One run of the engine as an estimator made it: its islands' estimate, its own checks, its extra diagnostics. */
+export interface EstimatorRun<X extends object> {
+  readonly run: TemperingRun;
+  readonly estimate: IslandEstimate;
+  /** The estimator's own reasons not to trust the run (a rung's heavy-tailed weights), beside the moves' checks. */
+  readonly reasons: readonly string[];
+  readonly extra: X;
+}
+
+/** `targetStdErr` and `maxParticles` resolved: undefined for a single run. */
+export function resolvePrecision(
+  options: PrecisionOptions & { particles?: number },
+  firstRun: number,
+  where: string,
+): Precision | undefined {
+  const given = options.targetStdErr ?? (options.particles === undefined ? DEFAULT_TARGET_STD_ERR : "none");
+  if (given !== "none" && !(typeof given === "number" && given > 0 && Number.isFinite(given))) {
+    throw new OccamError(
+      "invalid-argument",
+      `${where}: targetStdErr must be a positive number of nats or "none", got ${String(given)}.`,
+    );
+  }
+  const maxParticles = options.maxParticles ?? 16 * firstRun;
+  checkCount(maxParticles, "maxParticles", where, firstRun);
+  return given === "none" ? undefined : { target: given, maxParticles };
+}
+
+/** A run with its settings and its checks. */
+interface CheckedRun<X extends object> extends EstimatorRun<X> {
+  readonly settings: TemperingSettings;
+  readonly checks: { unreliable: string[]; warnings: string[] };
+}
+
+/**
+ * Runs `runOnce` with `settings`, then, while the pooled standard error is above the target, again
+ * with as many more particles as the target asks (see {@link moreParticles}); pools the runs whose
+ * islands agree ({@link poolRuns}) and returns the estimator's result, with the diagnostics and
+ * `extra` of the last pooled run and every run's summary. No further run follows moves that stalled
+ * or diverged, or the estimator's own reasons: more particles do not mend them, and the result says so.
+ */
+export function temperingToPrecision<M extends string, X extends object>(
+  method: M,
+  start: number,
+  settings: TemperingSettings,
+  precision: Precision | undefined,
+  runOnce: (settings: TemperingSettings) => EstimatorRun<X>,
+): EvidenceEstimate<M, PooledDiagnostics & X> {
+  const runs: CheckedRun<X>[] = [];
+  let pooled: CheckedRun<X>[] = [];
+  let estimate = { logZ: Number.NaN, stdErr: Number.NaN };
+  let birgeRatio: number | undefined;
+  for (let particles = settings.particles; particles > 0; ) {
+    const runSettings = { ...settings, particles };
+    const run = runOnce(runSettings);
+    const checks = runWarnings(run.run, runSettings);
+    checks.unreliable.push(...run.reasons);
+    runs.push({ ...run, settings: runSettings, checks });
+    pooled = poolable(runs);
+    const summaries = pooled.map((r) => ({ ...r.settings, ...r.estimate }));
+    estimate = poolRuns(summaries);
+    birgeRatio = birgeRatioOf(summaries, estimate.logZ);
+    if (birgeRatio !== undefined) estimate.stdErr *= birgeRatio;
+    const checksFailed = runs.some((r) => r.checks.unreliable.length > 0);
+    particles =
+      precision === undefined || checksFailed ? 0 : moreParticles(estimate.stdErr, precision, runs, pooled);
+  }
+  const spent = runs.reduce((n, r) => n + r.settings.particles, 0);
+  const unreliable = new Set(pooled.flatMap((r) => r.estimate.unreliable));
+  const warnings = new Set(runs.flatMap((r) => r.estimate.warnings));
+  for (const { checks } of runs) {
+    for (const reason of checks.unreliable) unreliable.add(reason);
+    for (const warning of checks.warnings) warnings.add(warning);
+  }
+  const left = runs.length - pooled.length;
+  if (left > 0) {
+    warnings.add(
+      `${left} of ${runs.length} runs left out: their islands' estimates spread by more than a nat, and another run's agreed.`,
+    );
+  }
+  if (birgeRatio !== undefined) {
+    warnings.add(
+      `the ${pooled.length} runs disagree beyond their standard errors (Birge ratio ${birgeRatio.toFixed(2)}): ` +
+        "they share an error their islands' spread cannot see, and the standard error is scaled by that ratio.",
+    );
+  }
+  if (precision !== undefined && unreliable.size === 0 && estimate.stdErr > precision.target) {
+    warnings.add(
+      `the standard error, ${estimate.stdErr.toPrecision(2)} nats after ${spent} particles in ${runs.length} runs, is above ` +
+        `targetStdErr ${precision.target}: raise maxParticles for a smaller one.`,
+    );
+  }
+  const last = pooled[pooled.length - 1];
+  return evidenceResult({
+    method,
+    logZ: estimate.logZ,
+    stdErr: estimate.stdErr,
+    nLikelihoodEvals: runs.reduce((n, r) => n + r.run.evaluations, 0),
+    seconds: secondsSince(start),
+    unreliable: [...unreliable],
+    warnings: [...warnings],
+    diagnostics: {
+      ...temperingDiagnostics(last.run, last.settings, last.estimate),
+      ...last.extra,
+      runs: runs.map((r) => ({
+        particles: r.settings.particles,
+        logZ: r.estimate.logZ,
+        stdErr: r.estimate.stdErr,
+        evaluations: r.run.evaluations,
+        divergences: r.run.stages.reduce((n, t) => n + t.divergences, 0),
+        outOfSupport: r.run.outOfSupport,
+        pooled: pooled.includes(r),
+      })),
+    },
+  });
+}
+
+/**
+ * The runs to pool: those whose islands agree. A run whose islands spread by more than a nat has a
+ * mean carried by a few islands, typically low, and would bias the pool; the other runs stand without
+ * it (when none agree, all are pooled and the result says it cannot be trusted).
+ */
+function poolable<R extends { estimate: IslandEstimate }>(runs: readonly R[]): R[] {
+  const agreeing = runs.filter((r) => r.estimate.unreliable.length === 0);
+  return agreeing.length > 0 ? agreeing : [...runs];
+}
+
+/** Above this quantile of χ² with k − 1 degrees of freedom, k pooled runs disagree beyond their standard errors. */
+const DISAGREEMENT_QUANTILE = 0.999;
+
+/**
+ * The Birge ratio √(χ²/(k − 1)) of k pooled runs when they disagree: χ² = Σ_r (log Ẑ_r − log Ẑ)² / σ_r²,
+ * σ_r each run's standard error without its Student factor, above the 0.999 quantile of χ²_{k−1}
+ * (a guard against gross disagreement, such as a run that missed a mode: the delta method's errors
+ * from 32 islands have heavier tails than a Gaussian's, and at 0.99 runs with calibrated errors
+ * were called disagreeing 2.8 % of the time, at 0.999 0.9 %).
+ * Independent runs that disagree beyond their errors share an error the spread of each run's islands
+ * cannot see (the temperatures and tuning its islands share); scaling the standard error by the ratio
+ * makes it cover their disagreement, as the Particle Data Group scales a weighted mean's. Undefined
+ * when they agree, or for fewer than two runs with finite estimates.
+ */
+export function birgeRatioOf(
+  runs: readonly { islands: number; logZ: number; stdErr: number }[],
+  logZ: number,
+): number | undefined {
+  const finite = runs.filter((r) => Number.isFinite(r.logZ) && Number.isFinite(r.stdErr) && r.stdErr > 0);
+  if (finite.length < 2 || !Number.isFinite(logZ)) return undefined;
+  let chiSquare = 0;
+  for (const run of finite)
+    chiSquare += ((run.logZ - logZ) / (run.stdErr / studentFactor(run.islands - 1))) ** 2;
+  const degrees = finite.length - 1;
+  return chiSquare > chisquareQuantile(DISAGREEMENT_QUANTILE, degrees)
+    ? Math.sqrt(chiSquare / degrees)
+    : undefined;
+}
+
+/**
+ * The particles of the next run: with N particles in the pooled runs and their standard error s, a
+ * run of N ((s / target)² − 1) more brings it to the target (the variance falls as 1/N); a fifth more
+ * than that, since s is itself estimated from the islands; at least the first run's, a whole number
+ * per island, and within `maxParticles` over all runs; 0 when the target is met, s is not finite, or
+ * the budget left is smaller than the first run.
+ */
+function moreParticles(
+  stdErr: number,
+  precision: Precision,
+  runs: readonly { settings: TemperingSettings }[],
+  pooled: readonly { settings: TemperingSettings }[],
+): number {
+  if (!Number.isFinite(stdErr) || stdErr <= precision.target) return 0;
+  const { particles: first, islands: G } = runs[0].settings;
+  const count = (list: readonly { settings: TemperingSettings }[]) =>
+    list.reduce((n, r) => n + r.settings.particles, 0);
+  const wanted = Math.max(first, count(pooled) * (1.2 * (stdErr / precision.target) ** 2 - 1));
+  const particles = Math.min(
+    Math.ceil(wanted / G) * G,
+    Math.floor((precision.maxParticles - count(runs)) / G) * G,
+  );
+  return particles >= first ? particles : 0;
+}
