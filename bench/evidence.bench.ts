@@ -7,7 +7,7 @@
  *
  * - bridge sampling: posterior draws per chain (4 chains, default warm-up), the time including the
  *   posterior sampling;
- * - stepping-stone: particles (32 islands, the default adaptive ladder);
+ * - stepping-stone: particles (32 islands, the default adaptive ladder; one run of that size, no precision target);
  * - tempered SMC: particles (32 islands; one run of that size, no precision target).
  */
 import { bridgeSampling } from "../src/evidence/bridge-sampling.js";

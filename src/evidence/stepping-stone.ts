@@ -70,7 +70,8 @@ export type SteppingStoneResult = EvidenceEstimate<"stepping-stone", SteppingSto
  *
  * Precision: unless `particles` is given, further independent runs follow until the pooled standard
  * error is at most `targetStdErr` (0.05 nats), as for `temperedSmc`; no further run follows a rung
- * with heavy-tailed weights or moves that stalled or diverged.
+ * with heavy-tailed weights or moves that stalled or diverged, and runs that disagree beyond their
+ * standard errors have it scaled by their Birge ratio.
  *
  * @example
  * const result = steppingStone(model, { particles: 2048, seed: 1 });

@@ -61,7 +61,8 @@ export type TemperedSmcResult = EvidenceEstimate<"smc", PooledDiagnostics>;
  * nats) is followed by an independent run with as many more particles as the target asks (the
  * variance falls as 1/N), and the runs are pooled, each run's mean Ẑ weighted by its particles, with
  * the delta method's standard error and Welch–Satterthwaite's degrees of freedom; no further run
- * follows one whose moves stalled or diverged. On a 50-dimensional box-bounded Gaussian one run of
+ * follows one whose moves stalled or diverged, and runs that disagree beyond their standard errors
+ * have it scaled by their Birge ratio √(χ²/(k − 1)). On a 50-dimensional box-bounded Gaussian one run of
  * 2048 particles has a standard error of 0.11–0.15 nats, and the pooled runs reach 0.05 at 6–11 times
  * the work. Easy problems stop after the first run.
  *

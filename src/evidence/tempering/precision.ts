@@ -1,7 +1,8 @@
 /**
  * A precision target for the estimators whose islands each estimate Z without bias (`smc`,
  * `stepping-stone`): further independent runs, with more particles, until the pooled standard error
- * is at most the target, as UltraNest adds live points towards its `dlogz`.
+ * is at most the target, as UltraNest adds live points towards its `dlogz`, with a check that the
+ * runs agree within their errors.
  */
 import chisquareQuantile from "@stdlib/stats-base-dists-chisquare-quantile";
 import { OccamError } from "../../errors.js";
@@ -32,7 +33,7 @@ export interface PrecisionOptions {
 }
 
 /** The default `targetStdErr` (nats): a Bayes factor then rests on log Z to about a tenth of a nat. */
-export const DEFAULT_TARGET_STD_ERR = 0.05;
+const DEFAULT_TARGET_STD_ERR = 0.05;
 
 /** A resolved precision target. */
 export interface Precision {
@@ -95,7 +96,9 @@ interface CheckedRun<X extends object> extends EstimatorRun<X> {
  * with as many more particles as the target asks (see {@link moreParticles}); pools the runs whose
  * islands agree ({@link poolRuns}) and returns the estimator's result, with the diagnostics and
  * `extra` of the last pooled run and every run's summary. No further run follows moves that stalled
- * or diverged, or the estimator's own reasons: more particles do not mend them, and the result says so.
+ * or diverged, the estimator's own reasons, or runs that disagree beyond their errors (whose pooled
+ * standard error is scaled by their {@link birgeRatioOf}): more particles do not mend them, and the
+ * result says so.
  */
 export function temperingToPrecision<M extends string, X extends object>(
   method: M,
@@ -119,9 +122,10 @@ export function temperingToPrecision<M extends string, X extends object>(
     estimate = poolRuns(summaries);
     birgeRatio = birgeRatioOf(summaries, estimate.logZ);
     if (birgeRatio !== undefined) estimate.stdErr *= birgeRatio;
-    const checksFailed = runs.some((r) => r.checks.unreliable.length > 0);
-    particles =
-      precision === undefined || checksFailed ? 0 : moreParticles(estimate.stdErr, precision, runs, pooled);
+    // More particles mend neither failed checks nor an error the runs share: the result says so.
+    const stop =
+      precision === undefined || birgeRatio !== undefined || runs.some((r) => r.checks.unreliable.length > 0);
+    particles = stop ? 0 : moreParticles(estimate.stdErr, precision, runs, pooled);
   }
   const spent = runs.reduce((n, r) => n + r.settings.particles, 0);
   const unreliable = new Set(pooled.flatMap((r) => r.estimate.unreliable));
@@ -138,11 +142,10 @@ export function temperingToPrecision<M extends string, X extends object>(
   }
   if (birgeRatio !== undefined) {
     warnings.add(
-      `the ${pooled.length} runs disagree beyond their standard errors (Birge ratio ${birgeRatio.toFixed(2)}): ` +
-        "they share an error their islands' spread cannot see, and the standard error is scaled by that ratio.",
+      `the pooled runs disagree beyond their standard errors (Birge ratio ${birgeRatio.toFixed(2)}): they share an ` +
+        "error their islands' spread cannot see, which more particles would not shrink; the standard error is scaled by that ratio.",
     );
-  }
-  if (precision !== undefined && unreliable.size === 0 && estimate.stdErr > precision.target) {
+  } else if (precision !== undefined && unreliable.size === 0 && estimate.stdErr > precision.target) {
     warnings.add(
       `the standard error, ${estimate.stdErr.toPrecision(2)} nats after ${spent} particles in ${runs.length} runs, is above ` +
         `targetStdErr ${precision.target}: raise maxParticles for a smaller one.`,

@@ -12,7 +12,6 @@ import {
   ratioIslands,
   recordLadder,
 } from "../../../src/evidence/tempering/ladder.js";
-import { birgeRatioOf } from "../../../src/evidence/tempering/precision.js";
 import { powerLadder } from "../../../src/evidence/tempering/schedule.js";
 import { logMeanExp } from "../../../src/math/logspace.js";
 import { createRng } from "../../../src/random/rng.js";
@@ -221,35 +220,6 @@ describe("pooling independent runs", () => {
     expect(covered / replications).toBeLessThan(0.98);
     // The sd of one pooled Ẑ is about 0.062, of the mean of 2000 about 0.0014: 0.005 is 3.6 of them.
     expect(Math.abs(meanZ - 1)).toBeLessThan(0.005);
-  });
-
-  it("scales the error by the Birge ratio only when runs disagree beyond their errors", () => {
-    const f = studentFactor(31);
-    const at = (logZ: number) => ({ islands: 32, logZ, stdErr: 0.1 * f });
-    // log Ẑ = log((1 + e)/2) = 0.6201 for equal runs at 0 and 1; χ² = (0.6201² + 0.3799²)/0.1² = 52.89
-    // (above χ²₁'s 0.999 quantile, 10.83), so the ratio is √52.89 = 7.272.
-    const pooledLogZ = Math.log((1 + Math.E) / 2);
-    expect(birgeRatioOf([at(0), at(1)], pooledLogZ)).toBeCloseTo(7.2722, 3);
-    // 0.3 apart: χ² = 2 · 0.15²/0.1² = 4.5 < 10.83.
-    expect(birgeRatioOf([at(0), at(0.3)], 0.15)).toBeUndefined();
-    expect(birgeRatioOf([at(0)], 0)).toBeUndefined();
-    expect(birgeRatioOf([at(0), { ...at(5), stdErr: Number.POSITIVE_INFINITY }], 0)).toBeUndefined();
-  });
-
-  it("rarely calls runs with calibrated errors disagreeing (lognormal islands, 4000 replications)", () => {
-    // The same runs as above. The delta method's errors from 32 lognormal islands have heavier tails
-    // than a Gaussian's, so the rate is about 0.9 % rather than the nominal 0.1 % (0.99's quantile
-    // would fire 2.8 % of the time); 2 % is 7 binomial sd above 0.9 %.
-    const rng = createRng(13);
-    const islands = (sigma: number) =>
-      Array.from({ length: 32 }, () => sigma * rng.normal() - sigma ** 2 / 2);
-    let fired = 0;
-    const replications = 4000;
-    for (let i = 0; i < replications; i++) {
-      const runs = [run(2048, islands(0.8)), run(10_240, islands(0.8 / Math.sqrt(5)))];
-      if (birgeRatioOf(runs, poolRuns(runs).logZ) !== undefined) fired++;
-    }
-    expect(fired / replications).toBeLessThan(0.02);
   });
 
   it("passes over a run whose every island died, and is +∞ when a run's error is", () => {

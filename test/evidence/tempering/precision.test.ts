@@ -1,0 +1,95 @@
+import { describe, expect, it } from "vitest";
+import { SMC_DEFAULTS } from "../../../src/evidence/tempered-smc.js";
+import type { TemperingRun } from "../../../src/evidence/tempering/engine.js";
+import {
+  combineIslands,
+  poolRuns,
+  resolveTemperingOptions,
+  studentFactor,
+} from "../../../src/evidence/tempering/estimates.js";
+import { birgeRatioOf, temperingToPrecision } from "../../../src/evidence/tempering/precision.js";
+import { createRng } from "../../../src/random/rng.js";
+import { testModel } from "../tempered-models.js";
+
+describe("runs that disagree beyond their errors", () => {
+  const run = (particles: number, islandLogZ: number[]) => ({
+    particles,
+    islands: islandLogZ.length,
+    ...combineIslands(islandLogZ, "product"),
+  });
+
+  it("scales the error by the Birge ratio only when runs disagree beyond their errors", () => {
+    const f = studentFactor(31);
+    const at = (logZ: number) => ({ islands: 32, logZ, stdErr: 0.1 * f });
+    // log Ẑ = log((1 + e)/2) = 0.6201 for equal runs at 0 and 1; χ² = (0.6201² + 0.3799²)/0.1² = 52.89
+    // (above χ²₁'s 0.999 quantile, 10.83), so the ratio is √52.89 = 7.272.
+    const pooledLogZ = Math.log((1 + Math.E) / 2);
+    expect(birgeRatioOf([at(0), at(1)], pooledLogZ)).toBeCloseTo(7.2722, 3);
+    // 0.3 apart: χ² = 2 · 0.15²/0.1² = 4.5 < 10.83.
+    expect(birgeRatioOf([at(0), at(0.3)], 0.15)).toBeUndefined();
+    expect(birgeRatioOf([at(0)], 0)).toBeUndefined();
+    expect(birgeRatioOf([at(0), { ...at(5), stdErr: Number.POSITIVE_INFINITY }], 0)).toBeUndefined();
+  });
+
+  it("rarely calls runs with calibrated errors disagreeing (lognormal islands, 4000 replications)", () => {
+    // The same runs as above. The delta method's errors from 32 lognormal islands have heavier tails
+    // than a Gaussian's, so the rate is about 0.9 % rather than the nominal 0.1 % (0.99's quantile
+    // would fire 2.8 % of the time); 2 % is 7 binomial sd above 0.9 %.
+    const rng = createRng(13);
+    const islands = (sigma: number) =>
+      Array.from({ length: 32 }, () => sigma * rng.normal() - sigma ** 2 / 2);
+    let fired = 0;
+    const replications = 4000;
+    for (let i = 0; i < replications; i++) {
+      const runs = [run(2048, islands(0.8)), run(10_240, islands(0.8 / Math.sqrt(5)))];
+      if (birgeRatioOf(runs, poolRuns(runs).logZ) !== undefined) fired++;
+    }
+    expect(fired / replications).toBeLessThan(0.02);
+  });
+
+  it("scale the pooled error, say so, and are not followed by more runs", () => {
+    const settings = resolveTemperingOptions(
+      testModel(1),
+      { particles: 64, islands: 32 },
+      SMC_DEFAULTS,
+      "test",
+    );
+    // Two runs of 32 islands each 0.05 nats apart around 0, then around 1: χ² ≈ 300.
+    const islandsAround = (centre: number) =>
+      Float64Array.from({ length: 32 }, (_, g) => centre + 0.05 * ((g % 5) - 2));
+    let calls = 0;
+    const r = temperingToPrecision(
+      "smc",
+      performance.now(),
+      settings,
+      { target: 0.001, maxParticles: 1024 },
+      (s) => {
+        const islandLogZ = islandsAround(calls++ === 0 ? 0 : 1);
+        const fake = {
+          stages: [],
+          islandLogZ,
+          logW: new Float64Array(0),
+          evaluations: s.particles,
+          outOfSupport: 0,
+        };
+        return {
+          run: fake as unknown as TemperingRun,
+          estimate: combineIslands(islandLogZ, "product"),
+          reasons: [],
+          extra: {},
+        };
+      },
+    );
+    expect(r.diagnostics.runs).toHaveLength(2);
+    const runs = r.diagnostics.runs.map((run) => ({ ...run, islands: 32 }));
+    const pooled = poolRuns(runs);
+    const ratio = birgeRatioOf(runs, pooled.logZ) as number;
+    expect(ratio).toBeGreaterThan(10);
+    expect(r.logZ).toBeCloseTo(pooled.logZ, 12);
+    expect(r.stdErr).toBeCloseTo(pooled.stdErr * ratio, 12);
+    expect(r.warnings).toContainEqual(
+      expect.stringMatching(/^the pooled runs disagree beyond their standard errors \(Birge ratio/),
+    );
+    expect(r.warnings.join(" ")).not.toMatch(/raise maxParticles/);
+  });
+});
