@@ -57,14 +57,13 @@ export type TemperedSmcResult = EvidenceEstimate<"smc", PooledDiagnostics>;
  * marked unreliable when the islands disagree by more than a nat (their mean is then carried by a
  * few), or when the moves barely moved the particles at some temperature.
  *
- * Precision: unless `particles` is given, a run whose standard error exceeds `targetStdErr` (0.05
- * nats) is followed by an independent run with as many more particles as the target asks (the
- * variance falls as 1/N), and the runs are pooled, each run's mean Ẑ weighted by its particles, with
- * the delta method's standard error and Welch–Satterthwaite's degrees of freedom; no further run
- * follows one whose moves stalled or diverged, and runs that disagree beyond their standard errors
- * have it scaled by their Birge ratio √(χ²/(k − 1)). On a 50-dimensional box-bounded Gaussian one run of
- * 2048 particles has a standard error of 0.11–0.15 nats, and the pooled runs reach 0.05 at 6–11 times
- * the work. Easy problems stop after the first run.
+ * Precision: unless `particles` is given, while the standard error exceeds `targetStdErr` (0.05 nats)
+ * further independent runs of the first run's size follow (averaging the error a run's islands share
+ * through their temperatures and tuning), pooled with each run's mean Ẑ weighted by its particles, the
+ * delta method's standard error and Welch–Satterthwaite's degrees of freedom; no further run follows
+ * one whose moves stalled or diverged, and runs that disagree beyond their standard errors have it
+ * scaled by their Birge ratio √(χ²/(k − 1)). On a 50-dimensional box-bounded Gaussian one run of 2048
+ * particles has a standard error of 0.11–0.15 nats. Easy problems stop after the first run.
  *
  * A model with `bounds` is sampled on the unbounded scale (see `unbounded`); log Z is unchanged.
  *

@@ -11,7 +11,7 @@ import { birgeRatioOf, temperingToPrecision } from "../../../src/evidence/temper
 import { createRng } from "../../../src/random/rng.js";
 import { testModel } from "../tempered-models.js";
 
-describe("runs that disagree beyond their errors", () => {
+describe("pooling runs towards a precision target", () => {
   const run = (particles: number, islandLogZ: number[]) => ({
     particles,
     islands: islandLogZ.length,
@@ -47,7 +47,76 @@ describe("runs that disagree beyond their errors", () => {
     expect(fired / replications).toBeLessThan(0.02);
   });
 
-  it("scale the pooled error, say so, and are not followed by more runs", () => {
+  it("pools every run from the first whose islands agree; while none agree, each next run is twice as large", () => {
+    const settings = resolveTemperingOptions(
+      testModel(1),
+      { particles: 64, islands: 32 },
+      SMC_DEFAULTS,
+      "test",
+    );
+    const islands = (sd: number) => Float64Array.from({ length: 32 }, (_, g) => sd * ((g % 5) - 2));
+    // Islands spread by about 2 nats (sd) in runs of 64 and 128 particles, by 0.07 from 256 on.
+    const r = temperingToPrecision(
+      "smc",
+      performance.now(),
+      settings,
+      { target: 0.001, maxParticles: 1024 },
+      (s) => {
+        const islandLogZ = islands(s.particles < 256 ? 1.5 : 0.05);
+        const fake = {
+          stages: [],
+          islandLogZ,
+          logW: new Float64Array(0),
+          evaluations: s.particles,
+          outOfSupport: 0,
+        };
+        return {
+          run: fake as unknown as TemperingRun,
+          estimate: combineIslands(islandLogZ, "product"),
+          reasons: [],
+          extra: {},
+        };
+      },
+    );
+    // 64 + 128 + 3 · 256 = 960; a fourth 256 would pass 1024.
+    expect(r.diagnostics.runs.map((run) => [run.particles, run.pooled])).toEqual([
+      [64, false],
+      [128, false],
+      [256, true],
+      [256, true],
+      [256, true],
+    ]);
+    expect(r.reliable).toBe(true);
+    expect(r.warnings).toContainEqual(expect.stringMatching(/^2 of the 5 runs left out/));
+    // When no run's islands agree, all are pooled, and the result is unreliable.
+    const none = temperingToPrecision(
+      "smc",
+      performance.now(),
+      settings,
+      { target: 0.001, maxParticles: 512 },
+      (s) => {
+        const islandLogZ = islands(1.5);
+        const fake = {
+          stages: [],
+          islandLogZ,
+          logW: new Float64Array(0),
+          evaluations: s.particles,
+          outOfSupport: 0,
+        };
+        return {
+          run: fake as unknown as TemperingRun,
+          estimate: combineIslands(islandLogZ, "product"),
+          reasons: [],
+          extra: {},
+        };
+      },
+    );
+    expect(none.diagnostics.runs.map((run) => run.particles)).toEqual([64, 128, 256]);
+    expect(none.reliable).toBe(false);
+    expect(none.warnings[0]).toMatch(/^the 96 islands of 3 runs spread by 2\.\d\d nats/);
+  });
+
+  it("scales the pooled error of runs that disagree, says so, and runs no more", () => {
     const settings = resolveTemperingOptions(
       testModel(1),
       { particles: 64, islands: 32 },
