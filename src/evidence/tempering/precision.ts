@@ -1,6 +1,6 @@
 /**
  * A precision target for the estimators whose islands each estimate Z without bias (`smc`,
- * `stepping-stone`): further independent runs, with more particles, until the pooled standard error
+ * `stepping-stone`): further independent runs of the first run's size until the pooled standard error
  * is at most the target, as UltraNest adds live points towards its `dlogz`, with a check that the
  * runs agree within their errors.
  */
@@ -21,7 +21,7 @@ import {
 /** Options of an estimator with a precision target. */
 export interface PrecisionOptions {
   /**
-   * Further runs, with more particles, until the pooled standard error is at most this many nats
+   * Further independent runs, of the first run's size, until the pooled standard error is at most this many nats
    * (or `maxParticles` are spent); "none": one run of `particles`.
    * @defaultValue 0.05, or "none" when `particles` is given
    */
@@ -94,8 +94,8 @@ interface CheckedRun<X extends object> extends EstimatorRun<X> {
 
 /**
  * Runs `runOnce` with `settings`, then, while the pooled standard error is above the target, again
- * with as many more particles as the target asks (see {@link moreParticles}); pools the runs whose
- * islands agree ({@link poolRuns}) and returns the estimator's result, with the diagnostics and
+ * with as many particles as the first run whose islands agreed (see {@link moreParticles}); pools the
+ * runs from that one on ({@link poolRuns}) and returns the estimator's result, with the diagnostics and
  * `extra` of the last pooled run and every run's summary. No further run follows moves that stalled
  * or diverged, the estimator's own reasons, or runs that disagree beyond their errors (whose pooled
  * standard error is scaled by their {@link birgeRatioOf}): more particles do not mend them, and the
