@@ -21,8 +21,8 @@ import {
 /** Options of an estimator with a precision target. */
 export interface PrecisionOptions {
   /**
-   * Further independent runs, of the first run's size, until the pooled standard error is at most this many nats
-   * (or `maxParticles` are spent); "none": one run of `particles`.
+   * Further independent runs, of the first run's size, until the pooled standard error is at most
+   * this many nats (or `maxParticles` are spent); "none": one run of `particles`.
    * @defaultValue 0.05, or "none" when `particles` is given
    */
   targetStdErr?: number | "none";
