@@ -11,6 +11,40 @@ import { birgeRatioOf, temperingToPrecision } from "../../../src/evidence/temper
 import { createRng } from "../../../src/random/rng.js";
 import { testModel } from "../tempered-models.js";
 
+/**
+ * `temperingToPrecision` on hand-made runs of 32 islands whose log Z are `islandsOf(particles, call)`,
+ * from a first run of 64 particles, towards a target of 0.001 nats within `maxParticles`.
+ */
+function runsOf(maxParticles: number, islandsOf: (particles: number, call: number) => Float64Array) {
+  const settings = resolveTemperingOptions(
+    testModel(1),
+    { particles: 64, islands: 32 },
+    SMC_DEFAULTS,
+    "test",
+  );
+  let call = 0;
+  return temperingToPrecision("smc", performance.now(), settings, { target: 0.001, maxParticles }, (s) => {
+    const islandLogZ = islandsOf(s.particles, call++);
+    const run = {
+      stages: [],
+      islandLogZ,
+      logW: new Float64Array(0),
+      evaluations: s.particles,
+      outOfSupport: 0,
+    };
+    return {
+      run: run as unknown as TemperingRun,
+      estimate: combineIslands(islandLogZ, "product"),
+      reasons: [],
+      extra: {},
+    };
+  });
+}
+
+/** 32 islands' log Z around `centre`, spread by about 1.4 · `scale` (sd). */
+const islands = (scale: number, centre = 0) =>
+  Float64Array.from({ length: 32 }, (_, g) => centre + scale * ((g % 5) - 2));
+
 describe("pooling runs towards a precision target", () => {
   const run = (particles: number, islandLogZ: number[]) => ({
     particles,
@@ -48,36 +82,8 @@ describe("pooling runs towards a precision target", () => {
   });
 
   it("pools every run from the first whose islands agree; while none agree, each next run is twice as large", () => {
-    const settings = resolveTemperingOptions(
-      testModel(1),
-      { particles: 64, islands: 32 },
-      SMC_DEFAULTS,
-      "test",
-    );
-    const islands = (sd: number) => Float64Array.from({ length: 32 }, (_, g) => sd * ((g % 5) - 2));
     // Islands spread by about 2 nats (sd) in runs of 64 and 128 particles, by 0.07 from 256 on.
-    const r = temperingToPrecision(
-      "smc",
-      performance.now(),
-      settings,
-      { target: 0.001, maxParticles: 1024 },
-      (s) => {
-        const islandLogZ = islands(s.particles < 256 ? 1.5 : 0.05);
-        const fake = {
-          stages: [],
-          islandLogZ,
-          logW: new Float64Array(0),
-          evaluations: s.particles,
-          outOfSupport: 0,
-        };
-        return {
-          run: fake as unknown as TemperingRun,
-          estimate: combineIslands(islandLogZ, "product"),
-          reasons: [],
-          extra: {},
-        };
-      },
-    );
+    const r = runsOf(1024, (particles) => islands(particles < 256 ? 1.5 : 0.05));
     // 64 + 128 + 3 · 256 = 960; a fourth 256 would pass 1024.
     expect(r.diagnostics.runs.map((run) => [run.particles, run.pooled])).toEqual([
       [64, false],
@@ -89,66 +95,15 @@ describe("pooling runs towards a precision target", () => {
     expect(r.reliable).toBe(true);
     expect(r.warnings).toContainEqual(expect.stringMatching(/^2 of the 5 runs left out/));
     // When no run's islands agree, all are pooled, and the result is unreliable.
-    const none = temperingToPrecision(
-      "smc",
-      performance.now(),
-      settings,
-      { target: 0.001, maxParticles: 512 },
-      (s) => {
-        const islandLogZ = islands(1.5);
-        const fake = {
-          stages: [],
-          islandLogZ,
-          logW: new Float64Array(0),
-          evaluations: s.particles,
-          outOfSupport: 0,
-        };
-        return {
-          run: fake as unknown as TemperingRun,
-          estimate: combineIslands(islandLogZ, "product"),
-          reasons: [],
-          extra: {},
-        };
-      },
-    );
+    const none = runsOf(512, () => islands(1.5));
     expect(none.diagnostics.runs.map((run) => run.particles)).toEqual([64, 128, 256]);
     expect(none.reliable).toBe(false);
     expect(none.warnings[0]).toMatch(/^the 96 islands of 3 runs spread by 2\.\d\d nats/);
   });
 
   it("scales the pooled error of runs that disagree, says so, and runs no more", () => {
-    const settings = resolveTemperingOptions(
-      testModel(1),
-      { particles: 64, islands: 32 },
-      SMC_DEFAULTS,
-      "test",
-    );
-    // Two runs of 32 islands each 0.05 nats apart around 0, then around 1: χ² ≈ 300.
-    const islandsAround = (centre: number) =>
-      Float64Array.from({ length: 32 }, (_, g) => centre + 0.05 * ((g % 5) - 2));
-    let calls = 0;
-    const r = temperingToPrecision(
-      "smc",
-      performance.now(),
-      settings,
-      { target: 0.001, maxParticles: 1024 },
-      (s) => {
-        const islandLogZ = islandsAround(calls++ === 0 ? 0 : 1);
-        const fake = {
-          stages: [],
-          islandLogZ,
-          logW: new Float64Array(0),
-          evaluations: s.particles,
-          outOfSupport: 0,
-        };
-        return {
-          run: fake as unknown as TemperingRun,
-          estimate: combineIslands(islandLogZ, "product"),
-          reasons: [],
-          extra: {},
-        };
-      },
-    );
+    // Two runs of 32 islands each 0.07 nats apart around 0, then around 1: χ² ≈ 300.
+    const r = runsOf(1024, (_, call) => islands(0.05, call === 0 ? 0 : 1));
     expect(r.diagnostics.runs).toHaveLength(2);
     const runs = r.diagnostics.runs.map((run) => ({ ...run, islands: 32 }));
     const pooled = poolRuns(runs);
