@@ -40,7 +40,10 @@ export const STEPPING_STONE_DEFAULTS: TemperingDefaults = {
   finalSweeps: false,
 };
 
-/** Stepping-stone's diagnostics: the engine's and every run's, and each rung's ratio and weights (of the last pooled run). */
+/**
+ * Stepping-stone's diagnostics: the engine's of its last pooled run and every run's summary, and each
+ * rung's ratio and weights in that last run.
+ */
 export interface SteppingStoneDiagnostics extends PooledDiagnostics {
   readonly rungs: readonly RungSummary[];
 }
@@ -68,8 +71,8 @@ export type SteppingStoneResult = EvidenceEstimate<"stepping-stone", SteppingSto
  * weights have Pareto k̂ > 0.7, when the islands disagree by more than a nat, or when the moves
  * barely moved at some temperature.
  *
- * Precision: unless `particles` is given, further independent runs follow until the pooled standard
- * error is at most `targetStdErr` (0.05 nats), as for `temperedSmc`; no further run follows a rung
+ * Precision: unless `particles` is given, further independent runs of the first run's size follow
+ * until the pooled standard error is at most `targetStdErr` (0.05 nats), as for `temperedSmc`; no further run follows a rung
  * with heavy-tailed weights or moves that stalled or diverged, and runs that disagree beyond their
  * standard errors have it scaled by their Birge ratio.
  *

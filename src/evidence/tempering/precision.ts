@@ -50,7 +50,7 @@ export interface TemperingRunSummary {
   readonly evaluations: number;
   readonly divergences: number;
   readonly outOfSupport: number;
-  /** Whether the run is in the estimate (a run whose islands disagree is left out when another run's agree). */
+  /** Whether the run is in the estimate (runs before the first whose islands agree are left out). */
   readonly pooled: boolean;
 }
 
