@@ -53,7 +53,7 @@ describe("steppingStone", () => {
     expect(r.diagnostics.runs).toHaveLength(1);
   });
 
-  it("runs again with more particles until its standard error is at most targetStdErr (d = 10)", () => {
+  it("runs again, as many particles each time, until its standard error is at most targetStdErr (d = 10)", () => {
     const model = testModel(10);
     const one = steppingStone(model, { particles: 256, seed: 4 });
     expect(one.diagnostics.runs).toHaveLength(1);
@@ -64,6 +64,7 @@ describe("steppingStone", () => {
     expect(runs.length).toBeGreaterThanOrEqual(2);
     expect(runs[0].logZ).toBe(one.logZ);
     expect(runs.every((run) => run.pooled)).toBe(true);
+    expect(runs.every((run) => run.particles === 256)).toBe(true);
     expect(r.stdErr).toBeLessThanOrEqual(0.03);
     expect(r.nLikelihoodEvals).toBe(runs.reduce((n, run) => n + run.evaluations, 0));
     // The rungs reported are the last run's, whose particles the stages' ESS fractions count.

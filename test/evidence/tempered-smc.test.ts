@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { temperedSmc } from "../../src/evidence/tempered-smc.js";
-import { poolRuns } from "../../src/evidence/tempering/estimates.js";
+import { poolRuns } from "../../src/evidence/tempering/precision.js";
 import { powerLadder } from "../../src/evidence/tempering/schedule.js";
 import { correlatedGaussianProblem, hardProblem } from "../../src/models/hard-problems/index.js";
 import { expectAccurate, thrown } from "../support/assertions.js";
@@ -91,7 +91,7 @@ describe("temperedSmc", () => {
     );
   });
 
-  it("runs again with more particles until its standard error is at most targetStdErr (d = 10)", () => {
+  it("runs again, as many particles each time, until its standard error is at most targetStdErr (d = 10)", () => {
     const model = testModel(10);
     const one = temperedSmc(model, { particles: 512, seed: 6 });
     expect(one.diagnostics.runs).toHaveLength(1);
@@ -114,7 +114,8 @@ describe("temperedSmc", () => {
     const r = temperedSmc(testModel(10), { particles: 256, seed: 6, targetStdErr: 0.01, maxParticles: 1024 });
     const runs = r.diagnostics.runs;
     expect(runs.reduce((n, run) => n + run.particles, 0)).toBeLessThanOrEqual(1024);
-    // 256 particles: 8 an island, whose estimates spread by more than a nat; the 768 of the second agree.
+    // 256 particles: 8 an island, whose estimates spread by more than a nat; the twice as many of the
+    // second agree, and a third run of 512 would pass maxParticles.
     expect(runs.map((run) => run.pooled)).toEqual([false, true]);
     expect(r.logZ).toBe(runs[1].logZ);
     expect(r.reliable).toBe(true);

@@ -4,7 +4,7 @@
  */
 import tQuantile from "@stdlib/stats-base-dists-t-quantile";
 import { OccamError } from "../../errors.js";
-import { logMeanExp, logSumExp } from "../../math/logspace.js";
+import { logMeanExp } from "../../math/logspace.js";
 import type { BayesModel } from "../../model/model.js";
 import { checkCount, type EvidenceEstimate, evidenceResult, meanAndSd, secondsSince } from "../result.js";
 import type { TemperingRun, TemperingSettings } from "./engine.js";
@@ -208,35 +208,6 @@ export function combineIslands(islandLogZ: ArrayLike<number>, kind: "product" | 
     unreliable,
     warnings,
   };
-}
-
-/**
- * Pools independent runs whose islands each estimate Z without bias (`"product"` estimates):
- * Ẑ = Σ_r w_r Ẑ_r with w_r the run's share of the particles (an island's variance falls as
- * 1/particles), relative variance Σ_r w_r² (Ẑ_r/Ẑ)² (s_r/f_r)², s_r each run's standard error and
- * f_r the {@link studentFactor} it carries, and the pooled standard error scaled by the Student factor
- * of the Welch–Satterthwaite degrees of freedom. One run is returned as it is; a standard error that
- * is not finite makes the pooled one +∞.
- */
-export function poolRuns(
-  runs: readonly { particles: number; islands: number; logZ: number; stdErr: number }[],
-): { logZ: number; stdErr: number } {
-  if (runs.length === 1) return { logZ: runs[0].logZ, stdErr: runs[0].stdErr };
-  const total = runs.reduce((n, r) => n + r.particles, 0);
-  const logZ = logSumExp(runs.map((r) => Math.log(r.particles / total) + r.logZ));
-  let variance = 0;
-  let spread = 0;
-  for (const run of runs) {
-    if (run.logZ === Number.NEGATIVE_INFINITY) continue; // Ẑ_r = 0 adds nothing
-    const G = run.islands;
-    const part =
-      ((run.particles / total) * Math.exp(run.logZ - logZ) * (run.stdErr / studentFactor(G - 1))) ** 2;
-    variance += part;
-    spread += part ** 2 / (G - 1);
-  }
-  if (!Number.isFinite(variance)) return { logZ, stdErr: Number.POSITIVE_INFINITY };
-  const degrees = spread > 0 ? variance ** 2 / spread : runs[0].islands - 1;
-  return { logZ, stdErr: Math.sqrt(variance) * studentFactor(degrees) };
 }
 
 /** Divergent HMC trajectories above this fraction of a run's transitions make its estimate unreliable. */

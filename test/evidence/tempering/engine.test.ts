@@ -1,11 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { autoSweeps, runTempering, type TemperingSettings } from "../../../src/evidence/tempering/engine.js";
-import {
-  combineIslands,
-  MAX_ISLAND_SD,
-  poolRuns,
-  studentFactor,
-} from "../../../src/evidence/tempering/estimates.js";
+import { combineIslands, MAX_ISLAND_SD, studentFactor } from "../../../src/evidence/tempering/estimates.js";
 import {
   nodeMoments,
   pathIslands,
@@ -179,57 +174,6 @@ describe("combining the islands", () => {
     const spread = combineIslands([0, 3, -2, 1, 0.5], "product");
     expect(spread.islandSd).toBeGreaterThan(MAX_ISLAND_SD);
     expect(spread.unreliable[0]).toMatch(/islands' estimates of log Z spread/);
-  });
-});
-
-describe("pooling independent runs", () => {
-  const run = (particles: number, islandLogZ: number[]) => ({
-    particles,
-    islands: islandLogZ.length,
-    ...combineIslands(islandLogZ, "product"),
-  });
-  const first = [-1.2, -1, -0.9, -1.1, -0.95, -1.05];
-  const second = [-1.0, -1.15, -0.92, -1.08, -0.97, -1.02];
-
-  it("returns one run as it is, and weights each run's Z by its particles", () => {
-    const a = run(600, first);
-    expect(poolRuns([a])).toEqual({ logZ: a.logZ, stdErr: a.stdErr });
-    // Equal runs: the mean of all twelve islands' Z.
-    expect(poolRuns([a, run(600, second)]).logZ).toBeCloseTo(logMeanExp([...first, ...second]), 14);
-    const b = run(1800, second);
-    const unequal = poolRuns([a, b]);
-    expect(unequal.logZ).toBeCloseTo(Math.log(0.25 * Math.exp(a.logZ) + 0.75 * Math.exp(b.logZ)), 14);
-    expect(unequal.stdErr).toBeLessThan(b.stdErr);
-  });
-
-  it("gives intervals that cover Z (lognormal islands of unequal runs, 2000 replications)", () => {
-    // Each island's Ẑ_g = e^{σ x − σ²/2} is unbiased for Z = 1, with σ² ∝ 1/particles: 32 islands of a
-    // 2048-particle run at σ = 0.8 and of a 10 240-particle run at σ = 0.8/√5.
-    const rng = createRng(11);
-    const islands = (sigma: number) =>
-      Array.from({ length: 32 }, () => sigma * rng.normal() - sigma ** 2 / 2);
-    let covered = 0;
-    let meanZ = 0;
-    const replications = 2000;
-    for (let i = 0; i < replications; i++) {
-      const pooled = poolRuns([run(2048, islands(0.8)), run(10_240, islands(0.8 / Math.sqrt(5)))]);
-      if (Math.abs(pooled.logZ) < 1.96 * pooled.stdErr) covered++;
-      meanZ += Math.exp(pooled.logZ) / replications;
-    }
-    expect(covered / replications).toBeGreaterThan(0.92);
-    expect(covered / replications).toBeLessThan(0.98);
-    // The sd of one pooled Ẑ is about 0.062, of the mean of 2000 about 0.0014: 0.005 is 3.6 of them.
-    expect(Math.abs(meanZ - 1)).toBeLessThan(0.005);
-  });
-
-  it("passes over a run whose every island died, and is +∞ when a run's error is", () => {
-    const live = run(1024, first);
-    const dead = { particles: 1024, islands: 6, logZ: Number.NEGATIVE_INFINITY, stdErr: Number.NaN };
-    const withDead = poolRuns([live, dead]);
-    expect(withDead.logZ).toBeCloseTo(live.logZ + Math.log(0.5), 14);
-    expect(Number.isFinite(withDead.stdErr)).toBe(true);
-    const unknown = { ...run(1024, second), stdErr: Number.POSITIVE_INFINITY };
-    expect(poolRuns([live, unknown]).stdErr).toBe(Number.POSITIVE_INFINITY);
   });
 });
 

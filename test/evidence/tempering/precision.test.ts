@@ -3,11 +3,11 @@ import { SMC_DEFAULTS } from "../../../src/evidence/tempered-smc.js";
 import type { TemperingRun } from "../../../src/evidence/tempering/engine.js";
 import {
   combineIslands,
-  poolRuns,
   resolveTemperingOptions,
   studentFactor,
 } from "../../../src/evidence/tempering/estimates.js";
-import { birgeRatioOf, temperingToPrecision } from "../../../src/evidence/tempering/precision.js";
+import { birgeRatioOf, poolRuns, temperingToPrecision } from "../../../src/evidence/tempering/precision.js";
+import { logMeanExp } from "../../../src/math/logspace.js";
 import { createRng } from "../../../src/random/rng.js";
 import { testModel } from "../tempered-models.js";
 
@@ -41,17 +41,64 @@ function runsOf(maxParticles: number, islandsOf: (particles: number, call: numbe
   });
 }
 
+/** A run of `particles` whose islands' log Z are `islandLogZ`, as `poolRuns` takes it. */
+const run = (particles: number, islandLogZ: number[]) => ({
+  particles,
+  islands: islandLogZ.length,
+  ...combineIslands(islandLogZ, "product"),
+});
+
 /** 32 islands' log Z around `centre`, spread by about 1.4 · `scale` (sd). */
 const islands = (scale: number, centre = 0) =>
   Float64Array.from({ length: 32 }, (_, g) => centre + scale * ((g % 5) - 2));
 
-describe("pooling runs towards a precision target", () => {
-  const run = (particles: number, islandLogZ: number[]) => ({
-    particles,
-    islands: islandLogZ.length,
-    ...combineIslands(islandLogZ, "product"),
+describe("pooling independent runs", () => {
+  const first = [-1.2, -1, -0.9, -1.1, -0.95, -1.05];
+  const second = [-1.0, -1.15, -0.92, -1.08, -0.97, -1.02];
+
+  it("returns one run as it is, and weights each run's Z by its particles", () => {
+    const a = run(600, first);
+    expect(poolRuns([a])).toEqual({ logZ: a.logZ, stdErr: a.stdErr });
+    // Equal runs: the mean of all twelve islands' Z.
+    expect(poolRuns([a, run(600, second)]).logZ).toBeCloseTo(logMeanExp([...first, ...second]), 14);
+    const b = run(1800, second);
+    const unequal = poolRuns([a, b]);
+    expect(unequal.logZ).toBeCloseTo(Math.log(0.25 * Math.exp(a.logZ) + 0.75 * Math.exp(b.logZ)), 14);
+    expect(unequal.stdErr).toBeLessThan(b.stdErr);
   });
 
+  it("gives intervals that cover Z (lognormal islands of unequal runs, 2000 replications)", () => {
+    // Each island's Ẑ_g = e^{σ x − σ²/2} is unbiased for Z = 1, with σ² ∝ 1/particles: 32 islands of a
+    // 2048-particle run at σ = 0.8 and of a 10 240-particle run at σ = 0.8/√5.
+    const rng = createRng(11);
+    const islands = (sigma: number) =>
+      Array.from({ length: 32 }, () => sigma * rng.normal() - sigma ** 2 / 2);
+    let covered = 0;
+    let meanZ = 0;
+    const replications = 2000;
+    for (let i = 0; i < replications; i++) {
+      const pooled = poolRuns([run(2048, islands(0.8)), run(10_240, islands(0.8 / Math.sqrt(5)))]);
+      if (Math.abs(pooled.logZ) < 1.96 * pooled.stdErr) covered++;
+      meanZ += Math.exp(pooled.logZ) / replications;
+    }
+    expect(covered / replications).toBeGreaterThan(0.92);
+    expect(covered / replications).toBeLessThan(0.98);
+    // The sd of one pooled Ẑ is about 0.062, of the mean of 2000 about 0.0014: 0.005 is 3.6 of them.
+    expect(Math.abs(meanZ - 1)).toBeLessThan(0.005);
+  });
+
+  it("passes over a run whose every island died, and is +∞ when a run's error is", () => {
+    const live = run(1024, first);
+    const dead = { particles: 1024, islands: 6, logZ: Number.NEGATIVE_INFINITY, stdErr: Number.NaN };
+    const withDead = poolRuns([live, dead]);
+    expect(withDead.logZ).toBeCloseTo(live.logZ + Math.log(0.5), 14);
+    expect(Number.isFinite(withDead.stdErr)).toBe(true);
+    const unknown = { ...run(1024, second), stdErr: Number.POSITIVE_INFINITY };
+    expect(poolRuns([live, unknown]).stdErr).toBe(Number.POSITIVE_INFINITY);
+  });
+});
+
+describe("pooling runs towards a precision target", () => {
   it("scales the error by the Birge ratio only when runs disagree beyond their errors", () => {
     const f = studentFactor(31);
     const at = (logZ: number) => ({ islands: 32, logZ, stdErr: 0.1 * f });
@@ -66,19 +113,26 @@ describe("pooling runs towards a precision target", () => {
   });
 
   it("rarely calls runs with calibrated errors disagreeing (lognormal islands, 4000 replications)", () => {
-    // The same runs as above. The delta method's errors from 32 lognormal islands have heavier tails
-    // than a Gaussian's, so the rate is about 0.9 % rather than the nominal 0.1 % (0.99's quantile
-    // would fire 2.8 % of the time); 2 % is 7 binomial sd above 0.9 %.
+    // Runs as in the coverage test above. The delta method's errors from 32 lognormal islands have
+    // heavier tails than a Gaussian's, so the rate is about 0.9 % rather than the nominal 0.1 % (0.99's
+    // quantile would fire 2.8 % of the time); 2 % is 7 binomial sd above 0.9 %.
     const rng = createRng(13);
     const islands = (sigma: number) =>
       Array.from({ length: 32 }, () => sigma * rng.normal() - sigma ** 2 / 2);
-    let fired = 0;
     const replications = 4000;
-    for (let i = 0; i < replications; i++) {
-      const runs = [run(2048, islands(0.8)), run(10_240, islands(0.8 / Math.sqrt(5)))];
-      if (birgeRatioOf(runs, poolRuns(runs).logZ) !== undefined) fired++;
-    }
-    expect(fired / replications).toBeLessThan(0.02);
+    const rate = (runsOf: () => ReturnType<typeof run>[]) => {
+      let fired = 0;
+      for (let i = 0; i < replications; i++) {
+        const runs = runsOf();
+        if (birgeRatioOf(runs, poolRuns(runs).logZ) !== undefined) fired++;
+      }
+      return fired / replications;
+    };
+    expect(rate(() => [run(2048, islands(0.8)), run(10_240, islands(0.8 / Math.sqrt(5)))])).toBeLessThan(
+      0.02,
+    );
+    // Four runs of one size, as the further runs are: about 1.7 %; 3 % is 6 binomial sd above it.
+    expect(rate(() => Array.from({ length: 4 }, () => run(2048, islands(0.8))))).toBeLessThan(0.03);
   });
 
   it("pools every run from the first whose islands agree; while none agree, each next run is twice as large", () => {
@@ -98,7 +152,7 @@ describe("pooling runs towards a precision target", () => {
     const none = runsOf(512, () => islands(1.5));
     expect(none.diagnostics.runs.map((run) => run.particles)).toEqual([64, 128, 256]);
     expect(none.reliable).toBe(false);
-    expect(none.warnings[0]).toMatch(/^the 96 islands of 3 runs spread by 2\.\d\d nats/);
+    expect(none.warnings[0]).toMatch(/^the 96 islands' estimates of log Z spread by 2\.\d\d nats/);
   });
 
   it("scales the pooled error of runs that disagree, says so, and runs no more", () => {
