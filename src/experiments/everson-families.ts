@@ -111,6 +111,12 @@ export interface EversonFamiliesRun {
   readonly bestAccuracy: number;
   /** The claim's two checks: average log loss ≤ best + its Monte Carlo error; accuracy ≥ best − 1 point. */
   readonly logLossWithinBest: boolean;
+  /**
+   * The average's test log loss minus the best family's, and the standard error of that difference
+   * over the test rows (the paired rows' differences' sd / √m): how far a test set of this size lets
+   * the two be told apart, which the Monte Carlo error does not say. Null without an average.
+   */
+  readonly logLossGap: { readonly difference: number; readonly testStdErr: number } | null;
   readonly accuracyWithinBest: boolean;
   readonly warnings: readonly string[];
   readonly seconds: number;
@@ -156,10 +162,34 @@ export function eversonFamilyData(
   }
 }
 
+/**
+ * The mean over test rows of −log p_a(y_r) + log p_b(y_r), and its standard error sd/√m: the paired
+ * comparison of two predictives on the same rows.
+ */
+export function pairedLogLossGap(
+  a: Float64Array,
+  b: Float64Array,
+  labels: Int32Array,
+  K: number,
+): { difference: number; testStdErr: number } {
+  const m = labels.length;
+  let sum = 0;
+  let sumSq = 0;
+  for (let r = 0; r < m; r++) {
+    const d = Math.log(b[r * K + labels[r]]) - Math.log(a[r * K + labels[r]]);
+    sum += d;
+    sumSq += d * d;
+  }
+  const difference = sum / m;
+  const variance = m > 1 ? Math.max(sumSq / m - difference * difference, 0) * (m / (m - 1)) : Number.NaN;
+  return { difference, testStdErr: Math.sqrt(variance / m) };
+}
+
 function summariseRun(
   name: EversonFamilyData,
   seed: number,
   cmp: ClassifierFamilyComparison,
+  testLabels: Int32Array,
 ): EversonFamiliesRun {
   const families = cmp.families.map((f) => {
     if (f.test === null) throw new OccamError("internal", "everson-families: a run without test scores.");
@@ -202,6 +232,12 @@ function summariseRun(
           brier: c.brier,
         });
   const average = combined(cmp.average);
+  const best = cmp.families[families.findIndex((f) => f.logLoss === bestLogLoss)].testProbabilities;
+  const K = cmp.classes.length;
+  const logLossGap =
+    cmp.average === null || best === null
+      ? null
+      : Object.freeze(pairedLogLossGap(cmp.average.probabilities, best, testLabels, K));
   return Object.freeze({
     data: name,
     seed,
@@ -213,6 +249,7 @@ function summariseRun(
     bestLogLoss,
     bestAccuracy,
     logLossWithinBest: average !== null && average.logLoss <= bestLogLoss + average.logLossMcse,
+    logLossGap,
     accuracyWithinBest: average !== null && average.accuracy >= bestAccuracy - 0.01,
     warnings: cmp.warnings,
     seconds: cmp.seconds,
@@ -251,7 +288,7 @@ export function runEversonFamiliesExperiment(options: EversonFamiliesOptions = {
             ? undefined
             : (step) => options.onProgress?.(`${name} seed ${seed}: ${step}`),
       });
-      runs.push(summariseRun(name, seed, cmp));
+      runs.push(summariseRun(name, seed, cmp, test.labels));
     }
   }
   return Object.freeze({ draws, folds: 5, runs: Object.freeze(runs) });

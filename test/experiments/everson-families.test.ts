@@ -1,6 +1,10 @@
 import { describe, expect, it } from "vitest";
 import { formatEversonFamiliesReport } from "../../src/cli/reports/everson-families.js";
-import { eversonFamilyData, runEversonFamiliesExperiment } from "../../src/experiments/everson-families.js";
+import {
+  eversonFamilyData,
+  pairedLogLossGap,
+  runEversonFamiliesExperiment,
+} from "../../src/experiments/everson-families.js";
 
 describe("everson-families", () => {
   it("reads the five data sets with their splits: Ripley's Pima, Ionosphere's first 175 rows, stratified halves", () => {
@@ -39,8 +43,27 @@ describe("everson-families", () => {
       run.average === null ||
         run.logLossWithinBest === run.average.logLoss <= run.bestLogLoss + run.average.logLossMcse,
     ).toBe(true);
+    // The gap is the paired difference with the best family on the same rows.
+    const gap = run.logLossGap;
+    expect(gap).not.toBeNull();
+    expect(gap?.difference).toBeCloseTo((run.average?.logLoss ?? Number.NaN) - run.bestLogLoss, 12);
+    expect(gap?.testStdErr).toBeGreaterThan(0);
     const report = formatEversonFamiliesReport(result);
     expect(report).toMatch(/iris, seed 1: 75 training and 75 test rows/);
     expect(report).toMatch(/evidence-weighted average's test log loss was within its Monte Carlo error/);
+    expect(report).toMatch(/Within two standard errors of the test rows' paired differences/);
+  });
+
+  it("compares two predictives row by row: the mean difference of their log losses and its standard error", () => {
+    // Two rows, two classes; row 0 is class 0, row 1 class 1.
+    const labels = Int32Array.from([0, 1]);
+    const a = Float64Array.from([0.5, 0.5, 0.2, 0.8]);
+    const b = Float64Array.from([0.8, 0.2, 0.5, 0.5]);
+    // Per row −log a + log b: log(0.8/0.5) and log(0.5/0.8); mean 0, sd √2 · log 1.6, s.e. sd/√2.
+    const gap = pairedLogLossGap(a, b, labels, 2);
+    expect(gap.difference).toBeCloseTo(0, 12);
+    expect(gap.testStdErr).toBeCloseTo(Math.log(1.6), 12);
+    // A predictive against itself: no gap, no spread.
+    expect(pairedLogLossGap(a, a, labels, 2)).toEqual({ difference: 0, testStdErr: 0 });
   });
 });

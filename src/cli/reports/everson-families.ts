@@ -54,7 +54,7 @@ function formatRun(run: EversonFamiliesRun): string {
   const verdict =
     run.average === null
       ? "no family had a reliable evidence: no average"
-      : `average vs best family: log loss ${formatNumber(run.average.logLoss, 4)} vs ${formatNumber(run.bestLogLoss, 4)} (${run.logLossWithinBest ? "within" : "NOT within"} its MC error), accuracy ${formatNumber(100 * run.average.accuracy, 3)} % vs ${formatNumber(100 * run.bestAccuracy, 3)} % (${run.accuracyWithinBest ? "within" : "NOT within"} 1 point)`;
+      : `average vs best family: log loss ${formatNumber(run.average.logLoss, 4)} vs ${formatNumber(run.bestLogLoss, 4)} (${run.logLossWithinBest ? "within" : "NOT within"} its MC error${gapText(run)}), accuracy ${formatNumber(100 * run.average.accuracy, 3)} % vs ${formatNumber(100 * run.bestAccuracy, 3)} % (${run.accuracyWithinBest ? "within" : "NOT within"} 1 point)`;
   return [
     `${run.data}, seed ${run.seed}: ${run.trainRows} training and ${run.testRows} test rows, ${formatNumber(run.seconds, 3)} s`,
     table,
@@ -62,16 +62,27 @@ function formatRun(run: EversonFamiliesRun): string {
   ].join("\n");
 }
 
+/** The paired test-set comparison of the average with the best family: "; gap d ± s over the test rows, z". */
+function gapText(run: EversonFamiliesRun): string {
+  if (run.logLossGap === null || !(run.logLossGap.testStdErr > 0)) return "";
+  const { difference, testStdErr } = run.logLossGap;
+  return `; gap ${formatNumber(difference, 3)} ± ${formatNumber(testStdErr, 2)} over the test rows, z = ${(difference / testStdErr).toFixed(1)}`;
+}
+
 /** The reproduction's report: each run's table, then a summary of the claim's checks. */
 export function formatEversonFamiliesReport(result: EversonFamiliesResult): string {
   const total = result.runs.length;
   const logLossOk = result.runs.filter((r) => r.logLossWithinBest).length;
   const accuracyOk = result.runs.filter((r) => r.accuracyWithinBest).length;
+  const withinNoise = result.runs.filter(
+    (r) => r.logLossGap !== null && r.logLossGap.difference <= 2 * r.logLossGap.testStdErr,
+  ).length;
   return [
     `Everson et al.: classifier families by the evidence of the labels given the inputs (${result.folds}-fold chain rule, ${result.draws} draws per posterior).`,
     "* = the estimator's own checks do not trust the number; such a family is left out of the probabilities and the average.",
     "",
     ...result.runs.map(formatRun).flatMap((t) => [t, ""]),
     `The evidence-weighted average's test log loss was within its Monte Carlo error of the best family's (or better) on ${logLossOk} of ${total} runs, and its accuracy within one point on ${accuracyOk} of ${total}.`,
+    `Within two standard errors of the test rows' paired differences (what a test set of this size can tell apart): ${withinNoise} of ${total}.`,
   ].join("\n");
 }
