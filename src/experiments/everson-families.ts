@@ -12,6 +12,7 @@
 import { fileURLToPath } from "node:url";
 import { readCsv } from "../data/csv.js";
 import { OccamError } from "../errors.js";
+import { meanAndSd } from "../evidence/result.js";
 import {
   CLASSIFIER_FAMILIES,
   type ClassifierFamilyName,
@@ -112,11 +113,11 @@ export interface EversonFamiliesRun {
   /** The claim's two checks: average log loss ≤ best + its Monte Carlo error; accuracy ≥ best − 1 point. */
   readonly logLossWithinBest: boolean;
   /**
-   * The average's test log loss minus the best family's, and the standard error of that difference
-   * over the test rows (the paired rows' differences' sd / √m): how far a test set of this size lets
-   * the two be told apart, which the Monte Carlo error does not say. Null without an average.
+   * The average's test log loss minus the best family's (by log loss), and its accuracy minus the best
+   * family's (by accuracy), each with its standard error over the paired test rows: how far a test set
+   * of this size tells the two apart, which the Monte Carlo error does not say. Null without an average.
    */
-  readonly logLossGap: { readonly difference: number; readonly testStdErr: number } | null;
+  readonly gaps: { readonly logLoss: PairedGap; readonly accuracy: PairedGap } | null;
   readonly accuracyWithinBest: boolean;
   readonly warnings: readonly string[];
   readonly seconds: number;
@@ -162,27 +163,35 @@ export function eversonFamilyData(
   }
 }
 
-/**
- * The mean over test rows of −log p_a(y_r) + log p_b(y_r), and its standard error sd/√m: the paired
- * comparison of two predictives on the same rows.
- */
-export function pairedLogLossGap(
+/** A paired comparison of two predictives on the same test rows: the mean per-row difference and its standard error sd/√m. */
+export interface PairedGap {
+  readonly difference: number;
+  readonly testStdErr: number;
+}
+
+function pairedGap(differences: Float64Array): PairedGap {
+  const { mean, sd } = meanAndSd(differences);
+  return Object.freeze({ difference: mean, testStdErr: sd / Math.sqrt(differences.length) });
+}
+
+/** Log loss of predictive a minus that of b, row by row: the mean of −log a(y_r) + log b(y_r) (probabilities rows × K). */
+export function pairedLogLossGap(a: Float64Array, b: Float64Array, labels: Int32Array, K: number): PairedGap {
+  return pairedGap(Float64Array.from(labels, (y, r) => Math.log(b[r * K + y]) - Math.log(a[r * K + y])));
+}
+
+/** Accuracy of predictive a minus that of b, row by row (each row 1 when its most probable class is right). */
+export function pairedAccuracyGap(
   a: Float64Array,
   b: Float64Array,
   labels: Int32Array,
   K: number,
-): { difference: number; testStdErr: number } {
-  const m = labels.length;
-  let sum = 0;
-  let sumSq = 0;
-  for (let r = 0; r < m; r++) {
-    const d = Math.log(b[r * K + labels[r]]) - Math.log(a[r * K + labels[r]]);
-    sum += d;
-    sumSq += d * d;
-  }
-  const difference = sum / m;
-  const variance = m > 1 ? Math.max(sumSq / m - difference * difference, 0) * (m / (m - 1)) : Number.NaN;
-  return { difference, testStdErr: Math.sqrt(variance / m) };
+): PairedGap {
+  const right = (p: Float64Array, r: number) => {
+    let best = 0;
+    for (let c = 1; c < K; c++) if (p[r * K + c] > p[r * K + best]) best = c;
+    return best === labels[r] ? 1 : 0;
+  };
+  return pairedGap(Float64Array.from(labels, (_, r) => right(a, r) - right(b, r)));
 }
 
 function summariseRun(
@@ -232,12 +241,18 @@ function summariseRun(
           brier: c.brier,
         });
   const average = combined(cmp.average);
-  const best = cmp.families[families.findIndex((f) => f.logLoss === bestLogLoss)].testProbabilities;
+  const probabilitiesOf = (score: (f: EversonFamilyRow) => number, best: number) =>
+    cmp.families[families.findIndex((f) => score(f) === best)].testProbabilities;
+  const bestByLogLoss = probabilitiesOf((f) => f.logLoss, bestLogLoss);
+  const bestByAccuracy = probabilitiesOf((f) => f.accuracy, bestAccuracy);
   const K = cmp.classes.length;
-  const logLossGap =
-    cmp.average === null || best === null
+  const gaps =
+    cmp.average === null || bestByLogLoss === null || bestByAccuracy === null
       ? null
-      : Object.freeze(pairedLogLossGap(cmp.average.probabilities, best, testLabels, K));
+      : Object.freeze({
+          logLoss: pairedLogLossGap(cmp.average.probabilities, bestByLogLoss, testLabels, K),
+          accuracy: pairedAccuracyGap(cmp.average.probabilities, bestByAccuracy, testLabels, K),
+        });
   return Object.freeze({
     data: name,
     seed,
@@ -249,7 +264,7 @@ function summariseRun(
     bestLogLoss,
     bestAccuracy,
     logLossWithinBest: average !== null && average.logLoss <= bestLogLoss + average.logLossMcse,
-    logLossGap,
+    gaps,
     accuracyWithinBest: average !== null && average.accuracy >= bestAccuracy - 0.01,
     warnings: cmp.warnings,
     seconds: cmp.seconds,

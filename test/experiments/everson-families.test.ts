@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import { formatEversonFamiliesReport } from "../../src/cli/reports/everson-families.js";
 import {
   eversonFamilyData,
+  pairedAccuracyGap,
   pairedLogLossGap,
   runEversonFamiliesExperiment,
 } from "../../src/experiments/everson-families.js";
@@ -43,18 +44,23 @@ describe("everson-families", () => {
       run.average === null ||
         run.logLossWithinBest === run.average.logLoss <= run.bestLogLoss + run.average.logLossMcse,
     ).toBe(true);
-    // The gap is the paired difference with the best family on the same rows.
-    const gap = run.logLossGap;
-    expect(gap).not.toBeNull();
-    expect(gap?.difference).toBeCloseTo((run.average?.logLoss ?? Number.NaN) - run.bestLogLoss, 12);
-    expect(gap?.testStdErr).toBeGreaterThan(0);
+    // The gaps are the paired differences with the best family on the same rows.
+    expect(run.gaps?.logLoss.difference).toBeCloseTo(
+      (run.average?.logLoss ?? Number.NaN) - run.bestLogLoss,
+      12,
+    );
+    expect(run.gaps?.accuracy.difference).toBeCloseTo(
+      (run.average?.accuracy ?? Number.NaN) - run.bestAccuracy,
+      12,
+    );
+    expect(run.gaps?.logLoss.testStdErr).toBeGreaterThan(0);
     const report = formatEversonFamiliesReport(result);
     expect(report).toMatch(/iris, seed 1: 75 training and 75 test rows/);
     expect(report).toMatch(/evidence-weighted average's test log loss was within its Monte Carlo error/);
     expect(report).toMatch(/Within two standard errors of the test rows' paired differences/);
   });
 
-  it("compares two predictives row by row: the mean difference of their log losses and its standard error", () => {
+  it("compares two predictives row by row: the mean difference of their scores and its standard error", () => {
     // Two rows, two classes; row 0 is class 0, row 1 class 1.
     const labels = Int32Array.from([0, 1]);
     const a = Float64Array.from([0.5, 0.5, 0.2, 0.8]);
@@ -65,5 +71,10 @@ describe("everson-families", () => {
     expect(gap.testStdErr).toBeCloseTo(Math.log(1.6), 12);
     // A predictive against itself: no gap, no spread.
     expect(pairedLogLossGap(a, a, labels, 2)).toEqual({ difference: 0, testStdErr: 0 });
+    // Ties go to the first class, as in the scores: a is right on both rows, b on row 0 only (its row 1
+    // ties). Differences 0 and 1: mean ½, sd √½, standard error ½.
+    const accuracy = pairedAccuracyGap(a, b, labels, 2);
+    expect(accuracy.difference).toBe(0.5);
+    expect(accuracy.testStdErr).toBeCloseTo(0.5, 12);
   });
 });

@@ -350,7 +350,10 @@ function familiesFixture(): EversonFamiliesResult {
         bestLogLoss: 0.15,
         bestAccuracy: 0.93,
         logLossWithinBest: true,
-        logLossGap: { difference: -0.001, testStdErr: 0.01 },
+        gaps: {
+          logLoss: { difference: -0.001, testStdErr: 0.01 },
+          accuracy: { difference: 0.01, testStdErr: 0.01 },
+        },
         accuracyWithinBest: true,
         warnings: [],
         seconds: 1,
