@@ -58,7 +58,7 @@ function formatRun(run: EversonFamiliesRun): string {
   const verdict =
     run.average === null
       ? "no family had a reliable evidence: no average"
-      : `average vs best family: log loss ${formatNumber(run.average.logLoss, 4)} vs ${formatNumber(run.bestLogLoss, 4)} (${run.logLossWithinBest ? "within" : "NOT within"} its MC error${run.gaps === null ? "" : gapText(run.gaps.logLoss, 1, 3)}), accuracy ${formatNumber(100 * run.average.accuracy, 3)} % vs ${formatNumber(100 * run.bestAccuracy, 3)} % (${run.accuracyWithinBest ? "within" : "NOT within"} 1 point${run.gaps === null ? "" : gapText(run.gaps.accuracy, 100, 2)})`;
+      : `average vs best family: log loss ${formatNumber(run.average.logLoss, 4)} vs ${formatNumber(run.bestLogLoss, 4)} (${run.logLossWithinBest ? "within" : "NOT within"} its MC error${run.gaps === null ? "" : gapText(run.gaps.logLoss, 1, 4)}), accuracy ${formatNumber(100 * run.average.accuracy, 3)} % vs ${formatNumber(100 * run.bestAccuracy, 3)} % (${run.accuracyWithinBest ? "within" : "NOT within"} 1 point${run.gaps === null ? "" : gapText(run.gaps.accuracy, 100, 1)})`;
   return [
     `${run.data}, seed ${run.seed}: ${run.trainRows} training and ${run.testRows} test rows, ${formatNumber(run.seconds, 3)} s`,
     table,
@@ -66,11 +66,15 @@ function formatRun(run: EversonFamiliesRun): string {
   ].join("\n");
 }
 
-/** A paired gap over the test rows as " gap d ± s, z" (empty when the rows cannot give a standard error). */
-function gapText(gap: PairedGap, scale: number, digits: number): string {
-  if (!(gap.testStdErr > 0)) return "";
-  const z = (gap.difference / gap.testStdErr).toFixed(1);
-  return `; gap ${formatNumber(scale * gap.difference, digits)} ± ${formatNumber(scale * gap.testStdErr, 2)} over the test rows, z = ${z}`;
+/**
+ * A paired gap over the test rows as "; gap d ± s over the test rows, z = …" at a fixed number of
+ * decimals (the z left out when s rounds to zero: the average then predicts as the best family).
+ */
+function gapText(gap: PairedGap, scale: number, decimals: number): string {
+  const s = scale * gap.testStdErr;
+  if (!Number.isFinite(s)) return "";
+  const z = s >= 10 ** -decimals ? `, z = ${(gap.difference / gap.testStdErr).toFixed(1)}` : "";
+  return `; gap ${(scale * gap.difference).toFixed(decimals)} ± ${s.toFixed(decimals)} over the test rows${z}`;
 }
 
 /** Whether the average is within two paired standard errors of the best family on both scores. */
