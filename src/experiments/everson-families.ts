@@ -20,6 +20,7 @@ import {
   classifierTable,
   encodeClassifierTable,
 } from "../models/classifiers/index.js";
+import { mostProbableClass } from "../models/classifiers/predictive.js";
 import { type ClassificationData, selectRows, stratifiedSplit } from "../models/mixture-classifier/data.js";
 import { createRng } from "../random/rng.js";
 import {
@@ -112,13 +113,13 @@ export interface EversonFamiliesRun {
   readonly bestAccuracy: number;
   /** The claim's two checks: average log loss ≤ best + its Monte Carlo error; accuracy ≥ best − 1 point. */
   readonly logLossWithinBest: boolean;
+  readonly accuracyWithinBest: boolean;
   /**
    * The average's test log loss minus the best family's (by log loss), and its accuracy minus the best
    * family's (by accuracy), each with its standard error over the paired test rows: how far a test set
    * of this size tells the two apart, which the Monte Carlo error does not say. Null without an average.
    */
   readonly gaps: { readonly logLoss: PairedGap; readonly accuracy: PairedGap } | null;
-  readonly accuracyWithinBest: boolean;
   readonly warnings: readonly string[];
   readonly seconds: number;
 }
@@ -186,11 +187,7 @@ export function pairedAccuracyGap(
   labels: Int32Array,
   K: number,
 ): PairedGap {
-  const right = (p: Float64Array, r: number) => {
-    let best = 0;
-    for (let c = 1; c < K; c++) if (p[r * K + c] > p[r * K + best]) best = c;
-    return best === labels[r] ? 1 : 0;
-  };
+  const right = (p: Float64Array, r: number) => (mostProbableClass(p, r, K) === labels[r] ? 1 : 0);
   return pairedGap(Float64Array.from(labels, (_, r) => right(a, r) - right(b, r)));
 }
 
@@ -264,8 +261,8 @@ function summariseRun(
     bestLogLoss,
     bestAccuracy,
     logLossWithinBest: average !== null && average.logLoss <= bestLogLoss + average.logLossMcse,
-    gaps,
     accuracyWithinBest: average !== null && average.accuracy >= bestAccuracy - 0.01,
+    gaps,
     warnings: cmp.warnings,
     seconds: cmp.seconds,
   });

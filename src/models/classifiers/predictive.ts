@@ -168,22 +168,25 @@ export function classificationScores(
   let logLoss = 0;
   let brier = 0;
   for (let r = 0; r < m; r++) {
-    let best = 0;
-    for (let c = 1; c < K; c++) if (probabilities[r * K + c] > probabilities[r * K + best]) best = c;
-    if (best === labels[r]) right++;
+    if (mostProbableClass(probabilities, r, K) === labels[r]) right++;
     logLoss -= Math.log(probabilities[r * K + labels[r]]);
     for (let c = 0; c < K; c++) brier += (probabilities[r * K + c] - (c === labels[r] ? 1 : 0)) ** 2;
   }
   return Object.freeze({ accuracy: right / m, logLoss: logLoss / m, brier: brier / m });
 }
 
+/** Row r's most probable class (ties to the first), from probabilities rows × K. */
+export function mostProbableClass(probabilities: Float64Array, r: number, K: number): number {
+  let best = 0;
+  for (let c = 1; c < K; c++) if (probabilities[r * K + c] > probabilities[r * K + best]) best = c;
+  return best;
+}
+
 /** The confusion matrix of the most probable class: counts[observed][predicted]. */
 export function confusionMatrix(probabilities: Float64Array, labels: Int32Array, K: number): number[][] {
   const counts = Array.from({ length: K }, () => new Array<number>(K).fill(0));
   for (let r = 0; r < labels.length; r++) {
-    let best = 0;
-    for (let c = 1; c < K; c++) if (probabilities[r * K + c] > probabilities[r * K + best]) best = c;
-    counts[labels[r]][best]++;
+    counts[labels[r]][mostProbableClass(probabilities, r, K)]++;
   }
   return counts;
 }
