@@ -120,6 +120,8 @@ export interface EversonFamiliesRun {
    * of this size tells the two apart, which the Monte Carlo error does not say. Null without an average.
    */
   readonly gaps: { readonly logLoss: PairedGap; readonly accuracy: PairedGap } | null;
+  /** Whether the average is within two of those standard errors of the best family on both scores. */
+  readonly withinTestNoise: boolean;
   readonly warnings: readonly string[];
   readonly seconds: number;
 }
@@ -164,9 +166,11 @@ export function eversonFamilyData(
   }
 }
 
-/** A paired comparison of two predictives on the same test rows: the mean per-row difference and its standard error sd/√m. */
+/** A paired comparison of predictives a and b on the same test rows. */
 export interface PairedGap {
+  /** The mean over the rows of a's score minus b's. */
   readonly difference: number;
+  /** Its standard error over the rows: the sd of the rows' differences over √m. */
   readonly testStdErr: number;
 }
 
@@ -238,10 +242,16 @@ function summariseRun(
           brier: c.brier,
         });
   const average = combined(cmp.average);
-  const probabilitiesOf = (score: (f: EversonFamilyRow) => number, best: number) =>
-    cmp.families[families.findIndex((f) => score(f) === best)].testProbabilities;
-  const bestByLogLoss = probabilitiesOf((f) => f.logLoss, bestLogLoss);
-  const bestByAccuracy = probabilitiesOf((f) => f.accuracy, bestAccuracy);
+  // The best family's predictive by each score (the first listed on a tie); a non-finite score never wins.
+  const bestBy = (score: (f: EversonFamilyRow) => number, sign: 1 | -1) => {
+    let best = -1;
+    families.forEach((f, i) => {
+      if (Number.isFinite(score(f)) && (best < 0 || sign * score(f) < sign * score(families[best]))) best = i;
+    });
+    return best < 0 ? null : cmp.families[best].testProbabilities;
+  };
+  const bestByLogLoss = bestBy((f) => f.logLoss, 1);
+  const bestByAccuracy = bestBy((f) => f.accuracy, -1);
   const K = cmp.classes.length;
   const gaps =
     cmp.average === null || bestByLogLoss === null || bestByAccuracy === null
@@ -263,6 +273,10 @@ function summariseRun(
     logLossWithinBest: average !== null && average.logLoss <= bestLogLoss + average.logLossMcse,
     accuracyWithinBest: average !== null && average.accuracy >= bestAccuracy - 0.01,
     gaps,
+    withinTestNoise:
+      gaps !== null &&
+      gaps.logLoss.difference <= 2 * gaps.logLoss.testStdErr &&
+      gaps.accuracy.difference >= -2 * gaps.accuracy.testStdErr,
     warnings: cmp.warnings,
     seconds: cmp.seconds,
   });

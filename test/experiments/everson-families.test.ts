@@ -54,22 +54,48 @@ describe("everson-families", () => {
       12,
     );
     expect(run.gaps?.logLoss.testStdErr).toBeGreaterThan(0);
+    const gaps = run.gaps;
+    expect(run.withinTestNoise).toBe(
+      gaps !== null &&
+        gaps.logLoss.difference <= 2 * gaps.logLoss.testStdErr &&
+        gaps.accuracy.difference >= -2 * gaps.accuracy.testStdErr,
+    );
     const report = formatEversonFamiliesReport(result);
     expect(report).toMatch(/iris, seed 1: 75 training and 75 test rows/);
     expect(report).toMatch(/evidence-weighted average's test log loss was within its Monte Carlo error/);
     expect(report).toMatch(/Within two standard errors of the test rows' paired differences/);
+
+    // The gaps in the verdict, and the count of runs within the test rows' noise.
+    const gapped = (logLoss: number, accuracy: number, withinTestNoise: boolean) => ({
+      ...run,
+      gaps: {
+        logLoss: { difference: logLoss, testStdErr: 0.01 },
+        accuracy: { difference: accuracy, testStdErr: 0.01 },
+      },
+      withinTestNoise,
+    });
+    const two = formatEversonFamiliesReport({
+      ...result,
+      runs: [gapped(0.001, 0, true), gapped(0.05, -0.02, false)],
+    });
+    expect(two).toMatch(/gap 0\.0500 ± 0\.0100 over the test rows, z = 5\.0\)/);
+    expect(two).toMatch(/gap -2\.0 ± 1\.0 over the test rows, z = -2\.0\)/);
+    expect(two).toMatch(
+      /in both log loss and accuracy \(what a test set of this size can tell apart\): 1 of 2\./,
+    );
   });
 
   it("compares two predictives row by row: the mean difference of their scores and its standard error", () => {
-    // Two rows, two classes; row 0 is class 0, row 1 class 1.
+    // Two rows, two classes; row 0 is class 0, row 1 class 1. Log losses: a 0.602, b 0.458.
     const labels = Int32Array.from([0, 1]);
-    const a = Float64Array.from([0.5, 0.5, 0.2, 0.8]);
+    const a = Float64Array.from([0.5, 0.5, 0.4, 0.6]);
     const b = Float64Array.from([0.8, 0.2, 0.5, 0.5]);
-    // Per row −log a + log b: log(0.8/0.5) and log(0.5/0.8); mean 0, sd √2 · log 1.6, s.e. sd/√2.
+    // Per row −log a + log b: log(0.8/0.5) and log(0.5/0.6); their mean, positive since a predicts
+    // worse, and, for two rows, the standard error half their distance.
     const gap = pairedLogLossGap(a, b, labels, 2);
-    expect(gap.difference).toBeCloseTo(0, 12);
-    expect(gap.testStdErr).toBeCloseTo(Math.log(1.6), 12);
-    // A predictive against itself: no gap, no spread.
+    expect(gap.difference).toBeCloseTo((Math.log(1.6) + Math.log(5 / 6)) / 2, 12);
+    expect(gap.testStdErr).toBeCloseTo((Math.log(1.6) - Math.log(5 / 6)) / 2, 12);
+    expect(pairedLogLossGap(b, a, labels, 2).difference).toBeCloseTo(-gap.difference, 12);
     expect(pairedLogLossGap(a, a, labels, 2)).toEqual({ difference: 0, testStdErr: 0 });
     // Ties go to the first class, as in the scores: a is right on both rows, b on row 0 only (its row 1
     // ties). Differences 0 and 1: mean ½, sd √½, standard error ½.

@@ -170,6 +170,7 @@ describe("reproduction reports", () => {
     const words = text(doc);
     expect(words).toContain("publish no classification results");
     expect(words).toContain("on 1 of 1 runs");
+    expect(words).toContain("within two of them on both scores on 1 of 1 runs");
     expect(words).toContain("-24.70 ± 0.36");
     expect(words).toContain("-31.790120 ± 2.2e-14");
   });
@@ -354,6 +355,7 @@ function familiesFixture(): EversonFamiliesResult {
           logLoss: { difference: -0.001, testStdErr: 0.01 },
           accuracy: { difference: 0.01, testStdErr: 0.01 },
         },
+        withinTestNoise: true,
         accuracyWithinBest: true,
         warnings: [],
         seconds: 1,

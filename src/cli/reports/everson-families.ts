@@ -68,7 +68,8 @@ function formatRun(run: EversonFamiliesRun): string {
 
 /**
  * A paired gap over the test rows as "; gap d ± s over the test rows, z = …" at a fixed number of
- * decimals (the z left out when s rounds to zero: the average then predicts as the best family).
+ * decimals (the z left out when s is below one unit of the last decimal: the average then predicts
+ * as the best family).
  */
 function gapText(gap: PairedGap, scale: number, decimals: number): string {
   const s = scale * gap.testStdErr;
@@ -77,19 +78,12 @@ function gapText(gap: PairedGap, scale: number, decimals: number): string {
   return `; gap ${(scale * gap.difference).toFixed(decimals)} ± ${s.toFixed(decimals)} over the test rows${z}`;
 }
 
-/** Whether the average is within two paired standard errors of the best family on both scores. */
-function withinTestNoise(run: EversonFamiliesRun): boolean {
-  if (run.gaps === null) return false;
-  const { logLoss, accuracy } = run.gaps;
-  return logLoss.difference <= 2 * logLoss.testStdErr && accuracy.difference >= -2 * accuracy.testStdErr;
-}
-
 /** The reproduction's report: each run's table, then a summary of the claim's checks. */
 export function formatEversonFamiliesReport(result: EversonFamiliesResult): string {
   const total = result.runs.length;
   const logLossOk = result.runs.filter((r) => r.logLossWithinBest).length;
   const accuracyOk = result.runs.filter((r) => r.accuracyWithinBest).length;
-  const withinNoise = result.runs.filter(withinTestNoise).length;
+  const withinNoise = result.runs.filter((r) => r.withinTestNoise).length;
   return [
     `Everson et al.: classifier families by the evidence of the labels given the inputs (${result.folds}-fold chain rule, ${result.draws} draws per posterior).`,
     "* = the estimator's own checks do not trust the number; such a family is left out of the probabilities and the average.",

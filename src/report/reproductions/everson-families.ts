@@ -16,6 +16,7 @@ export async function eversonFamiliesReport(result: EversonFamiliesResult): Prom
   const total = runs.length;
   const logLossOk = runs.filter((r) => r.logLossWithinBest).length;
   const accuracyOk = runs.filter((r) => r.accuracyWithinBest).length;
+  const withinNoise = runs.filter((r) => r.withinTestNoise).length;
   // Evidences differ by data set; each is drawn against the run's best reliable family.
   const evidencePoints: SeriesPoint[] = runs.flatMap((run) => {
     const reliable = run.families.filter((f) => f.reliable).map((f) => f.logEvidence);
@@ -71,6 +72,9 @@ export async function eversonFamiliesReport(result: EversonFamiliesResult): Prom
           "chain rule by the bias their Tables 1–2 show and their text could not explain.",
         `The evidence-weighted average's test log loss was within its Monte Carlo error of the best family's (or better) on ${logLossOk} ` +
           `of ${total} runs, and its accuracy within one point on ${accuracyOk} of ${total}.`,
+        "The Monte Carlo error says how well occam knows each predictive, not whether the test rows can tell two apart: the gaps " +
+          "(average minus best family; for accuracy, the best family by accuracy) carry their standard errors over the paired test " +
+          `rows, and the average was within two of them on both scores on ${withinNoise} of ${total} runs.`,
       ],
       tables: [
         {
@@ -83,6 +87,9 @@ export async function eversonFamiliesReport(result: EversonFamiliesResult): Prom
             "average accuracy %",
             "best %",
             "within",
+            "log-loss gap ± test s.e.",
+            "accuracy gap ± test s.e. (points)",
+            "within test noise",
           ],
           rows: runs.map((run) => [
             runLabel(run),
@@ -93,6 +100,11 @@ export async function eversonFamiliesReport(result: EversonFamiliesResult): Prom
             run.average === null ? "—" : formatNumber(100 * run.average.accuracy, 3),
             formatNumber(100 * run.bestAccuracy, 3),
             run.accuracyWithinBest ? "yes" : "no",
+            run.gaps === null ? "—" : plusMinus(run.gaps.logLoss.difference, run.gaps.logLoss.testStdErr),
+            run.gaps === null
+              ? "—"
+              : plusMinus(100 * run.gaps.accuracy.difference, 100 * run.gaps.accuracy.testStdErr),
+            run.withinTestNoise ? "yes" : "no",
           ]),
         },
       ],
