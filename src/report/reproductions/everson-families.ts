@@ -87,9 +87,6 @@ export async function eversonFamiliesReport(result: EversonFamiliesResult): Prom
             "average accuracy %",
             "best %",
             "within",
-            "log-loss gap ± test s.e.",
-            "accuracy gap ± test s.e. (points)",
-            "within test noise",
           ],
           rows: runs.map((run) => [
             runLabel(run),
@@ -100,6 +97,17 @@ export async function eversonFamiliesReport(result: EversonFamiliesResult): Prom
             run.average === null ? "—" : formatNumber(100 * run.average.accuracy, 3),
             formatNumber(100 * run.bestAccuracy, 3),
             run.accuracyWithinBest ? "yes" : "no",
+          ]),
+        },
+        {
+          columns: [
+            "run",
+            "log-loss gap ± test s.e.",
+            "accuracy gap ± test s.e. (points)",
+            "within test noise",
+          ],
+          rows: runs.map((run) => [
+            runLabel(run),
             run.gaps === null ? "—" : plusMinus(run.gaps.logLoss.difference, run.gaps.logLoss.testStdErr),
             run.gaps === null
               ? "—"
