@@ -195,6 +195,18 @@ export function pairedAccuracyGap(
   return pairedGap(Float64Array.from(labels, (_, r) => right(a, r) - right(b, r)));
 }
 
+/**
+ * Whether an average is within two paired standard errors of the best family on both scores: its log
+ * loss at most 2 s.e. above, its accuracy at most 2 s.e. below (log loss with 1e-9 to spare: an average
+ * that is the best family but for a weight of 1e-9 elsewhere differs from it by rounding alone).
+ */
+export function withinTestNoise(gaps: { logLoss: PairedGap; accuracy: PairedGap }): boolean {
+  const { logLoss, accuracy } = gaps;
+  return (
+    logLoss.difference <= 2 * logLoss.testStdErr + 1e-9 && accuracy.difference >= -2 * accuracy.testStdErr
+  );
+}
+
 function summariseRun(
   name: EversonFamilyData,
   seed: number,
@@ -273,10 +285,7 @@ function summariseRun(
     logLossWithinBest: average !== null && average.logLoss <= bestLogLoss + average.logLossMcse,
     accuracyWithinBest: average !== null && average.accuracy >= bestAccuracy - 0.01,
     gaps,
-    withinTestNoise:
-      gaps !== null &&
-      gaps.logLoss.difference <= 2 * gaps.logLoss.testStdErr &&
-      gaps.accuracy.difference >= -2 * gaps.accuracy.testStdErr,
+    withinTestNoise: gaps !== null && withinTestNoise(gaps),
     warnings: cmp.warnings,
     seconds: cmp.seconds,
   });

@@ -5,6 +5,7 @@ import {
   pairedAccuracyGap,
   pairedLogLossGap,
   runEversonFamiliesExperiment,
+  withinTestNoise,
 } from "../../src/experiments/everson-families.js";
 
 describe("everson-families", () => {
@@ -54,12 +55,7 @@ describe("everson-families", () => {
       12,
     );
     expect(run.gaps?.logLoss.testStdErr).toBeGreaterThan(0);
-    const gaps = run.gaps;
-    expect(run.withinTestNoise).toBe(
-      gaps !== null &&
-        gaps.logLoss.difference <= 2 * gaps.logLoss.testStdErr &&
-        gaps.accuracy.difference >= -2 * gaps.accuracy.testStdErr,
-    );
+    expect(run.withinTestNoise).toBe(run.gaps !== null && withinTestNoise(run.gaps));
     const report = formatEversonFamiliesReport(result);
     expect(report).toMatch(/iris, seed 1: 75 training and 75 test rows/);
     expect(report).toMatch(/evidence-weighted average's test log loss was within its Monte Carlo error/);
@@ -83,6 +79,17 @@ describe("everson-families", () => {
     expect(two).toMatch(
       /in both log loss and accuracy \(what a test set of this size can tell apart\): 1 of 2\./,
     );
+  });
+
+  it("calls an average within the test rows' noise when both gaps are within two standard errors", () => {
+    const gap = (difference: number, testStdErr: number) => ({ difference, testStdErr });
+    expect(withinTestNoise({ logLoss: gap(0.019, 0.01), accuracy: gap(-0.019, 0.01) })).toBe(true);
+    expect(withinTestNoise({ logLoss: gap(0.021, 0.01), accuracy: gap(0, 0.01) })).toBe(false);
+    expect(withinTestNoise({ logLoss: gap(0, 0.01), accuracy: gap(-0.021, 0.01) })).toBe(false);
+    // Better than the best family is within, however far.
+    expect(withinTestNoise({ logLoss: gap(-0.5, 0.01), accuracy: gap(0.3, 0.01) })).toBe(true);
+    // The best family itself, but for rounding.
+    expect(withinTestNoise({ logLoss: gap(3e-10, 1e-10), accuracy: gap(0, 0) })).toBe(true);
   });
 
   it("compares two predictives row by row: the mean difference of their scores and its standard error", () => {
