@@ -72,9 +72,9 @@ export type SteppingStoneResult = EvidenceEstimate<"stepping-stone", SteppingSto
  * barely moved at some temperature.
  *
  * Precision: unless `particles` is given, further independent runs of the first run's size follow
- * until the pooled standard error is at most `targetStdErr` (0.05 nats), as for `temperedSmc`; no further run follows a rung
- * with heavy-tailed weights or moves that stalled or diverged, and runs that disagree beyond their
- * standard errors have it scaled by their Birge ratio.
+ * until the pooled standard error is at most `targetStdErr` (0.05 nats), as for `temperedSmc`; no
+ * further run follows a rung with heavy-tailed weights or moves that stalled or diverged, and runs
+ * that disagree beyond their standard errors have it scaled by their Birge ratio.
  *
  * @example
  * const result = steppingStone(model, { particles: 2048, seed: 1 });

@@ -242,8 +242,18 @@ function summariseRun(
       brier: f.test.brier,
     });
   });
-  const bestLogLoss = Math.min(...families.map((f) => f.logLoss));
-  const bestAccuracy = Math.max(...families.map((f) => f.accuracy));
+  // The best family by each score (the first listed on a tie); a non-finite score never wins.
+  const bestBy = (score: (f: EversonFamilyRow) => number, sign: 1 | -1) => {
+    let best = -1;
+    families.forEach((f, i) => {
+      if (Number.isFinite(score(f)) && (best < 0 || sign * score(f) < sign * score(families[best]))) best = i;
+    });
+    return best;
+  };
+  const byLogLoss = bestBy((f) => f.logLoss, 1);
+  const byAccuracy = bestBy((f) => f.accuracy, -1);
+  const bestLogLoss = byLogLoss < 0 ? Number.NaN : families[byLogLoss].logLoss;
+  const bestAccuracy = byAccuracy < 0 ? Number.NaN : families[byAccuracy].accuracy;
   const combined = (c: ClassifierFamilyComparison["average"]): EversonCombinedRow | null =>
     c === null
       ? null
@@ -254,16 +264,8 @@ function summariseRun(
           brier: c.brier,
         });
   const average = combined(cmp.average);
-  // The best family's predictive by each score (the first listed on a tie); a non-finite score never wins.
-  const bestBy = (score: (f: EversonFamilyRow) => number, sign: 1 | -1) => {
-    let best = -1;
-    families.forEach((f, i) => {
-      if (Number.isFinite(score(f)) && (best < 0 || sign * score(f) < sign * score(families[best]))) best = i;
-    });
-    return best < 0 ? null : cmp.families[best].testProbabilities;
-  };
-  const bestByLogLoss = bestBy((f) => f.logLoss, 1);
-  const bestByAccuracy = bestBy((f) => f.accuracy, -1);
+  const bestByLogLoss = byLogLoss < 0 ? null : cmp.families[byLogLoss].testProbabilities;
+  const bestByAccuracy = byAccuracy < 0 ? null : cmp.families[byAccuracy].testProbabilities;
   const K = cmp.classes.length;
   const gaps =
     cmp.average === null || bestByLogLoss === null || bestByAccuracy === null
