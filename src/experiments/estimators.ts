@@ -161,11 +161,10 @@ function settingsFor(method: EstimatorName, quick: boolean): object {
     case "stepping-stone":
     case "chaining":
     case "path":
-      return { drawsPerTemperature: 500, warmupPerTemperature: 100 };
-    case "ais":
-      return { particles: 256 };
     case "smc":
       return { particles: 512 };
+    case "ais":
+      return { particles: 256 };
     case "nested":
       return { livePoints: 200 };
     default:
