@@ -20,23 +20,26 @@ import { runTempering } from "./tempering/engine.js";
 import {
   combineIslands,
   resolveTemperingOptions,
-  runWarnings,
   type TemperingDefaults,
-  type TemperingDiagnostics,
   type TemperingOptions,
-  temperingDiagnostics,
 } from "./tempering/estimates.js";
-import { nodeMoments, pathIslands, recordLadder } from "./tempering/ladder.js";
+import { type LadderRecord, nodeMoments, pathIslands, recordLadder } from "./tempering/ladder.js";
 import {
   type PowerPosteriorOptions,
   resolvePowerPosteriorOptions,
   samplePowerPosteriors,
 } from "./tempering/power-posterior.js";
+import {
+  type PooledDiagnostics,
+  type PrecisionOptions,
+  resolvePrecision,
+  temperingToPrecision,
+} from "./tempering/precision.js";
 import { integrate, type QuadratureRule } from "./tempering/quadrature.js";
 import { randomTemperatures, temperatureDensity } from "./tempering/schedule.js";
 
 /** Options of path sampling's ladder scheme (the default): the engine's, and the quadrature rule. */
-export interface PathLadderOptions extends RandomOptions, TemperingOptions {
+export interface PathLadderOptions extends RandomOptions, TemperingOptions, PrecisionOptions {
   scheme?: "ladder";
   /**
    * The quadrature rule (see {@link QuadratureRule}): "hermite" corrects the trapezoid rule with the
@@ -64,18 +67,29 @@ export interface PathRandomOptions extends PowerPosteriorOptions {
 /** Options of {@link pathSampling}. */
 export type PathSamplingOptions = PathLadderOptions | PathRandomOptions;
 
-/** Path sampling's defaults: 1024 particles, a finer ladder than stepping-stone's (each step keeps 80 % of the ESS), draws at β = 1. */
+/**
+ * Path sampling's defaults: 1024 particles, a finer ladder than stepping-stone's (each step keeps 80 %
+ * of the ESS), draws at β = 1, and sweeps until a thousandth of the start's memory is left. Each
+ * E_β[log L] is an average over draws that should be at β; a cloud lagging behind β biases it low: on
+ * a 50-dimensional Gaussian with a correlated posterior (ρ = 0.9) and a Gaussian prior, sweeps that
+ * stopped at decorrelation gave errors of mean −0.063 nats over ten seeds (every one below the exact
+ * value), and with `memoryLeft` 0.001 of mean +0.004, at 1.5 times the evaluations.
+ */
 export const PATH_DEFAULTS: TemperingDefaults = {
   particles: 1024,
   sweeps: "auto",
+  memoryLeft: 0.001,
   targetEss: 0.8,
   draws: 8,
   resample: "always",
   finalSweeps: true,
 };
 
-/** Path sampling's diagnostics on a ladder. */
-export interface PathLadderDiagnostics extends TemperingDiagnostics {
+/**
+ * Path sampling's diagnostics on a ladder: the engine's of its last pooled run and every run's
+ * summary, and the last pooled run's ladder.
+ */
+export interface PathLadderDiagnostics extends PooledDiagnostics {
   readonly scheme: "ladder";
   readonly rule: QuadratureRule;
   /** The temperatures, E_β[log L] and Var_β[log L] over all the draws at each. */
@@ -87,11 +101,12 @@ export interface PathLadderDiagnostics extends TemperingDiagnostics {
    * null when some prior draw has log L = −∞.
    */
   readonly priorTailK: number | null;
-  /** The estimate of the same rule on every other temperature, and the discretisation error from it. */
+  /**
+   * The estimate of the same rule on every other temperature, and the discretisation error from it
+   * (the standard error adds the pooled runs' mean discretisation error to `monteCarloStdErr`).
+   */
   readonly halfLadderEstimate: number;
   readonly discretisationError: number;
-  /** The islands' Monte Carlo standard error alone (the standard error adds the discretisation error). */
-  readonly monteCarloStdErr: number;
 }
 
 /** Path sampling's diagnostics with random temperatures. */
@@ -126,6 +141,11 @@ export type PathSamplingResult = EvidenceEstimate<"path", PathLadderDiagnostics 
  * autocorrelation of the sweeps and the correlation between temperatures, plus, in quadrature, the
  * quadrature's own error, estimated by the same rule on the half ladder and Richardson's factor, with
  * a warning when it dominates.
+ *
+ * Precision: unless `particles` is given, further independent runs of the first run's size follow
+ * until the pooled standard error is at most `targetStdErr` (0.05 nats), as for `steppingStone`; the
+ * runs' log Z are averaged, their Monte Carlo errors pooled, and their mean discretisation error, which
+ * more runs on like ladders do not shrink, added in quadrature.
  *
  * When E_prior[log L] is infinite or has an infinite variance (some prior draws have log L = −∞, or
  * the lower tail of log L over the prior draws has Pareto k̂ > 0.7, as with a Gamma prior of shape
@@ -196,11 +216,30 @@ function ladderScheme(
   }
   const target = unbounded(model, where).model;
   const settings = resolveTemperingOptions(target, options, PATH_DEFAULTS, where);
-  const { observer, record } = recordLadder(settings.particles, settings.islands);
-  const run = runTempering(target, resolveRng(options, where), settings, where, observer);
-  const { unreliable, warnings } = runWarnings(run, settings);
+  const precision = resolvePrecision(options, settings.particles, where);
+  const rng = resolveRng(options, where);
+  return temperingToPrecision(
+    "path",
+    { kind: "sum", countRunSpread: true },
+    start,
+    settings,
+    precision,
+    (runSettings) => {
+      const { observer, record } = recordLadder(runSettings.particles, runSettings.islands);
+      const run = runTempering(target, rng, runSettings, where, observer);
+      return { run, ...integrateLadder(record, rule, where) };
+    },
+  );
+}
+
+/**
+ * One run's integral: the islands' estimates (with log Z(β_1) added when the integral starts at β_1),
+ * the discretisation error as the error the runs share, and the ladder's diagnostics.
+ */
+function integrateLadder(record: LadderRecord, rule: QuadratureRule, where: string) {
   const betas = record.betas;
   const moments = nodeMoments(record);
+  const warnings: string[] = [];
 
   // E_prior[log L] from the prior draws: when some are −∞ or their lower tail is too heavy, the
   // integral starts at β_1 and log Z(β_1) = log E₀[L^{β_1}] comes from stepping-stone's first rung.
@@ -223,8 +262,7 @@ function ladderScheme(
         `; the integral starts at β_1 = ${betas[1]} and log Z(β_1) = log E_prior[L^β_1] is estimated by importance sampling.`,
     );
   }
-  const estimate = combineIslands(islandLogZ, "sum");
-  const monteCarloStdErr = Math.hypot(estimate.stdErr, firstRung.stdErr);
+  const islands = combineIslands(islandLogZ, "sum");
 
   // The same rule on the half ladder (every other temperature, keeping β = 1) for the discretisation error.
   const index: number[] = [];
@@ -241,24 +279,21 @@ function ladderScheme(
   const halfLadderEstimate = pooled(half);
   const order = rule === "trapezoid" || half.length < 3 ? 2 : 4;
   const discretisationError = Math.abs(pooled(index) - halfLadderEstimate) / (2 ** order - 1);
-  if (discretisationError > monteCarloStdErr) {
-    warnings.push(
-      `the estimated discretisation error (${discretisationError.toPrecision(3)} nats, from the half ladder) exceeds the Monte Carlo ` +
-        `error (${monteCarloStdErr.toPrecision(3)}); the standard error includes it, but the estimate may be biased: use more ` +
-        "temperatures (a higher targetEss).",
-    );
-  }
-  return evidenceResult({
-    method: "path",
-    logZ: estimate.logZ + firstRung.logZ,
-    stdErr: Math.hypot(monteCarloStdErr, discretisationError),
-    nLikelihoodEvals: run.evaluations,
-    seconds: secondsSince(start),
-    unreliable: [...estimate.unreliable, ...unreliable],
-    warnings: [...estimate.warnings, ...warnings],
-    diagnostics: {
-      ...temperingDiagnostics(run, settings, estimate),
-      scheme: "ladder",
+  return {
+    estimate: {
+      ...islands,
+      logZ: islands.logZ + firstRung.logZ,
+      stdErr: Math.hypot(islands.stdErr, firstRung.stdErr),
+      warnings: [...islands.warnings, ...warnings],
+    },
+    reasons: [],
+    shared: {
+      stdErr: discretisationError,
+      what: "discretisation error (from the half ladder)",
+      remedy: "use more temperatures (a higher targetEss)",
+    },
+    extra: {
+      scheme: "ladder" as const,
       rule,
       ladder: betas,
       meanLogLikelihood: Array.from(moments.pooledMeans),
@@ -266,9 +301,8 @@ function ladderScheme(
       priorTailK: Number.isFinite(tail) ? tail : null,
       halfLadderEstimate,
       discretisationError,
-      monteCarloStdErr,
     },
-  });
+  };
 }
 
 function randomScheme(

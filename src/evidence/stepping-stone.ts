@@ -15,6 +15,7 @@ import {
 import { type RungSummary, ratioIslands, recordLadder, rungReasons } from "./tempering/ladder.js";
 import {
   type PooledDiagnostics,
+  PRODUCT_POOLING,
   type PrecisionOptions,
   resolvePrecision,
   temperingToPrecision,
@@ -87,15 +88,22 @@ export function steppingStone(model: BayesModel, options: SteppingStoneOptions =
   const settings = resolveTemperingOptions(target, options, STEPPING_STONE_DEFAULTS, where);
   const precision = resolvePrecision(options, settings.particles, where);
   const rng = resolveRng(options, where);
-  return temperingToPrecision("stepping-stone", start, settings, precision, (runSettings) => {
-    const { observer, record } = recordLadder(runSettings.particles, runSettings.islands);
-    const run = runTempering(target, rng, runSettings, where, observer);
-    const { islandLogZ, rungs } = ratioIslands(record, "lower");
-    return {
-      run,
-      estimate: combineIslands(islandLogZ, "product"),
-      reasons: rungReasons(rungs),
-      extra: { rungs },
-    };
-  });
+  return temperingToPrecision(
+    "stepping-stone",
+    PRODUCT_POOLING,
+    start,
+    settings,
+    precision,
+    (runSettings) => {
+      const { observer, record } = recordLadder(runSettings.particles, runSettings.islands);
+      const run = runTempering(target, rng, runSettings, where, observer);
+      const { islandLogZ, rungs } = ratioIslands(record, "lower");
+      return {
+        run,
+        estimate: combineIslands(islandLogZ, "product"),
+        reasons: rungReasons(rungs),
+        extra: { rungs },
+      };
+    },
+  );
 }

@@ -14,6 +14,7 @@ import {
 } from "./tempering/estimates.js";
 import {
   type PooledDiagnostics,
+  PRODUCT_POOLING,
   type PrecisionOptions,
   resolvePrecision,
   temperingToPrecision,
@@ -78,7 +79,7 @@ export function temperedSmc(model: BayesModel, options: TemperedSmcOptions = {})
   const settings = resolveTemperingOptions(target, options, SMC_DEFAULTS, where);
   const precision = resolvePrecision(options, settings.particles, where);
   const rng = resolveRng(options, where);
-  return temperingToPrecision("smc", start, settings, precision, (runSettings) => {
+  return temperingToPrecision("smc", PRODUCT_POOLING, start, settings, precision, (runSettings) => {
     const run = runTempering(target, rng, runSettings, where);
     return { run, estimate: combineIslands(run.islandLogZ, "product"), reasons: [], extra: {} };
   });

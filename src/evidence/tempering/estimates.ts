@@ -163,6 +163,9 @@ export function studentFactor(degrees: number): number {
   return tQuantile(0.975, degrees) / 1.959963984540054;
 }
 
+/** How the islands' estimates combine: `"product"` when each island's Ẑ is unbiased for Z, `"sum"` when each island's log Z is an average. */
+export type IslandKind = "product" | "sum";
+
 /**
  * Combines the islands' estimates. `"product"`: each island's Ẑ_g is unbiased for Z (SMC,
  * stepping-stone, chaining), so the estimate is log mean Ẑ_g, computed in log space, with the delta
@@ -171,7 +174,7 @@ export function studentFactor(degrees: number): number {
  * {@link studentFactor}. The result is unreliable when the islands' log Z spread by more than
  * {@link MAX_ISLAND_SD} nats (the mean of their Z is then carried by a few islands).
  */
-export function combineIslands(islandLogZ: ArrayLike<number>, kind: "product" | "sum"): IslandEstimate {
+export function combineIslands(islandLogZ: ArrayLike<number>, kind: IslandKind): IslandEstimate {
   const values = Array.from(islandLogZ);
   const G = values.length;
   const live = values.filter((v) => v > Number.NEGATIVE_INFINITY);

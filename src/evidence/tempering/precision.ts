@@ -1,8 +1,8 @@
 /**
- * A precision target for the estimators whose islands each estimate Z without bias (`smc`,
- * `stepping-stone`): further independent runs of the first run's size until the pooled standard error
- * is at most the target, as UltraNest adds live points towards its `dlogz`, with a check that the
- * runs agree within their errors.
+ * A precision target for the estimators on the tempering engine (`smc`, `stepping-stone`, `path`):
+ * further independent runs of the first run's size until the pooled standard error is at most the
+ * target, as UltraNest adds live points towards its `dlogz`, with a check that the runs agree within
+ * their errors.
  */
 import chisquareQuantile from "@stdlib/stats-base-dists-chisquare-quantile";
 import { OccamError } from "../../errors.js";
@@ -12,6 +12,7 @@ import type { TemperingRun, TemperingSettings } from "./engine.js";
 import {
   combineIslands,
   type IslandEstimate,
+  type IslandKind,
   runWarnings,
   studentFactor,
   type TemperingDiagnostics,
@@ -57,6 +58,21 @@ export interface TemperingRunSummary {
 /** The diagnostics of an estimator with a precision target: its last pooled run's, and every run's summary. */
 export interface PooledDiagnostics extends TemperingDiagnostics {
   readonly runs: readonly TemperingRunSummary[];
+  /**
+   * The pooled runs' Monte Carlo standard error: the standard error before an error the runs share
+   * (path's discretisation error) is added in quadrature.
+   */
+  readonly monteCarloStdErr: number;
+}
+
+/**
+ * An error a run's islands share and that further runs do not average down (path's discretisation
+ * error): its size in nats, what it is, and what would shrink it.
+ */
+export interface SharedError {
+  readonly stdErr: number;
+  readonly what: string;
+  readonly remedy: string;
 }
 
 /** One run of the engine as an estimator made it: its islands' estimate, its own checks, its extra diagnostics. */
@@ -65,6 +81,8 @@ export interface EstimatorRun<X extends object> {
   readonly estimate: IslandEstimate;
   /** The estimator's own reasons not to trust the run (a rung's heavy-tailed weights), beside the moves' checks. */
   readonly reasons: readonly string[];
+  /** An error the runs share, added in quadrature to the pooled standard error (the mean over the pooled runs). */
+  readonly shared?: SharedError;
   readonly extra: X;
 }
 
@@ -86,6 +104,22 @@ export function resolvePrecision(
   return given === "none" ? undefined : { target: given, maxParticles };
 }
 
+/** How an estimator's runs pool. */
+export interface Pooling {
+  /** How its islands' estimates combine, and so its runs' (see {@link poolRuns}). */
+  readonly kind: IslandKind;
+  /**
+   * Whether the spread between its runs counts beside their islands': then at least two runs, and the
+   * pooled standard error scaled by their {@link spreadRatio} whenever it exceeds 1, as the Particle
+   * Data Group scales every weighted mean whose ratio exceeds 1. For an estimator whose islands share
+   * an error their spread understates (path sampling, see `PATH_DEFAULTS`).
+   */
+  readonly countRunSpread: boolean;
+}
+
+/** The pooling of `smc` and `stepping-stone`: islands that each estimate Z without bias. */
+export const PRODUCT_POOLING: Pooling = { kind: "product", countRunSpread: false };
+
 /** A run with its settings and its checks. */
 interface CheckedRun<X extends object> extends EstimatorRun<X> {
   readonly settings: TemperingSettings;
@@ -93,16 +127,18 @@ interface CheckedRun<X extends object> extends EstimatorRun<X> {
 }
 
 /**
- * Runs `runOnce` with `settings`, then, while the pooled standard error is above the target, again
- * with as many particles as the first run whose islands agreed (see {@link moreParticles}); pools the
- * runs from that one on ({@link poolRuns}) and returns the estimator's result, with the diagnostics and
- * `extra` of the last pooled run and every run's summary. No further run follows moves that stalled
- * or diverged, the estimator's own reasons, or runs that disagree beyond their errors (whose pooled
- * standard error is scaled by their {@link birgeRatioOf}): more particles do not mend them, and the
- * result says so.
+ * Runs `runOnce` with `settings`, then, while the pooled standard error is above the target (or
+ * fewer than two runs were made, when `pooling` counts the runs' spread), again with as many
+ * particles as the first run whose islands agreed (see {@link moreParticles}); pools the runs from
+ * that one on ({@link poolRuns}, as `pooling` says) and returns the estimator's
+ * result, with the diagnostics and `extra` of the last pooled run and every run's summary. No further
+ * run follows moves that stalled or diverged, the estimator's own reasons, runs that disagree beyond
+ * their errors (whose pooled standard error is scaled by their {@link birgeRatioOf}), or a shared
+ * error at or above the target: more particles do not mend them, and the result says so.
  */
 export function temperingToPrecision<M extends string, X extends object>(
   method: M,
+  pooling: Pooling,
   start: number,
   settings: TemperingSettings,
   precision: Precision | undefined,
@@ -112,6 +148,7 @@ export function temperingToPrecision<M extends string, X extends object>(
   let pooled: CheckedRun<X>[] = [];
   let estimate = { logZ: Number.NaN, stdErr: Number.NaN };
   let birgeRatio: number | undefined;
+  let shared = 0;
   for (let particles = settings.particles; particles > 0; ) {
     const runSettings = { ...settings, particles };
     const run = runOnce(runSettings);
@@ -120,16 +157,26 @@ export function temperingToPrecision<M extends string, X extends object>(
     runs.push({ ...run, settings: runSettings, checks });
     pooled = poolable(runs);
     const summaries = pooled.map((r) => ({ ...r.settings, ...r.estimate }));
-    estimate = poolRuns(summaries);
+    estimate = poolRuns(summaries, pooling.kind);
+    const ratio = spreadRatio(summaries, estimate.logZ);
     birgeRatio = birgeRatioOf(summaries, estimate.logZ);
     if (birgeRatio !== undefined) estimate.stdErr *= birgeRatio;
+    else if (pooling.countRunSpread && ratio !== undefined && ratio > 1) estimate.stdErr *= ratio;
+    shared = pooled.reduce((sum, r) => sum + (r.shared?.stdErr ?? 0), 0) / pooled.length;
     // More particles mend neither failed checks nor an error the runs share: the result says so.
     const stop =
-      precision === undefined || birgeRatio !== undefined || runs.some((r) => r.checks.unreliable.length > 0);
-    particles = stop ? 0 : moreParticles(estimate.stdErr, precision, runs, pooled);
+      precision === undefined ||
+      birgeRatio !== undefined ||
+      shared >= precision.target ||
+      runs.some((r) => r.checks.unreliable.length > 0);
+    const minRuns = pooling.countRunSpread ? 2 : 1;
+    particles = stop
+      ? 0
+      : moreParticles(Math.hypot(estimate.stdErr, shared), precision, runs, pooled, minRuns);
   }
+  const stdErr = Math.hypot(estimate.stdErr, shared);
   const spent = runs.reduce((n, r) => n + r.settings.particles, 0);
-  const unreliable = new Set(spreadReasons(pooled));
+  const unreliable = new Set(spreadReasons(pooled, pooling.kind));
   const warnings = new Set(runs.flatMap((r) => r.estimate.warnings));
   for (const { checks } of runs) {
     for (const reason of checks.unreliable) unreliable.add(reason);
@@ -146,17 +193,24 @@ export function temperingToPrecision<M extends string, X extends object>(
       `the pooled runs disagree beyond their standard errors (Birge ratio ${birgeRatio.toFixed(2)}): they share an ` +
         "error their islands' spread cannot see, which more particles would not shrink; the standard error is scaled by that ratio.",
     );
-  } else if (precision !== undefined && unreliable.size === 0 && estimate.stdErr > precision.target) {
+  } else if (precision !== undefined && unreliable.size === 0 && stdErr > precision.target) {
     warnings.add(
-      `the standard error, ${estimate.stdErr.toPrecision(2)} nats after ${spent} particles in ${runs.length} runs, is above ` +
-        `targetStdErr ${precision.target}: raise maxParticles for a smaller one.`,
+      `the standard error, ${stdErr.toPrecision(2)} nats after ${spent} particles in ${runs.length} runs, is above ` +
+        `targetStdErr ${precision.target}: ${shared >= precision.target ? "see the next warning" : "raise maxParticles for a smaller one"}.`,
+    );
+  }
+  const what = pooled.find((r) => r.shared !== undefined)?.shared;
+  if (what !== undefined && shared > estimate.stdErr) {
+    warnings.add(
+      `the estimated ${what.what} (${shared.toPrecision(3)} nats) exceeds the Monte Carlo error (${estimate.stdErr.toPrecision(3)}); ` +
+        `the standard error includes it, but the estimate may be biased, and more particles would not shrink it: ${what.remedy}.`,
     );
   }
   const last = pooled[pooled.length - 1];
   return evidenceResult({
     method,
     logZ: estimate.logZ,
-    stdErr: estimate.stdErr,
+    stdErr,
     nLikelihoodEvals: runs.reduce((n, r) => n + r.run.evaluations, 0),
     seconds: secondsSince(start),
     unreliable: [...unreliable],
@@ -173,6 +227,7 @@ export function temperingToPrecision<M extends string, X extends object>(
         outOfSupport: r.run.outOfSupport,
         pooled: pooled.includes(r),
       })),
+      monteCarloStdErr: estimate.stdErr,
     },
   });
 }
@@ -192,33 +247,38 @@ function poolable<R extends { estimate: IslandEstimate }>(runs: readonly R[]): R
  * Why the pooled runs' islands cannot be averaged, if they cannot: {@link combineIslands}'s check on
  * all their islands together (for several runs a better measure of the spread than any one run's).
  */
-function spreadReasons(pooled: readonly { estimate: IslandEstimate }[]): readonly string[] {
+function spreadReasons(pooled: readonly { estimate: IslandEstimate }[], kind: IslandKind): readonly string[] {
   if (pooled.length === 1) return pooled[0].estimate.unreliable;
   const islands = pooled.flatMap((r) => r.estimate.islandLogZ.map((v) => v ?? Number.NEGATIVE_INFINITY));
-  return combineIslands(islands, "product").unreliable;
+  return combineIslands(islands, kind).unreliable;
 }
 
 /**
- * Pools independent runs whose islands each estimate Z without bias (`"product"` estimates):
- * Ẑ = Σ_r w_r Ẑ_r with w_r the run's share of the particles (an island's variance falls as
- * 1/particles), relative variance Σ_r w_r² (Ẑ_r/Ẑ)² (s_r/f_r)², s_r each run's standard error and
- * f_r the {@link studentFactor} it carries, and the pooled standard error scaled by the Student factor
- * of the Welch–Satterthwaite degrees of freedom. One run is returned as it is; a standard error that
- * is not finite makes the pooled one +∞.
+ * Pools independent runs, each weighted by w_r, its share of the particles (an island's variance falls
+ * as 1/particles). Islands that each estimate Z without bias (`"product"`: smc, stepping-stone) pool
+ * on Z's scale: Ẑ = Σ_r w_r Ẑ_r, relative variance Σ_r w_r² (Ẑ_r/Ẑ)² (s_r/f_r)²; islands that each
+ * estimate log Z (`"sum"`: path) on log Z's: log Ẑ = Σ_r w_r log Ẑ_r, variance Σ_r w_r² (s_r/f_r)²;
+ * s_r is each run's standard error and f_r the {@link studentFactor} it carries, and the pooled
+ * standard error is scaled by the Student factor of the Welch–Satterthwaite degrees of freedom. One
+ * run is returned as it is; a standard error that is not finite makes the pooled one +∞.
  */
 export function poolRuns(
   runs: readonly { particles: number; islands: number; logZ: number; stdErr: number }[],
+  kind: IslandKind = "product",
 ): { logZ: number; stdErr: number } {
   if (runs.length === 1) return { logZ: runs[0].logZ, stdErr: runs[0].stdErr };
   const total = runs.reduce((n, r) => n + r.particles, 0);
-  const logZ = logSumExp(runs.map((r) => Math.log(r.particles / total) + r.logZ));
+  const logZ =
+    kind === "sum"
+      ? runs.reduce((sum, r) => sum + (r.particles / total) * r.logZ, 0)
+      : logSumExp(runs.map((r) => Math.log(r.particles / total) + r.logZ));
   let variance = 0;
   let spread = 0;
   for (const run of runs) {
-    if (run.logZ === Number.NEGATIVE_INFINITY) continue; // Ẑ_r = 0 adds nothing
+    if (kind === "product" && run.logZ === Number.NEGATIVE_INFINITY) continue; // Ẑ_r = 0 adds nothing
     const G = run.islands;
-    const part =
-      ((run.particles / total) * Math.exp(run.logZ - logZ) * (run.stdErr / studentFactor(G - 1))) ** 2;
+    const scale = kind === "sum" ? 1 : Math.exp(run.logZ - logZ);
+    const part = ((run.particles / total) * scale * (run.stdErr / studentFactor(G - 1))) ** 2;
     variance += part;
     spread += part ** 2 / (G - 1);
   }
@@ -231,8 +291,24 @@ export function poolRuns(
 const DISAGREEMENT_QUANTILE = 0.999;
 
 /**
- * The Birge ratio √(χ²/(k − 1)) of k pooled runs when they disagree: χ² = Σ_r (log Ẑ_r − log Ẑ)² / σ_r²,
- * σ_r each run's standard error without its Student factor, above the 0.999 quantile of χ²_{k−1}
+ * The spread ratio (Birge ratio) √(χ²/(k − 1)) of k runs about their pooled log Ẑ: χ² = Σ_r
+ * (log Ẑ_r − log Ẑ)² / σ_r², σ_r each run's standard error without its Student factor; about 1 when
+ * the standard errors are the right size. Undefined for fewer than two runs with finite estimates.
+ */
+export function spreadRatio(
+  runs: readonly { islands: number; logZ: number; stdErr: number }[],
+  logZ: number,
+): number | undefined {
+  const finite = runs.filter((r) => Number.isFinite(r.logZ) && Number.isFinite(r.stdErr) && r.stdErr > 0);
+  if (finite.length < 2 || !Number.isFinite(logZ)) return undefined;
+  let chiSquare = 0;
+  for (const run of finite)
+    chiSquare += ((run.logZ - logZ) / (run.stdErr / studentFactor(run.islands - 1))) ** 2;
+  return Math.sqrt(chiSquare / (finite.length - 1));
+}
+
+/**
+ * The {@link spreadRatio} of k pooled runs when they disagree: χ² above the 0.999 quantile of χ²_{k−1}
  * (a guard against gross disagreement, such as a run that missed a mode: the delta method's errors
  * from 32 islands have heavier tails than a Gaussian's, and on lognormal islands of sd 0.8 two runs
  * with calibrated errors were called disagreeing 0.8 % of the time, four 1.7 %, eight 2.2 %; at the
@@ -246,21 +322,19 @@ export function birgeRatioOf(
   runs: readonly { islands: number; logZ: number; stdErr: number }[],
   logZ: number,
 ): number | undefined {
-  const finite = runs.filter((r) => Number.isFinite(r.logZ) && Number.isFinite(r.stdErr) && r.stdErr > 0);
-  if (finite.length < 2 || !Number.isFinite(logZ)) return undefined;
-  let chiSquare = 0;
-  for (const run of finite)
-    chiSquare += ((run.logZ - logZ) / (run.stdErr / studentFactor(run.islands - 1))) ** 2;
-  const degrees = finite.length - 1;
-  return chiSquare > chisquareQuantile(DISAGREEMENT_QUANTILE, degrees)
-    ? Math.sqrt(chiSquare / degrees)
-    : undefined;
+  const ratio = spreadRatio(runs, logZ);
+  if (ratio === undefined) return undefined;
+  const runsCounted = runs.filter(
+    (r) => Number.isFinite(r.logZ) && Number.isFinite(r.stdErr) && r.stdErr > 0,
+  );
+  const degrees = runsCounted.length - 1;
+  return ratio ** 2 * degrees > chisquareQuantile(DISAGREEMENT_QUANTILE, degrees) ? ratio : undefined;
 }
 
 /**
  * The particles of the next run: as many as the first run whose islands agreed, or twice the last
  * run's while none agreed, within `maxParticles` over all runs; 0 when the standard error is at most
- * the target or not finite, or the budget left is too small. Runs of equal size rather than one
+ * the target (and `minRuns` were made) or not finite, or the budget left is too small. Runs of equal size rather than one
  * large one: a run's islands share its temperatures and the moves' tuning, and with them an error
  * their spread cannot see, which m independent runs average down by √m and one large run does not.
  * On the 20-dimensional box-bounded Gaussian (`smc`) one large further run left the errors' sd at 1.24
@@ -272,8 +346,9 @@ function moreParticles(
   precision: Precision,
   runs: readonly CheckedRun<object>[],
   pooled: readonly CheckedRun<object>[],
+  minRuns: number,
 ): number {
-  if (!Number.isFinite(stdErr) || stdErr <= precision.target) return 0;
+  if (!Number.isFinite(stdErr) || (stdErr <= precision.target && runs.length >= minRuns)) return 0;
   const agreeing = pooled[0].estimate.unreliable.length === 0;
   const particles = agreeing ? pooled[0].settings.particles : 2 * runs[runs.length - 1].settings.particles;
   const spent = runs.reduce((n, r) => n + r.settings.particles, 0);

@@ -3,19 +3,35 @@ import { SMC_DEFAULTS } from "../../../src/evidence/tempered-smc.js";
 import type { TemperingRun } from "../../../src/evidence/tempering/engine.js";
 import {
   combineIslands,
+  type IslandKind,
   resolveTemperingOptions,
   studentFactor,
 } from "../../../src/evidence/tempering/estimates.js";
-import { birgeRatioOf, poolRuns, temperingToPrecision } from "../../../src/evidence/tempering/precision.js";
+import {
+  birgeRatioOf,
+  poolRuns,
+  spreadRatio,
+  temperingToPrecision,
+} from "../../../src/evidence/tempering/precision.js";
 import { logMeanExp } from "../../../src/math/logspace.js";
 import { createRng } from "../../../src/random/rng.js";
 import { testModel } from "../tempered-models.js";
 
 /**
  * `temperingToPrecision` on hand-made runs of 32 islands whose log Z are `islandsOf(particles, call)`,
- * from a first run of 64 particles, towards a target of 0.001 nats within `maxParticles`.
+ * from a first run of 64 particles, towards a target of `target` nats within `maxParticles`, pooled
+ * by `kind` and `countRunSpread`; each run shares an error of `shared` nats when it is given.
  */
-function runsOf(maxParticles: number, islandsOf: (particles: number, call: number) => Float64Array) {
+function runsOf(
+  maxParticles: number,
+  islandsOf: (particles: number, call: number) => Float64Array,
+  {
+    kind = "product",
+    countRunSpread = false,
+    target = 0.001,
+    shared,
+  }: { kind?: IslandKind; countRunSpread?: boolean; target?: number; shared?: number } = {},
+) {
   const settings = resolveTemperingOptions(
     testModel(1),
     { particles: 64, islands: 32 },
@@ -23,22 +39,31 @@ function runsOf(maxParticles: number, islandsOf: (particles: number, call: numbe
     "test",
   );
   let call = 0;
-  return temperingToPrecision("smc", performance.now(), settings, { target: 0.001, maxParticles }, (s) => {
-    const islandLogZ = islandsOf(s.particles, call++);
-    const run = {
-      stages: [],
-      islandLogZ,
-      logW: new Float64Array(0),
-      evaluations: s.particles,
-      outOfSupport: 0,
-    };
-    return {
-      run: run as unknown as TemperingRun,
-      estimate: combineIslands(islandLogZ, "product"),
-      reasons: [],
-      extra: {},
-    };
-  });
+  return temperingToPrecision(
+    "smc",
+    { kind, countRunSpread },
+    performance.now(),
+    settings,
+    { target, maxParticles },
+    (s) => {
+      const islandLogZ = islandsOf(s.particles, call++);
+      const run = {
+        stages: [],
+        islandLogZ,
+        logW: new Float64Array(0),
+        evaluations: s.particles,
+        outOfSupport: 0,
+      };
+      return {
+        run: run as unknown as TemperingRun,
+        estimate: combineIslands(islandLogZ, kind),
+        reasons: [],
+        shared:
+          shared === undefined ? undefined : { stdErr: shared, what: "made-up error", remedy: "nothing" },
+        extra: {},
+      };
+    },
+  );
 }
 
 /** A run of `particles` whose islands' log Z are `islandLogZ`, as `poolRuns` takes it. */
@@ -85,6 +110,27 @@ describe("pooling independent runs", () => {
     expect(covered / replications).toBeLessThan(0.98);
     // The sd of one pooled Ẑ is about 0.062, of the mean of 2000 about 0.0014: 0.005 is 3.6 of them.
     expect(Math.abs(meanZ - 1)).toBeLessThan(0.005);
+  });
+
+  it("pools islands that each estimate log Z on the log scale", () => {
+    const sum = (particles: number, islandLogZ: number[]) => ({
+      particles,
+      islands: islandLogZ.length,
+      ...combineIslands(islandLogZ, "sum"),
+    });
+    const a = sum(600, first);
+    const b = sum(1800, second);
+    const pooled = poolRuns([a, b], "sum");
+    expect(pooled.logZ).toBeCloseTo(0.25 * a.logZ + 0.75 * b.logZ, 14);
+    // Each run's error without its Student factor (5 degrees of freedom), weighted, then the
+    // Welch–Satterthwaite degrees of freedom's factor.
+    const parts = [(0.25 * a.stdErr) / studentFactor(5), (0.75 * b.stdErr) / studentFactor(5)].map(
+      (x) => x * x,
+    );
+    const variance = parts[0] + parts[1];
+    const degrees = variance ** 2 / ((parts[0] ** 2 + parts[1] ** 2) / 5);
+    expect(pooled.stdErr).toBeCloseTo(Math.sqrt(variance) * studentFactor(degrees), 14);
+    expect(pooled.stdErr).toBeLessThan(b.stdErr);
   });
 
   it("passes over a run whose every island died, and is +∞ when a run's error is", () => {
@@ -153,6 +199,52 @@ describe("pooling runs towards a precision target", () => {
     expect(none.diagnostics.runs.map((run) => run.particles)).toEqual([64, 128, 256]);
     expect(none.reliable).toBe(false);
     expect(none.warnings[0]).toMatch(/^the 96 islands' estimates of log Z spread by 2\.\d\d nats/);
+  });
+
+  it("adds the runs' shared error in quadrature, and runs no more once it alone is at the target", () => {
+    // Islands spread by 0.07 nats: one run's Monte Carlo error is about 0.013.
+    const small = runsOf(1024, () => islands(0.05), { kind: "sum", target: 0.01, shared: 0.005 });
+    const mc = small.diagnostics.monteCarloStdErr;
+    expect(small.stdErr).toBeCloseTo(Math.hypot(mc, 0.005), 14);
+    expect(small.diagnostics.runs.length).toBeGreaterThan(1);
+    // Every run's islands are the same: their mean, 0.05 · (−3/32), is the pooled log Z.
+    expect(small.logZ).toBeCloseTo(0.05 * (-3 / 32), 12);
+    const large = runsOf(1024, () => islands(0.05), { kind: "sum", target: 0.01, shared: 0.02 });
+    expect(large.diagnostics.runs).toHaveLength(1);
+    expect(large.stdErr).toBeCloseTo(Math.hypot(large.diagnostics.monteCarloStdErr, 0.02), 14);
+    expect(large.warnings).toContainEqual(expect.stringMatching(/see the next warning/));
+    expect(large.warnings).toContainEqual(
+      expect.stringMatching(
+        /^the estimated made-up error \(0\.0200 nats\) exceeds the Monte Carlo error .*: nothing\.$/,
+      ),
+    );
+  });
+
+  it("when the runs' spread counts, makes two runs at least and scales the error by their spread ratio above 1", () => {
+    // Runs of islands spread by 0.07 nats (a run's error about 0.013, below the target of 0.1), their
+    // centres 0.03 apart: χ² ≈ 2.8, a ratio of about 1.7, far below disagreement (χ²₁'s 0.999
+    // quantile, 10.83).
+    const apart = (_: number, call: number) => islands(0.05, call === 0 ? 0 : 0.03);
+    expect(runsOf(1024, apart, { kind: "sum", target: 0.1 }).diagnostics.runs).toHaveLength(1);
+    const r = runsOf(1024, apart, { kind: "sum", countRunSpread: true, target: 0.1 });
+    expect(r.diagnostics.runs).toHaveLength(2);
+    const runs = r.diagnostics.runs.map((run) => ({ ...run, islands: 32 }));
+    const pooled = poolRuns(runs, "sum");
+    const ratio = spreadRatio(runs, pooled.logZ) as number;
+    expect(ratio).toBeGreaterThan(1.5);
+    expect(birgeRatioOf(runs, pooled.logZ)).toBeUndefined();
+    expect(r.stdErr).toBeCloseTo(pooled.stdErr * ratio, 12);
+    expect(r.warnings).toEqual([]);
+    // Runs that agree better than their errors say keep their pooled error.
+    const same = runsOf(1024, () => islands(0.05), { kind: "sum", countRunSpread: true, target: 0.1 });
+    expect(same.diagnostics.runs).toHaveLength(2);
+    expect(same.stdErr).toBeCloseTo(
+      poolRuns(
+        same.diagnostics.runs.map((run) => ({ ...run, islands: 32 })),
+        "sum",
+      ).stdErr,
+      12,
+    );
   });
 
   it("scales the pooled error of runs that disagree, says so, and runs no more", () => {
