@@ -290,21 +290,30 @@ export function poolRuns(
 /** Above this quantile of χ² with k − 1 degrees of freedom, k pooled runs disagree beyond their standard errors. */
 const DISAGREEMENT_QUANTILE = 0.999;
 
-/**
- * The spread ratio (Birge ratio) √(χ²/(k − 1)) of k runs about their pooled log Ẑ: χ² = Σ_r
- * (log Ẑ_r − log Ẑ)² / σ_r², σ_r each run's standard error without its Student factor; about 1 when
- * the standard errors are the right size. Undefined for fewer than two runs with finite estimates.
- */
-export function spreadRatio(
+/** χ² = Σ_r (log Ẑ_r − log Ẑ)² / σ_r² of the runs with finite estimates about log Ẑ, σ_r each run's standard error without its Student factor, and its degrees of freedom (undefined for fewer than two such runs). */
+function runsChiSquare(
   runs: readonly { islands: number; logZ: number; stdErr: number }[],
   logZ: number,
-): number | undefined {
+): { chiSquare: number; degrees: number } | undefined {
   const finite = runs.filter((r) => Number.isFinite(r.logZ) && Number.isFinite(r.stdErr) && r.stdErr > 0);
   if (finite.length < 2 || !Number.isFinite(logZ)) return undefined;
   let chiSquare = 0;
   for (const run of finite)
     chiSquare += ((run.logZ - logZ) / (run.stdErr / studentFactor(run.islands - 1))) ** 2;
-  return Math.sqrt(chiSquare / (finite.length - 1));
+  return { chiSquare, degrees: finite.length - 1 };
+}
+
+/**
+ * The spread ratio (Birge ratio) √(χ²/(k − 1)) of k runs about their pooled log Ẑ (see
+ * {@link runsChiSquare}): about 1 when the standard errors are the right size. Undefined for fewer
+ * than two runs with finite estimates.
+ */
+export function spreadRatio(
+  runs: readonly { islands: number; logZ: number; stdErr: number }[],
+  logZ: number,
+): number | undefined {
+  const spread = runsChiSquare(runs, logZ);
+  return spread === undefined ? undefined : Math.sqrt(spread.chiSquare / spread.degrees);
 }
 
 /**
@@ -322,13 +331,12 @@ export function birgeRatioOf(
   runs: readonly { islands: number; logZ: number; stdErr: number }[],
   logZ: number,
 ): number | undefined {
-  const ratio = spreadRatio(runs, logZ);
-  if (ratio === undefined) return undefined;
-  const runsCounted = runs.filter(
-    (r) => Number.isFinite(r.logZ) && Number.isFinite(r.stdErr) && r.stdErr > 0,
-  );
-  const degrees = runsCounted.length - 1;
-  return ratio ** 2 * degrees > chisquareQuantile(DISAGREEMENT_QUANTILE, degrees) ? ratio : undefined;
+  const spread = runsChiSquare(runs, logZ);
+  if (spread === undefined) return undefined;
+  const { chiSquare, degrees } = spread;
+  return chiSquare > chisquareQuantile(DISAGREEMENT_QUANTILE, degrees)
+    ? Math.sqrt(chiSquare / degrees)
+    : undefined;
 }
 
 /**
