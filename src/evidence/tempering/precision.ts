@@ -290,7 +290,11 @@ export function poolRuns(
 /** Above this quantile of χ² with k − 1 degrees of freedom, k pooled runs disagree beyond their standard errors. */
 const DISAGREEMENT_QUANTILE = 0.999;
 
-/** χ² = Σ_r (log Ẑ_r − log Ẑ)² / σ_r² of the runs with finite estimates about log Ẑ, σ_r each run's standard error without its Student factor, and its degrees of freedom (undefined for fewer than two such runs). */
+/**
+ * χ² = Σ_r (log Ẑ_r − log Ẑ)² / σ_r² of the runs with finite estimates about log Ẑ, σ_r each run's
+ * standard error without its Student factor, and its degrees of freedom (undefined for fewer than two
+ * such runs).
+ */
 function runsChiSquare(
   runs: readonly { islands: number; logZ: number; stdErr: number }[],
   logZ: number,
