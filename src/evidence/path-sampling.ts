@@ -4,7 +4,6 @@
  */
 import { OccamError } from "../errors.js";
 import type { BayesModel } from "../model/model.js";
-import { unbounded } from "../model/transform.js";
 import { paretoKHat } from "./importance-sampling.js";
 import {
   checkModel,
@@ -16,25 +15,14 @@ import {
   resolveRng,
   secondsSince,
 } from "./result.js";
-import { runTempering } from "./tempering/engine.js";
-import {
-  combineIslands,
-  resolveTemperingOptions,
-  type TemperingDefaults,
-  type TemperingOptions,
-} from "./tempering/estimates.js";
-import { type LadderRecord, nodeMoments, pathIslands, recordLadder } from "./tempering/ladder.js";
+import { combineIslands, type TemperingDefaults, type TemperingOptions } from "./tempering/estimates.js";
+import { type LadderRecord, nodeMoments, pathIslands } from "./tempering/ladder.js";
 import {
   type PowerPosteriorOptions,
   resolvePowerPosteriorOptions,
   samplePowerPosteriors,
 } from "./tempering/power-posterior.js";
-import {
-  type PooledDiagnostics,
-  type PrecisionOptions,
-  resolvePrecision,
-  temperingToPrecision,
-} from "./tempering/precision.js";
+import { ladderToPrecision, type PooledDiagnostics, type PrecisionOptions } from "./tempering/precision.js";
 import { integrate, type QuadratureRule } from "./tempering/quadrature.js";
 import { randomTemperatures, temperatureDensity } from "./tempering/schedule.js";
 
@@ -181,7 +169,7 @@ export function pathSampling(model: BayesModel, options: PathSamplingOptions = {
       `${where}: scheme must be "ladder" or "random", got ${String(scheme)}.`,
     );
   }
-  return ladderScheme(model, options as PathLadderOptions, where, start);
+  return ladderScheme(model, options as PathLadderOptions, where);
 }
 
 /** Pareto k̂ of the lower tail of the prior draws' log likelihoods above which E₀[log L] is not trusted. */
@@ -205,12 +193,7 @@ export function priorLogLikelihoodTail(ell: Float64Array): number {
   return Number.isFinite(k) ? k : 0;
 }
 
-function ladderScheme(
-  model: BayesModel,
-  options: PathLadderOptions,
-  where: string,
-  start: number,
-): PathSamplingResult {
+function ladderScheme(model: BayesModel, options: PathLadderOptions, where: string): PathSamplingResult {
   const rule = options.rule ?? "hermite";
   if (rule !== "trapezoid" && rule !== "simpson" && rule !== "hermite") {
     throw new OccamError(
@@ -218,21 +201,14 @@ function ladderScheme(
       `${where}: rule must be "hermite", "trapezoid" or "simpson", got ${String(rule)}.`,
     );
   }
-  const target = unbounded(model, where).model;
-  const settings = resolveTemperingOptions(target, options, PATH_DEFAULTS, where);
-  const precision = resolvePrecision(options, settings.particles, where);
-  const rng = resolveRng(options, where);
-  return temperingToPrecision(
+  return ladderToPrecision(
     "path",
     { kind: "sum", countRunSpread: true },
-    start,
-    settings,
-    precision,
-    (runSettings) => {
-      const { observer, record } = recordLadder(runSettings.particles, runSettings.islands);
-      const run = runTempering(target, rng, runSettings, where, observer);
-      return { run, ...integrateLadder(record, rule, where) };
-    },
+    model,
+    options,
+    PATH_DEFAULTS,
+    where,
+    (record) => integrateLadder(record, rule, where),
   );
 }
 

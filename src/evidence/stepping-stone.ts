@@ -3,22 +3,14 @@
  * tempering engine.
  */
 import type { BayesModel } from "../model/model.js";
-import { unbounded } from "../model/transform.js";
-import { checkModel, type EvidenceEstimate, type RandomOptions, resolveRng } from "./result.js";
-import { runTempering } from "./tempering/engine.js";
+import { checkModel, type EvidenceEstimate, type RandomOptions } from "./result.js";
+import { combineIslands, type TemperingDefaults, type TemperingOptions } from "./tempering/estimates.js";
+import { type RungSummary, ratioIslands, rungReasons } from "./tempering/ladder.js";
 import {
-  combineIslands,
-  resolveTemperingOptions,
-  type TemperingDefaults,
-  type TemperingOptions,
-} from "./tempering/estimates.js";
-import { type RungSummary, ratioIslands, recordLadder, rungReasons } from "./tempering/ladder.js";
-import {
+  ladderToPrecision,
   type PooledDiagnostics,
   PRODUCT_POOLING,
   type PrecisionOptions,
-  resolvePrecision,
-  temperingToPrecision,
 } from "./tempering/precision.js";
 
 /** Options of {@link steppingStone}: the engine's, with stepping-stone's defaults. */
@@ -81,25 +73,18 @@ export type SteppingStoneResult = EvidenceEstimate<"stepping-stone", SteppingSto
  * const result = steppingStone(model, { particles: 2048, seed: 1 });
  */
 export function steppingStone(model: BayesModel, options: SteppingStoneOptions = {}): SteppingStoneResult {
-  const start = performance.now();
   const where = "steppingStone";
   checkModel(model, where);
-  const target = unbounded(model, where).model;
-  const settings = resolveTemperingOptions(target, options, STEPPING_STONE_DEFAULTS, where);
-  const precision = resolvePrecision(options, settings.particles, where);
-  const rng = resolveRng(options, where);
-  return temperingToPrecision(
+  return ladderToPrecision(
     "stepping-stone",
     PRODUCT_POOLING,
-    start,
-    settings,
-    precision,
-    (runSettings) => {
-      const { observer, record } = recordLadder(runSettings.particles, runSettings.islands);
-      const run = runTempering(target, rng, runSettings, where, observer);
+    model,
+    options,
+    STEPPING_STONE_DEFAULTS,
+    where,
+    (record) => {
       const { islandLogZ, rungs } = ratioIslands(record, "lower");
       return {
-        run,
         estimate: combineIslands(islandLogZ, "product"),
         reasons: rungReasons(rungs),
         extra: { rungs },

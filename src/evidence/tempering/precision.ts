@@ -7,17 +7,30 @@
 import chisquareQuantile from "@stdlib/stats-base-dists-chisquare-quantile";
 import { OccamError } from "../../errors.js";
 import { logSumExp } from "../../math/logspace.js";
-import { checkCount, type EvidenceEstimate, evidenceResult, secondsSince } from "../result.js";
-import type { TemperingRun, TemperingSettings } from "./engine.js";
+import type { BayesModel } from "../../model/model.js";
+import { unbounded } from "../../model/transform.js";
+import {
+  checkCount,
+  type EvidenceEstimate,
+  evidenceResult,
+  type RandomOptions,
+  resolveRng,
+  secondsSince,
+} from "../result.js";
+import { runTempering, type TemperingRun, type TemperingSettings } from "./engine.js";
 import {
   combineIslands,
   type IslandEstimate,
   type IslandKind,
+  resolveTemperingOptions,
   runWarnings,
   studentFactor,
+  type TemperingDefaults,
   type TemperingDiagnostics,
+  type TemperingOptions,
   temperingDiagnostics,
 } from "./estimates.js";
+import { type LadderRecord, recordLadder } from "./ladder.js";
 
 /** Options of an estimator with a precision target. */
 export interface PrecisionOptions {
@@ -119,6 +132,32 @@ export interface Pooling {
 
 /** The pooling of `smc` and `stepping-stone`: islands that each estimate Z without bias. */
 export const PRODUCT_POOLING: Pooling = { kind: "product", countRunSpread: false };
+
+/**
+ * A ladder estimator (`stepping-stone`, `path`) to its precision target: the model in unbounded
+ * coordinates, the options resolved with `defaults`, and each run's record of the draws at every
+ * temperature turned into its estimate by `fromRecord` (see {@link temperingToPrecision}).
+ */
+export function ladderToPrecision<M extends string, X extends object>(
+  method: M,
+  pooling: Pooling,
+  model: BayesModel,
+  options: RandomOptions & TemperingOptions & PrecisionOptions,
+  defaults: TemperingDefaults,
+  where: string,
+  fromRecord: (record: LadderRecord) => Omit<EstimatorRun<X>, "run">,
+): EvidenceEstimate<M, PooledDiagnostics & X> {
+  const start = performance.now();
+  const target = unbounded(model, where).model;
+  const settings = resolveTemperingOptions(target, options, defaults, where);
+  const precision = resolvePrecision(options, settings.particles, where);
+  const rng = resolveRng(options, where);
+  return temperingToPrecision(method, pooling, start, settings, precision, (runSettings) => {
+    const { observer, record } = recordLadder(runSettings.particles, runSettings.islands);
+    const run = runTempering(target, rng, runSettings, where, observer);
+    return { run, ...fromRecord(record) };
+  });
+}
 
 /** A run with its settings and its checks. */
 interface CheckedRun<X extends object> extends EstimatorRun<X> {
