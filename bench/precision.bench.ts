@@ -1,17 +1,24 @@
 /**
- * An estimator with a precision target (`smc` or `stepping-stone`, further runs until the standard
- * error is at most 0.05 nats) at its defaults on one problem of the hard-problem suite over several
+ * An estimator with a precision target (`smc`, `stepping-stone` or `path`, further runs until the
+ * standard error is at most 0.05 nats) at its defaults on one problem of the hard-problem suite over several
  * seeds: each seed's error against the reference, its standard error, its runs' sizes, likelihood
  * evaluations and seconds. `OCCAM_PRECISION_METHOD` names the method (smc unless set),
  * `OCCAM_PRECISION_PROBLEM` the problem (correlated-box-d50 unless set), `OCCAM_PRECISION_SEEDS` the
  * seeds as a list or a range ("1,2,3", "1001-1044"; 1-5 unless set). Long: 5–14 minutes a seed on the
  * 50-dimensional box.
  */
+import { type PathLadderDiagnostics, pathSampling } from "../src/evidence/path-sampling.js";
+import type { EvidenceEstimate } from "../src/evidence/result.js";
 import { steppingStone } from "../src/evidence/stepping-stone.js";
 import { temperedSmc } from "../src/evidence/tempered-smc.js";
+import type { BayesModel } from "../src/model/model.js";
 import { type HardProblemName, hardProblem } from "../src/models/hard-problems/index.js";
 
-const ESTIMATORS = { smc: temperedSmc, "stepping-stone": steppingStone };
+/** Path sampling on its (default) ladder scheme, whose diagnostics list the runs. */
+const ladderPath = (model: BayesModel, options: { seed: number }) =>
+  pathSampling(model, options) as EvidenceEstimate<"path", PathLadderDiagnostics>;
+
+const ESTIMATORS = { smc: temperedSmc, "stepping-stone": steppingStone, path: ladderPath };
 
 function seedsFrom(text: string): number[] {
   const range = /^(\d+)-(\d+)$/.exec(text);
@@ -24,7 +31,7 @@ export function measurements(): Record<string, number> {
   const method = (process.env.OCCAM_PRECISION_METHOD ?? "smc") as keyof typeof ESTIMATORS;
   const estimator = ESTIMATORS[method];
   if (estimator === undefined)
-    throw new Error(`OCCAM_PRECISION_METHOD: smc or stepping-stone, got ${method}`);
+    throw new Error(`OCCAM_PRECISION_METHOD: smc, stepping-stone or path, got ${method}`);
   const name = (process.env.OCCAM_PRECISION_PROBLEM ?? "correlated-box-d50") as HardProblemName;
   const problem = hardProblem(name);
   const errors: number[] = [];

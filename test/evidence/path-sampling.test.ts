@@ -20,10 +20,25 @@ describe("pathSampling, ladder scheme", () => {
       expect(r.stdErr).toBeLessThan(0.1);
       // The standard error counts the estimated discretisation error; with the many temperatures of
       // d = 10 it is small next to the Monte Carlo error.
-      expect(r.stdErr).toBeGreaterThanOrEqual(r.diagnostics.discretisationError);
+      expect(r.stdErr).toBeCloseTo(
+        Math.hypot(r.diagnostics.monteCarloStdErr, r.diagnostics.discretisationError),
+        12,
+      );
       if (d === 10) expect(r.diagnostics.discretisationError).toBeLessThan(r.diagnostics.monteCarloStdErr);
+      // Two runs at least, of the first run's size, pooled on the log scale.
+      expect(r.diagnostics.runs.length).toBeGreaterThanOrEqual(2);
+      expect(r.diagnostics.runs.every((run) => run.particles === 1024 && run.pooled)).toBe(true);
+      const mean = r.diagnostics.runs.reduce((sum, run) => sum + run.logZ, 0) / r.diagnostics.runs.length;
+      expect(r.logZ).toBeCloseTo(mean, 12);
     });
   }
+
+  it("makes one run when particles are given", () => {
+    const r = pathSampling(testModel(1), { particles: 512, seed: 4 });
+    if (r.diagnostics.scheme !== "ladder") throw new Error("expected the ladder scheme");
+    expect(r.diagnostics.runs).toHaveLength(1);
+    expect(r.logZ).toBe(r.diagnostics.runs[0].logZ);
+  });
 
   it("matches with the trapezoid rule in d = 1", () => {
     const model = testModel(1);

@@ -103,7 +103,10 @@ describe("temperedSmc", () => {
     expect(runs[0].logZ).toBe(one.logZ);
     expect(runs.every((run) => run.particles === 512 && run.pooled)).toBe(true);
     expect(r.stdErr).toBeLessThanOrEqual(0.05);
-    const withoutLast = poolRuns(runs.slice(0, -1).map((run) => ({ ...run, islands: 32 })));
+    const withoutLast = poolRuns(
+      runs.slice(0, -1).map((run) => ({ ...run, islands: 32 })),
+      "product",
+    );
     expect(withoutLast.stdErr).toBeGreaterThan(0.05);
     expect(r.nLikelihoodEvals).toBe(runs.reduce((n, run) => n + run.evaluations, 0));
     expect(r.reliable).toBe(true);

@@ -44,7 +44,7 @@ export interface TemperingOptions {
    * correlations decayed, falls below this fraction: the cloud's lag behind each temperature decays
    * at that rate, and what is left of it adds up over the temperatures (see the engine's
    * `autoSweeps`). A number in (0, 1), or "none" to stop at decorrelation.
-   * @defaultValue the estimator's own (0.001 for `smc` and `stepping-stone`, "none" for the others)
+   * @defaultValue the estimator's own (0.001 for `smc`, `stepping-stone` and `path`, "none" for the others)
    */
   memoryLeft?: number | "none";
   /**

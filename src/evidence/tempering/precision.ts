@@ -73,7 +73,7 @@ export interface PooledDiagnostics extends TemperingDiagnostics {
   readonly runs: readonly TemperingRunSummary[];
   /**
    * The pooled runs' Monte Carlo standard error: the standard error before an error the runs share
-   * (path's discretisation error) is added in quadrature.
+   * (path's discretisation error, the last pooled run's) is added in quadrature.
    */
   readonly monteCarloStdErr: number;
 }
@@ -94,7 +94,7 @@ export interface EstimatorRun<X extends object> {
   readonly estimate: IslandEstimate;
   /** The estimator's own reasons not to trust the run (a rung's heavy-tailed weights), beside the moves' checks. */
   readonly reasons: readonly string[];
-  /** An error the runs share, added in quadrature to the pooled standard error (the mean over the pooled runs). */
+  /** An error the runs share, added in quadrature to the pooled standard error (the last pooled run's). */
   readonly shared?: SharedError;
   readonly extra: X;
 }
@@ -125,7 +125,7 @@ export interface Pooling {
    * Whether the spread between its runs counts beside their islands': then at least two runs, and the
    * pooled standard error scaled by their {@link spreadRatio} whenever it exceeds 1, as the Particle
    * Data Group scales every weighted mean whose ratio exceeds 1. For an estimator whose islands share
-   * an error their spread understates (path sampling, see `PATH_DEFAULTS`).
+   * an error their spread understates (see `pathSampling`).
    */
   readonly countRunSpread: boolean;
 }
@@ -187,7 +187,8 @@ export function temperingToPrecision<M extends string, X extends object>(
   let pooled: CheckedRun<X>[] = [];
   let estimate = { logZ: Number.NaN, stdErr: Number.NaN };
   let birgeRatio: number | undefined;
-  let shared = 0;
+  let shared: SharedError | undefined;
+  const minRuns = pooling.countRunSpread ? 2 : 1;
   for (let particles = settings.particles; particles > 0; ) {
     const runSettings = { ...settings, particles };
     const run = runOnce(runSettings);
@@ -197,23 +198,24 @@ export function temperingToPrecision<M extends string, X extends object>(
     pooled = poolable(runs);
     const summaries = pooled.map((r) => ({ ...r.settings, ...r.estimate }));
     estimate = poolRuns(summaries, pooling.kind);
-    const ratio = spreadRatio(summaries, estimate.logZ);
     birgeRatio = birgeRatioOf(summaries, estimate.logZ);
-    if (birgeRatio !== undefined) estimate.stdErr *= birgeRatio;
-    else if (pooling.countRunSpread && ratio !== undefined && ratio > 1) estimate.stdErr *= ratio;
-    shared = pooled.reduce((sum, r) => sum + (r.shared?.stdErr ?? 0), 0) / pooled.length;
+    const ratio = birgeRatio ?? (pooling.countRunSpread ? spreadRatio(summaries, estimate.logZ) : undefined);
+    if (ratio !== undefined && ratio > 1) estimate.stdErr *= ratio;
+    // The last pooled run's, as the diagnostics that report it.
+    shared = pooled[pooled.length - 1].shared;
+    const sharedStdErr = shared?.stdErr ?? 0;
     // More particles mend neither failed checks nor an error the runs share: the result says so.
     const stop =
       precision === undefined ||
       birgeRatio !== undefined ||
-      shared >= precision.target ||
+      (sharedStdErr >= precision.target && pooled.length >= minRuns) ||
       runs.some((r) => r.checks.unreliable.length > 0);
-    const minRuns = pooling.countRunSpread ? 2 : 1;
     particles = stop
       ? 0
-      : moreParticles(Math.hypot(estimate.stdErr, shared), precision, runs, pooled, minRuns);
+      : moreParticles(Math.hypot(estimate.stdErr, sharedStdErr), precision, runs, pooled, minRuns);
   }
-  const stdErr = Math.hypot(estimate.stdErr, shared);
+  const sharedStdErr = shared?.stdErr ?? 0;
+  const stdErr = Math.hypot(estimate.stdErr, sharedStdErr);
   const spent = runs.reduce((n, r) => n + r.settings.particles, 0);
   const unreliable = new Set(spreadReasons(pooled, pooling.kind));
   const warnings = new Set(runs.flatMap((r) => r.estimate.warnings));
@@ -233,16 +235,24 @@ export function temperingToPrecision<M extends string, X extends object>(
         "error their islands' spread cannot see, which more particles would not shrink; the standard error is scaled by that ratio.",
     );
   } else if (precision !== undefined && unreliable.size === 0 && stdErr > precision.target) {
+    const remedy =
+      shared !== undefined && sharedStdErr >= estimate.stdErr
+        ? `most of it is the ${shared.what} (${sharedStdErr.toPrecision(2)} nats), which more particles would not shrink: ${shared.remedy}`
+        : "raise maxParticles for a smaller one";
     warnings.add(
       `the standard error, ${stdErr.toPrecision(2)} nats after ${spent} particles in ${runs.length} runs, is above ` +
-        `targetStdErr ${precision.target}: ${shared >= precision.target ? "see the next warning" : "raise maxParticles for a smaller one"}.`,
+        `targetStdErr ${precision.target}: ${remedy}.`,
+    );
+  } else if (precision === undefined && shared !== undefined && sharedStdErr > estimate.stdErr) {
+    warnings.add(
+      `the estimated ${shared.what} (${sharedStdErr.toPrecision(3)} nats) exceeds the Monte Carlo error ` +
+        `(${estimate.stdErr.toPrecision(3)}); the standard error includes it, but the estimate may be biased: ${shared.remedy}.`,
     );
   }
-  const what = pooled.find((r) => r.shared !== undefined)?.shared;
-  if (what !== undefined && shared > estimate.stdErr) {
+  if (precision !== undefined && pooled.length < minRuns && unreliable.size === 0) {
     warnings.add(
-      `the estimated ${what.what} (${shared.toPrecision(3)} nats) exceeds the Monte Carlo error (${estimate.stdErr.toPrecision(3)}); ` +
-        `the standard error includes it, but the estimate may be biased, and more particles would not shrink it: ${what.remedy}.`,
+      `only ${pooled.length} run pooled where ${minRuns} were due: the spread between runs, which one run's islands ` +
+        "understate, is not in the standard error; raise maxParticles.",
     );
   }
   const last = pooled[pooled.length - 1];
@@ -303,7 +313,7 @@ function spreadReasons(pooled: readonly { estimate: IslandEstimate }[], kind: Is
  */
 export function poolRuns(
   runs: readonly { particles: number; islands: number; logZ: number; stdErr: number }[],
-  kind: IslandKind = "product",
+  kind: IslandKind,
 ): { logZ: number; stdErr: number } {
   if (runs.length === 1) return { logZ: runs[0].logZ, stdErr: runs[0].stdErr };
   const total = runs.reduce((n, r) => n + r.particles, 0);
@@ -385,7 +395,7 @@ export function birgeRatioOf(
 /**
  * The particles of the next run: as many as the first run whose islands agreed, or twice the last
  * run's while none agreed, within `maxParticles` over all runs; 0 when the standard error is at most
- * the target (and `minRuns` were made) or not finite, or the budget left is too small. Runs of equal size rather than one
+ * the target (and `minRuns` are pooled) or not finite, or the budget left is too small. Runs of equal size rather than one
  * large one: a run's islands share its temperatures and the moves' tuning, and with them an error
  * their spread cannot see, which m independent runs average down by √m and one large run does not.
  * On the 20-dimensional box-bounded Gaussian (`smc`) one large further run left the errors' sd at 1.24
@@ -399,7 +409,7 @@ function moreParticles(
   pooled: readonly CheckedRun<object>[],
   minRuns: number,
 ): number {
-  if (!Number.isFinite(stdErr) || (stdErr <= precision.target && runs.length >= minRuns)) return 0;
+  if (!Number.isFinite(stdErr) || (stdErr <= precision.target && pooled.length >= minRuns)) return 0;
   const agreeing = pooled[0].estimate.unreliable.length === 0;
   const particles = agreeing ? pooled[0].settings.particles : 2 * runs[runs.length - 1].settings.particles;
   const spent = runs.reduce((n, r) => n + r.settings.particles, 0);
