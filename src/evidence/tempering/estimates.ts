@@ -163,7 +163,10 @@ export function studentFactor(degrees: number): number {
   return tQuantile(0.975, degrees) / 1.959963984540054;
 }
 
-/** How the islands' estimates combine: `"product"` when each island's Ẑ is unbiased for Z, `"sum"` when each island's log Z is an average. */
+/**
+ * How the islands' estimates combine: `"product"` when each island's Ẑ is unbiased for Z, `"sum"`
+ * when each island's log Z is an average (see {@link combineIslands}).
+ */
 export type IslandKind = "product" | "sum";
 
 /**

@@ -167,13 +167,13 @@ interface CheckedRun<X extends object> extends EstimatorRun<X> {
 
 /**
  * Runs `runOnce` with `settings`, then, while the pooled standard error is above the target (or
- * fewer than two runs were made, when `pooling` counts the runs' spread), again with as many
+ * fewer than two runs are pooled, when `pooling` counts the runs' spread), again with as many
  * particles as the first run whose islands agreed (see {@link moreParticles}); pools the runs from
- * that one on ({@link poolRuns}, as `pooling` says) and returns the estimator's
- * result, with the diagnostics and `extra` of the last pooled run and every run's summary. No further
- * run follows moves that stalled or diverged, the estimator's own reasons, runs that disagree beyond
- * their errors (whose pooled standard error is scaled by their {@link birgeRatioOf}), or a shared
- * error at or above the target: more particles do not mend them, and the result says so.
+ * that one on ({@link poolRuns}, as `pooling` says) and returns the estimator's result, with the
+ * diagnostics and `extra` of the last pooled run and every run's summary. No further run follows
+ * moves that stalled or diverged, the estimator's own reasons, runs that disagree beyond their errors
+ * (whose pooled standard error is scaled by their {@link birgeRatioOf}), or a shared error at or above
+ * the target once the runs due are pooled: more particles do not mend them, and the result says so.
  */
 export function temperingToPrecision<M extends string, X extends object>(
   method: M,
