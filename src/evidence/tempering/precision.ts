@@ -187,7 +187,6 @@ export function temperingToPrecision<M extends string, X extends object>(
   let pooled: CheckedRun<X>[] = [];
   let estimate = { logZ: Number.NaN, stdErr: Number.NaN };
   let birgeRatio: number | undefined;
-  let shared: SharedError | undefined;
   const minRuns = pooling.countRunSpread ? 2 : 1;
   for (let particles = settings.particles; particles > 0; ) {
     const runSettings = { ...settings, particles };
@@ -202,8 +201,7 @@ export function temperingToPrecision<M extends string, X extends object>(
     const ratio = birgeRatio ?? (pooling.countRunSpread ? spreadRatio(summaries, estimate.logZ) : undefined);
     if (ratio !== undefined && ratio > 1) estimate.stdErr *= ratio;
     // The last pooled run's, as the diagnostics that report it.
-    shared = pooled[pooled.length - 1].shared;
-    const sharedStdErr = shared?.stdErr ?? 0;
+    const sharedStdErr = pooled[pooled.length - 1].shared?.stdErr ?? 0;
     // More particles mend neither failed checks nor an error the runs share: the result says so.
     const stop =
       precision === undefined ||
@@ -214,6 +212,8 @@ export function temperingToPrecision<M extends string, X extends object>(
       ? 0
       : moreParticles(Math.hypot(estimate.stdErr, sharedStdErr), precision, runs, pooled, minRuns);
   }
+  const last = pooled[pooled.length - 1];
+  const shared = last.shared;
   const sharedStdErr = shared?.stdErr ?? 0;
   const stdErr = Math.hypot(estimate.stdErr, sharedStdErr);
   const spent = runs.reduce((n, r) => n + r.settings.particles, 0);
@@ -255,7 +255,6 @@ export function temperingToPrecision<M extends string, X extends object>(
         "understate, is not in the standard error; raise maxParticles.",
     );
   }
-  const last = pooled[pooled.length - 1];
   return evidenceResult({
     method,
     logZ: estimate.logZ,
