@@ -5,18 +5,16 @@
  */
 import { OccamError } from "../errors.js";
 import type { BayesModel } from "../model/model.js";
-import { unbounded } from "../model/transform.js";
-import { checkModel, type EvidenceEstimate, type RandomOptions, resolveRng } from "./result.js";
-import { runTempering } from "./tempering/engine.js";
+import { checkModel, type EvidenceEstimate, type RandomOptions } from "./result.js";
+import { combineIslands, type TemperingDefaults, type TemperingOptions } from "./tempering/estimates.js";
+import { type RungSummary, ratioIslands, rungReasons } from "./tempering/ladder.js";
 import {
-  combineIslands,
-  resolveTemperingOptions,
-  type TemperingDefaults,
-  type TemperingDiagnostics,
-  type TemperingOptions,
-  temperingResult,
-} from "./tempering/estimates.js";
-import { type RungSummary, ratioIslands, recordLadder, rungReasons } from "./tempering/ladder.js";
+  LOG_POOLING,
+  ladderToPrecision,
+  type PooledDiagnostics,
+  PRODUCT_POOLING,
+  type PrecisionOptions,
+} from "./tempering/precision.js";
 
 /**
  * Which draws estimate each link's ratio Z_{λ_{k+1}} / Z_{λ_k}: `"lower"`, those of the lower end,
@@ -27,7 +25,7 @@ import { type RungSummary, ratioIslands, recordLadder, rungReasons } from "./tem
 export type RatioEnds = "lower" | "both";
 
 /** Options of {@link chaining}: the engine's, with chaining's defaults, and the ends of each link. */
-export interface ChainingOptions extends RandomOptions, TemperingOptions {
+export interface ChainingOptions extends RandomOptions, TemperingOptions, PrecisionOptions {
   /**
    * Which draws estimate each link's ratio (see {@link RatioEnds}).
    * @defaultValue "both"
@@ -35,18 +33,30 @@ export interface ChainingOptions extends RandomOptions, TemperingOptions {
   ends?: RatioEnds;
 }
 
-/** Chaining's defaults: 1024 particles, links that keep half the ESS, sweeps until decorrelated. */
+/**
+ * Chaining's defaults: 1024 particles, links that keep half the ESS, sweeps until a thousandth of the
+ * start's memory is left. Each link's ratio is an average over draws that should be at its ends; a
+ * cloud lagging behind the temperatures biases it low: on a 50-dimensional Gaussian with a correlated
+ * posterior (ρ = 0.9) and a Gaussian prior, single runs whose sweeps stopped at decorrelation had
+ * islands' mean log Z −0.12 nats from the exact value over twelve seeds, and with `memoryLeft` 0.001
+ * −0.011 over ten (errors' sd 0.075 against a mean standard error of 0.073), at 1.5 times the
+ * evaluations.
+ */
 export const CHAINING_DEFAULTS: TemperingDefaults = {
   particles: 1024,
   sweeps: "auto",
+  memoryLeft: 0.001,
   targetEss: 0.5,
   draws: 8,
   resample: "always",
   finalSweeps: true,
 };
 
-/** Chaining's diagnostics: the engine's, which ends, and each link. */
-export interface ChainingDiagnostics extends TemperingDiagnostics {
+/**
+ * Chaining's diagnostics: the engine's of its last pooled run and every run's summary, which ends,
+ * and each link of that last run.
+ */
+export interface ChainingDiagnostics extends PooledDiagnostics {
   readonly ends: RatioEnds;
   readonly rungs: readonly RungSummary[];
 }
@@ -65,15 +75,24 @@ export type ChainingResult = EvidenceEstimate<"chaining", ChainingDiagnostics>;
  * link's ratio is the geometric bridge of its two ends; `ends: "lower"` is the paper's form, the same
  * estimator as stepping-stone sampling.
  *
- * The standard error is the spread of the islands' estimates (see `steppingStone`). Unreliable when a
- * link's weights have Pareto k̂ > 0.7, when the islands disagree by more than a nat, or when the
- * moves barely moved at some temperature.
+ * The standard error is the spread of the islands' estimates (see `steppingStone`). With the paper's
+ * lower ends each island's product of ratios estimates Z without bias, and the islands are averaged
+ * on Z's scale; a geometric bridge is a ratio of two averages, whose logarithm is without bias to
+ * second order (the two ends' relative variances are equal, E_{λ_k}[L^Δ] / E_{λ_k}[L^{Δ/2}]² =
+ * E_{λ_{k+1}}[L^{−Δ}] / E_{λ_{k+1}}[L^{−Δ/2}]² = Z_{λ_k} Z_{λ_{k+1}} / Z_{λ_{k+1/2}}², and their
+ * log biases cancel) while its value is not, so with both ends the islands' log Z are averaged, as
+ * path sampling's: averaged on Z's scale they came out e^{sd²/2} high, +0.08 nats for islands that
+ * spread by 0.4. Unreliable when a link's weights have Pareto k̂ > 0.7, when the islands disagree by
+ * more than a nat, or when the moves barely moved at some temperature.
+ *
+ * Precision: unless `particles` is given, further independent runs of the first run's size follow
+ * until the pooled standard error is at most `targetStdErr` (0.05 nats), as for `steppingStone`; with
+ * both ends at least two, their spread counted, as `pathSampling`'s.
  *
  * @example
  * const result = chaining(model, { ladder: powerLadder(19, 4), ends: "lower", seed: 1 });
  */
 export function chaining(model: BayesModel, options: ChainingOptions = {}): ChainingResult {
-  const start = performance.now();
   const where = "chaining";
   checkModel(model, where);
   const ends = options.ends ?? "both";
@@ -83,16 +102,21 @@ export function chaining(model: BayesModel, options: ChainingOptions = {}): Chai
       `${where}: ends must be "lower" or "both", got ${String(ends)}.`,
     );
   }
-  const target = unbounded(model, where).model;
-  const settings = resolveTemperingOptions(
-    target,
+  const pooling = ends === "both" ? LOG_POOLING : PRODUCT_POOLING;
+  return ladderToPrecision(
+    "chaining",
+    pooling,
+    model,
     options,
     { ...CHAINING_DEFAULTS, finalSweeps: ends === "both" },
     where,
+    (record) => {
+      const { islandLogZ, rungs } = ratioIslands(record, ends);
+      return {
+        estimate: combineIslands(islandLogZ, pooling.kind),
+        reasons: rungReasons(rungs),
+        extra: { ends, rungs },
+      };
+    },
   );
-  const { observer, record } = recordLadder(settings.particles, settings.islands);
-  const run = runTempering(target, resolveRng(options, where), settings, where, observer);
-  const { islandLogZ, rungs } = ratioIslands(record, ends);
-  const estimate = combineIslands(islandLogZ, "product");
-  return temperingResult("chaining", start, run, settings, estimate, { ends, rungs }, rungReasons(rungs));
 }

@@ -23,9 +23,9 @@ import {
   samplePowerPosteriors,
 } from "./tempering/power-posterior.js";
 import {
+  LOG_POOLING,
   ladderToPrecision,
   type PooledDiagnostics,
-  type Pooling,
   type PrecisionOptions,
 } from "./tempering/precision.js";
 import { integrate, type QuadratureRule } from "./tempering/quadrature.js";
@@ -79,9 +79,6 @@ export const PATH_DEFAULTS: TemperingDefaults = {
   resample: "always",
   finalSweeps: true,
 };
-
-/** Path's runs pool on the log scale, their spread counted (see {@link pathSampling}'s precision). */
-const PATH_POOLING: Pooling = { kind: "sum", countRunSpread: true };
 
 /**
  * Path sampling's diagnostics on a ladder: the engine's of its last pooled run and every run's
@@ -211,7 +208,7 @@ function ladderScheme(model: BayesModel, options: PathLadderOptions, where: stri
       `${where}: rule must be "hermite", "trapezoid" or "simpson", got ${String(rule)}.`,
     );
   }
-  return ladderToPrecision("path", PATH_POOLING, model, options, PATH_DEFAULTS, where, (record) =>
+  return ladderToPrecision("path", LOG_POOLING, model, options, PATH_DEFAULTS, where, (record) =>
     integrateLadder(record, rule, where),
   );
 }

@@ -109,9 +109,25 @@ describe("chaining", () => {
       const r = chaining(model, { ends, seed: 4 });
       expect(r.method).toBe("chaining");
       expect(r.diagnostics.ends).toBe(ends);
+      expect(r.reliable).toBe(true);
       expectAccurate(r.logZ, r.stdErr, model.exactLogEvidence());
+      expect(r.stdErr).toBeLessThanOrEqual(0.05);
+      const runs = r.diagnostics.runs;
+      expect(runs.every((run) => run.particles === 1024 && run.pooled)).toBe(true);
+      if (ends === "both") {
+        // Geometric bridges: islands and runs averaged on the log scale, two runs at least.
+        expect(runs.length).toBeGreaterThanOrEqual(2);
+        expect(r.logZ).toBeCloseTo(runs.reduce((sum, run) => sum + run.logZ, 0) / runs.length, 12);
+      }
     });
   }
+
+  it("averages a single run's geometric bridges over its islands on the log scale", () => {
+    const r = chaining(testModel(2), { particles: 512, seed: 6 });
+    expect(r.diagnostics.runs).toHaveLength(1);
+    const islands = r.diagnostics.islandLogZ.map((v) => v ?? Number.NEGATIVE_INFINITY);
+    expect(r.logZ).toBeCloseTo(islands.reduce((a, b) => a + b, 0) / islands.length, 12);
+  });
 
   it("runs Barber and Bishop's fixed chain of 18 intermediate distributions when given it", () => {
     const model = testModel(2);

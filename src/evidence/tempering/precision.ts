@@ -1,8 +1,8 @@
 /**
- * A precision target for the estimators on the tempering engine (`smc`, `stepping-stone`, `path`):
- * further independent runs of the first run's size until the pooled standard error is at most the
- * target, as UltraNest adds live points towards its `dlogz`, with a check that the runs agree within
- * their errors.
+ * A precision target for the estimators on the tempering engine (`smc`, `stepping-stone`, `path`,
+ * `chaining`): further independent runs of the first run's size until the pooled standard error is at
+ * most the target, as UltraNest adds live points towards its `dlogz`, with a check that the runs agree
+ * within their errors.
  */
 import chisquareQuantile from "@stdlib/stats-base-dists-chisquare-quantile";
 import { OccamError } from "../../errors.js";
@@ -134,7 +134,13 @@ export interface Pooling {
 export const PRODUCT_POOLING: Pooling = { kind: "product", countRunSpread: false };
 
 /**
- * A ladder estimator (`stepping-stone`, `path`) to its precision target: the model in unbounded
+ * The pooling of `path` and of `chaining`'s geometric bridges: islands that each estimate log Z,
+ * pooled on the log scale, the runs' spread counted (see `pathSampling`).
+ */
+export const LOG_POOLING: Pooling = { kind: "sum", countRunSpread: true };
+
+/**
+ * A ladder estimator (`stepping-stone`, `path`, `chaining`) to its precision target: the model in unbounded
  * coordinates, the options resolved with `defaults`, and each run's record of the draws at every
  * temperature turned into its estimate by `fromRecord` (see {@link temperingToPrecision}).
  */
