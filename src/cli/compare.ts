@@ -7,6 +7,7 @@ import { OccamError } from "../errors.js";
 import type { CompareLinearInParallelOptions } from "../parallel/compare.js";
 import {
   DEFAULT_MCMC_STEPS,
+  DEFAULT_SAMPLES,
   LINEAR_ESTIMATORS,
   LINEAR_PRIORS,
   type LinearEstimator,
@@ -131,8 +132,9 @@ export function registerCompare(program: Command, io: Io): void {
     .addOption(
       new Option(
         "--samples <N>",
-        "sample size of a sampled estimator: posterior draws (importance, bridge; default 4000), draws per " +
-          "temperature (stepping-stone, path; 500), particles (ais, smc; 200), draws per fold (cv; 1000)",
+        `sample size of a sampled estimator: posterior draws (importance, bridge; default ${DEFAULT_SAMPLES.bridge}), ` +
+          `particles of the tempered run (stepping-stone, path, smc; ${DEFAULT_SAMPLES.smc}; ais ${DEFAULT_SAMPLES.ais}), ` +
+          `draws per fold (cv; ${DEFAULT_SAMPLES.cv})`,
       ).argParser(wholeNumber("--samples")),
     )
     .addOption(
