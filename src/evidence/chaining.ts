@@ -38,9 +38,8 @@ export interface ChainingOptions extends RandomOptions, TemperingOptions, Precis
  * start's memory is left. Each link's ratio is an average over draws that should be at its ends; a
  * cloud lagging behind the temperatures biases it low: on a 50-dimensional Gaussian with a correlated
  * posterior (ρ = 0.9) and a Gaussian prior, single runs whose sweeps stopped at decorrelation had
- * islands' mean log Z −0.12 nats from the exact value over twelve seeds, and with `memoryLeft` 0.001
- * −0.011 over ten (errors' sd 0.075 against a mean standard error of 0.073), at 1.5 times the
- * evaluations.
+ * islands' mean log Z −0.118 nats from the exact value over twelve seeds, and with `memoryLeft` 0.001
+ * +0.001 (errors' sd 0.088 against a mean standard error of 0.076), at 1.5 times the evaluations.
  */
 export const CHAINING_DEFAULTS: TemperingDefaults = {
   particles: 1024,
@@ -81,7 +80,7 @@ export type ChainingResult = EvidenceEstimate<"chaining", ChainingDiagnostics>;
  * second order (the two ends' relative variances are equal, E_{λ_k}[L^Δ] / E_{λ_k}[L^{Δ/2}]² =
  * E_{λ_{k+1}}[L^{−Δ}] / E_{λ_{k+1}}[L^{−Δ/2}]² = Z_{λ_k} Z_{λ_{k+1}} / Z_{λ_{k+1/2}}², and their
  * log biases cancel) while its value is not, so with both ends the islands' log Z are averaged, as
- * path sampling's: averaged on Z's scale they came out e^{sd²/2} high, +0.08 nats for islands that
+ * path sampling's: averaged on Z's scale they came out e^{sd²/2} high, +0.084 nats for islands that
  * spread by 0.4. Unreliable when a link's weights have Pareto k̂ > 0.7, when the islands disagree by
  * more than a nat, or when the moves barely moved at some temperature.
  *

@@ -67,8 +67,8 @@ export type PathSamplingOptions = PathLadderOptions | PathRandomOptions;
  * a 50-dimensional Gaussian with a correlated posterior (ρ = 0.9) and a Gaussian prior, sweeps that
  * stopped at decorrelation gave errors of mean −0.063 nats over ten seeds (every one below the exact
  * value), and with `memoryLeft` 0.001 of mean +0.004 (single runs, at 1.5 times the evaluations) and
- * −0.003 with the further runs of {@link pathSampling}'s precision target (+0.012 over the calibration
- * suite's ten seeds, errors' sd 1.2 times the mean standard error there).
+ * −0.003 with the further runs of {@link pathSampling}'s precision target (also −0.003 over the
+ * calibration suite's 20 seeds, errors' sd 1.1 times the mean standard error there).
  */
 export const PATH_DEFAULTS: TemperingDefaults = {
   particles: 1024,
