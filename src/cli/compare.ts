@@ -132,9 +132,11 @@ export function registerCompare(program: Command, io: Io): void {
     .addOption(
       new Option(
         "--samples <N>",
-        `sample size of a sampled estimator: posterior draws (importance, bridge; default ${DEFAULT_SAMPLES.bridge}), ` +
-          `particles of the tempered run (stepping-stone, path, smc; ${DEFAULT_SAMPLES.smc}; ais ${DEFAULT_SAMPLES.ais}), ` +
-          `draws per fold (cv; ${DEFAULT_SAMPLES.cv})`,
+        `sample size of a sampled estimator: posterior draws (importance ${DEFAULT_SAMPLES.importance}, ` +
+          `bridge ${DEFAULT_SAMPLES.bridge}), ` +
+          `particles of the tempered run (stepping-stone ${DEFAULT_SAMPLES["stepping-stone"]}, path ${DEFAULT_SAMPLES.path}, ` +
+          `smc ${DEFAULT_SAMPLES.smc}, ais ${DEFAULT_SAMPLES.ais}), ` +
+          `draws per fold (cv ${DEFAULT_SAMPLES.cv})`,
       ).argParser(wholeNumber("--samples")),
     )
     .addOption(

@@ -76,17 +76,21 @@ export type ChainingResult = EvidenceEstimate<"chaining", ChainingDiagnostics>;
  *
  * The standard error is the spread of the islands' estimates (see `steppingStone`). With the paper's
  * lower ends each island's product of ratios estimates Z without bias, and the islands are averaged
- * on Z's scale; a geometric bridge is a ratio of two averages, whose logarithm is without bias to
- * second order (the two ends' relative variances are equal, E_{λ_k}[L^Δ] / E_{λ_k}[L^{Δ/2}]² =
- * E_{λ_{k+1}}[L^{−Δ}] / E_{λ_{k+1}}[L^{−Δ/2}]² = Z_{λ_k} Z_{λ_{k+1}} / Z_{λ_{k+1/2}}², and their
- * log biases cancel) while its value is not, so with both ends the islands' log Z are averaged, as
- * path sampling's: averaged on Z's scale they came out e^{sd²/2} high, +0.084 nats for islands that
- * spread by 0.4. Unreliable when a link's weights have Pareto k̂ > 0.7, when the islands disagree by
- * more than a nat, or when the moves barely moved at some temperature.
+ * on Z's scale. A geometric bridge is a ratio of two averages whose two ends have equal relative
+ * variances: with λ_{k+½} = (λ_k + λ_{k+1})/2, each draw's is E_{λ_k}[L^Δ] / E_{λ_k}[L^{Δ/2}]² − 1 =
+ * E_{λ_{k+1}}[L^{−Δ}] / E_{λ_{k+1}}[L^{−Δ/2}]² − 1 = Z_{λ_k} Z_{λ_{k+1}} / Z_{λ_{k+½}}² − 1. With as
+ * many effective draws at each end, the two averages' log biases cancel to second order, and an
+ * island's log Z is without bias where its value is not; so with both ends the islands' log Z are
+ * averaged, as path sampling's: averaged on Z's scale they came out e^{sd²/2} high, +0.084 nats for
+ * islands that spread by 0.4. Unreliable when a link's weights have Pareto k̂ > 0.7, when the islands
+ * disagree by more than a nat, or when the moves barely moved at some temperature.
  *
  * Precision: unless `particles` is given, further independent runs of the first run's size follow
  * until the pooled standard error is at most `targetStdErr` (0.05 nats), as for `steppingStone`; with
- * both ends at least two, their spread counted, as `pathSampling`'s.
+ * both ends at least two, their spread counted, as `pathSampling`'s (single runs' errors had sd 0.088
+ * against a mean standard error of 0.076 on the 50-dimensional Gaussian above). Both ends' sweeps go
+ * on until a thousandth of the start's memory is left; `memoryLeft: "none"` with `particles` gives
+ * the single run that stops at decorrelation.
  *
  * @example
  * const result = chaining(model, { ladder: powerLadder(19, 4), ends: "lower", seed: 1 });

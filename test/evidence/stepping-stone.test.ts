@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import { chaining } from "../../src/evidence/chaining.js";
 import { steppingStone } from "../../src/evidence/stepping-stone.js";
 import { powerLadder } from "../../src/evidence/tempering/schedule.js";
+import { logMeanExp } from "../../src/math/logspace.js";
 import { expectAccurate, thrown } from "../support/assertions.js";
 import {
   failingModel,
@@ -114,24 +115,36 @@ describe("chaining", () => {
       expect(r.stdErr).toBeLessThanOrEqual(0.05);
       const runs = r.diagnostics.runs;
       expect(runs.every((run) => run.particles === 1024 && run.pooled)).toBe(true);
-      if (ends === "both") {
-        // Geometric bridges: islands and runs averaged on the log scale, two runs at least.
-        expect(runs.length).toBeGreaterThanOrEqual(2);
-        expect(r.logZ).toBeCloseTo(runs.reduce((sum, run) => sum + run.logZ, 0) / runs.length, 12);
-      }
+      // Geometric bridges: runs averaged on the log scale; lower ends: on Z's scale, as stepping-stone.
+      const pooled =
+        ends === "both"
+          ? runs.reduce((sum, run) => sum + run.logZ, 0) / runs.length
+          : logMeanExp(runs.map((run) => run.logZ));
+      expect(r.logZ).toBeCloseTo(pooled, 12);
     });
   }
 
-  it("averages a single run's geometric bridges over its islands on the log scale", () => {
+  it("makes two runs at least with geometric bridges, whose islands share an error, and one with lower ends", () => {
+    const model = testModel(2);
+    expect(chaining(model, { ends: "both", targetStdErr: 1, seed: 7 }).diagnostics.runs).toHaveLength(2);
+    expect(chaining(model, { ends: "lower", targetStdErr: 1, seed: 7 }).diagnostics.runs).toHaveLength(1);
+  });
+
+  it("averages a single run's islands on the log scale with geometric bridges, on Z's with lower ends", () => {
     const r = chaining(testModel(2), { particles: 512, seed: 6 });
     expect(r.diagnostics.runs).toHaveLength(1);
     const islands = r.diagnostics.islandLogZ.map((v) => v ?? Number.NEGATIVE_INFINITY);
     expect(r.logZ).toBeCloseTo(islands.reduce((a, b) => a + b, 0) / islands.length, 12);
+    const lower = chaining(testModel(2), { ends: "lower", particles: 512, seed: 6 });
+    expect(lower.logZ).toBeCloseTo(
+      logMeanExp(lower.diagnostics.islandLogZ.map((v) => v ?? Number.NEGATIVE_INFINITY)),
+      12,
+    );
   });
 
   it("runs Barber and Bishop's fixed chain of 18 intermediate distributions when given it", () => {
     const model = testModel(2);
-    const r = chaining(model, { ladder: powerLadder(19, 4), ends: "lower", seed: 5 });
+    const r = chaining(model, { ladder: powerLadder(19, 4), ends: "lower", particles: 1024, seed: 5 });
     expect(r.diagnostics.rungs.length).toBe(19);
     expectAccurate(r.logZ, r.stdErr, model.exactLogEvidence());
   });

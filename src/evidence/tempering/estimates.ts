@@ -44,7 +44,7 @@ export interface TemperingOptions {
    * correlations decayed, falls below this fraction: the cloud's lag behind each temperature decays
    * at that rate, and what is left of it adds up over the temperatures (see the engine's
    * `autoSweeps`). A number in (0, 1), or "none" to stop at decorrelation.
-   * @defaultValue the estimator's own (0.001 for `smc`, `stepping-stone` and `path`, "none" for the others)
+   * @defaultValue the estimator's own (0.001 for `smc`, `stepping-stone`, `path` and `chaining`, "none" for the others)
    */
   memoryLeft?: number | "none";
   /**
@@ -165,15 +165,16 @@ export function studentFactor(degrees: number): number {
 
 /**
  * How the islands' estimates combine: `"product"` when each island's Ẑ is unbiased for Z, `"sum"`
- * when each island's log Z is an average (see {@link combineIslands}).
+ * when each island's log Z is (to second order) unbiased for log Z (see {@link combineIslands}).
  */
 export type IslandKind = "product" | "sum";
 
 /**
  * Combines the islands' estimates. `"product"`: each island's Ẑ_g is unbiased for Z (SMC,
- * stepping-stone, chaining), so the estimate is log mean Ẑ_g, computed in log space, with the delta
- * method's standard error sd(Ẑ_g / mean Ẑ)/√G. `"sum"`: each island's log Z is an average (path
- * sampling), so the estimate is their mean and the standard error sd/√G. Either is scaled by
+ * stepping-stone, chaining's lower ends), so the estimate is log mean Ẑ_g, computed in log space, with
+ * the delta method's standard error sd(Ẑ_g / mean Ẑ)/√G. `"sum"`: each island's log Z is unbiased
+ * for log Z (path sampling's average; chaining's geometric bridges to second order), so the estimate
+ * is their mean and the standard error sd/√G. Either is scaled by
  * {@link studentFactor}. The result is unreliable when the islands' log Z spread by more than
  * {@link MAX_ISLAND_SD} nats (the mean of their Z is then carried by a few islands).
  */
