@@ -1,7 +1,7 @@
 /**
  * An estimator with a precision target (`smc`, `stepping-stone`, `path` or `chaining`, further runs
- * until the standard error is at most 0.05 nats) at its defaults on one problem of the hard-problem suite over several
- * seeds: each seed's error against the reference, its standard error, its runs' sizes, likelihood
+ * until the standard error is at most 0.05 nats) at its defaults on one problem of the hard-problem
+ * suite over several seeds: each seed's error against the reference, its standard error, its runs' sizes, likelihood
  * evaluations and seconds. `OCCAM_PRECISION_METHOD` names the method (smc unless set),
  * `OCCAM_PRECISION_PROBLEM` the problem (correlated-box-d50 unless set), `OCCAM_PRECISION_SEEDS` the
  * seeds as a list or a range ("1,2,3", "1001-1044"; 1-5 unless set). Long: 5–14 minutes a seed on the

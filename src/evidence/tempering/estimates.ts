@@ -44,7 +44,8 @@ export interface TemperingOptions {
    * correlations decayed, falls below this fraction: the cloud's lag behind each temperature decays
    * at that rate, and what is left of it adds up over the temperatures (see the engine's
    * `autoSweeps`). A number in (0, 1), or "none" to stop at decorrelation.
-   * @defaultValue the estimator's own (0.001 for `smc`, `stepping-stone`, `path` and `chaining`, "none" for the others)
+   * @defaultValue the estimator's own (0.001 for `smc`, `stepping-stone`, `path` and `chaining`,
+   * "none" for the others)
    */
   memoryLeft?: number | "none";
   /**
@@ -174,8 +175,7 @@ export type IslandKind = "product" | "sum";
  * stepping-stone, chaining's lower ends), so the estimate is log mean Ẑ_g, computed in log space, with
  * the delta method's standard error sd(Ẑ_g / mean Ẑ)/√G. `"sum"`: each island's log Z is unbiased
  * for log Z (path sampling's average; chaining's geometric bridges to second order), so the estimate
- * is their mean and the standard error sd/√G. Either is scaled by
- * {@link studentFactor}. The result is unreliable when the islands' log Z spread by more than
+ * is their mean and the standard error sd/√G. Either is scaled by {@link studentFactor}. The result is unreliable when the islands' log Z spread by more than
  * {@link MAX_ISLAND_SD} nats (the mean of their Z is then carried by a few islands).
  */
 export function combineIslands(islandLogZ: ArrayLike<number>, kind: IslandKind): IslandEstimate {

@@ -130,7 +130,10 @@ export interface Pooling {
   readonly countRunSpread: boolean;
 }
 
-/** The pooling of `smc`, `stepping-stone` and `chaining`'s lower ends: islands that each estimate Z without bias. */
+/**
+ * The pooling of `smc`, `stepping-stone` and `chaining`'s lower ends: islands that each estimate Z
+ * without bias.
+ */
 export const PRODUCT_POOLING: Pooling = { kind: "product", countRunSpread: false };
 
 /**
@@ -140,9 +143,9 @@ export const PRODUCT_POOLING: Pooling = { kind: "product", countRunSpread: false
 export const LOG_POOLING: Pooling = { kind: "sum", countRunSpread: true };
 
 /**
- * A ladder estimator (`stepping-stone`, `path`, `chaining`) to its precision target: the model in unbounded
- * coordinates, the options resolved with `defaults`, and each run's record of the draws at every
- * temperature turned into its estimate by `fromRecord` (see {@link temperingToPrecision}).
+ * A ladder estimator (`stepping-stone`, `path`, `chaining`) to its precision target: the model in
+ * unbounded coordinates, the options resolved with `defaults`, and each run's record of the draws at
+ * every temperature turned into its estimate by `fromRecord` (see {@link temperingToPrecision}).
  */
 export function ladderToPrecision<M extends string, X extends object>(
   method: M,
@@ -309,10 +312,11 @@ function spreadReasons(pooled: readonly { estimate: IslandEstimate }[], kind: Is
 
 /**
  * Pools independent runs, each weighted by w_r, its share of the particles (an island's variance falls
- * as 1/particles). Islands that each estimate Z without bias (`"product"`: smc, stepping-stone, chaining's lower
- * ends) pool on Z's scale: Ẑ = Σ_r w_r Ẑ_r, relative variance Σ_r w_r² (Ẑ_r/Ẑ)² (s_r/f_r)²; islands
- * that each estimate log Z (`"sum"`: path, chaining's geometric bridges) on log Z's: log Ẑ = Σ_r w_r log Ẑ_r, variance Σ_r w_r² (s_r/f_r)²;
- * s_r is each run's standard error and f_r the {@link studentFactor} it carries, and the pooled
+ * as 1/particles). Islands that each estimate Z without bias (`"product"`: smc, stepping-stone,
+ * chaining's lower ends) pool on Z's scale: Ẑ = Σ_r w_r Ẑ_r, relative variance
+ * Σ_r w_r² (Ẑ_r/Ẑ)² (s_r/f_r)²; islands that each estimate log Z (`"sum"`: path, chaining's geometric
+ * bridges) on log Z's: log Ẑ = Σ_r w_r log Ẑ_r, variance Σ_r w_r² (s_r/f_r)²; s_r is each run's
+ * standard error and f_r the {@link studentFactor} it carries, and the pooled
  * standard error is scaled by the Student factor of the Welch–Satterthwaite degrees of freedom. One
  * run is returned as it is; a standard error that is not finite makes the pooled one +∞.
  */
