@@ -6,8 +6,8 @@
 import { OccamError } from "../errors.js";
 import type { BayesModel } from "../model/model.js";
 import { checkModel, type EvidenceEstimate, type RandomOptions } from "./result.js";
-import { combineIslands, type TemperingDefaults, type TemperingOptions } from "./tempering/estimates.js";
-import { type RungSummary, ratioIslands, rungReasons } from "./tempering/ladder.js";
+import type { TemperingDefaults, TemperingOptions } from "./tempering/estimates.js";
+import { type RungSummary, ratioRun } from "./tempering/ladder.js";
 import {
   LOG_POOLING,
   ladderToPrecision,
@@ -114,12 +114,8 @@ export function chaining(model: BayesModel, options: ChainingOptions = {}): Chai
     { ...CHAINING_DEFAULTS, finalSweeps: ends === "both" },
     where,
     (record) => {
-      const { islandLogZ, rungs } = ratioIslands(record, ends);
-      return {
-        estimate: combineIslands(islandLogZ, pooling.kind),
-        reasons: rungReasons(rungs),
-        extra: { ends, rungs },
-      };
+      const { rungs, ...run } = ratioRun(record, ends, pooling.kind);
+      return { ...run, extra: { ends, rungs } };
     },
   );
 }

@@ -4,8 +4,8 @@
  */
 import type { BayesModel } from "../model/model.js";
 import { checkModel, type EvidenceEstimate, type RandomOptions } from "./result.js";
-import { combineIslands, type TemperingDefaults, type TemperingOptions } from "./tempering/estimates.js";
-import { type RungSummary, ratioIslands, rungReasons } from "./tempering/ladder.js";
+import type { TemperingDefaults, TemperingOptions } from "./tempering/estimates.js";
+import { type RungSummary, ratioRun } from "./tempering/ladder.js";
 import {
   ladderToPrecision,
   type PooledDiagnostics,
@@ -83,12 +83,8 @@ export function steppingStone(model: BayesModel, options: SteppingStoneOptions =
     STEPPING_STONE_DEFAULTS,
     where,
     (record) => {
-      const { islandLogZ, rungs } = ratioIslands(record, "lower");
-      return {
-        estimate: combineIslands(islandLogZ, "product"),
-        reasons: rungReasons(rungs),
-        extra: { rungs },
-      };
+      const { rungs, ...run } = ratioRun(record, "lower", PRODUCT_POOLING.kind);
+      return { ...run, extra: { rungs } };
     },
   );
 }

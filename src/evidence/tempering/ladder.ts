@@ -8,6 +8,7 @@ import { kishEss, logSumExp } from "../../math/logspace.js";
 import { paretoKHat } from "../importance-sampling.js";
 import { islandStart } from "./cloud.js";
 import type { TemperingObserver } from "./engine.js";
+import { combineIslands, type IslandEstimate, type IslandKind } from "./estimates.js";
 import { integrate, type QuadratureRule } from "./quadrature.js";
 
 /** The log likelihoods of the draws at each temperature of a run. */
@@ -170,6 +171,20 @@ export function rungReasons(rungs: readonly RungSummary[]): string[] {
       `${100 * RUNG_MIN_ESS_FRACTION} % of their draws (worst: β ${worst.from.toPrecision(3)} → ${worst.to.toPrecision(3)}, ` +
       `ESS ${(100 * worst.essFraction).toPrecision(2)} %): their ratios may be far off; use more temperatures (a higher targetEss).`,
   ];
+}
+
+/**
+ * One run of a ratio estimator (`stepping-stone`, `chaining`) from its record: its islands' log Z
+ * ({@link ratioIslands}) combined as `kind` says, its rungs' heavy-tailed weights as reasons not to
+ * trust it ({@link rungReasons}), and the rungs.
+ */
+export function ratioRun(
+  record: LadderRecord,
+  ends: "lower" | "both",
+  kind: IslandKind,
+): { estimate: IslandEstimate; reasons: string[]; rungs: RungSummary[] } {
+  const { islandLogZ, rungs } = ratioIslands(record, ends);
+  return { estimate: combineIslands(islandLogZ, kind), reasons: rungReasons(rungs), rungs };
 }
 
 /** E_β[log L] and Var_β[log L] at each temperature of the record, per island and pooled. */
