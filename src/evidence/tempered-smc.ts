@@ -2,9 +2,12 @@
  * Adaptive tempered sequential Monte Carlo (as PyMC's `sample_smc` and blackjax's
  * `adaptive_tempered_smc`), on the tempering engine.
  */
+import { OccamError } from "../errors.js";
+import { Draws } from "../model/draws.js";
 import type { BayesModel } from "../model/model.js";
 import { unbounded } from "../model/transform.js";
 import { checkModel, type EvidenceEstimate, type RandomOptions, resolveRng } from "./result.js";
+import { islandStart, type ParticleCloud } from "./tempering/cloud.js";
 import { runTempering } from "./tempering/engine.js";
 import {
   combineIslands,
@@ -72,15 +75,53 @@ export type TemperedSmcResult = EvidenceEstimate<"smc", PooledDiagnostics>;
  * const result = temperedSmc(model, { particles: 4096, seed: 1 });
  */
 export function temperedSmc(model: BayesModel, options: TemperedSmcOptions = {}): TemperedSmcResult {
+  return smcRuns(model, options, false, "temperedSmc").result;
+}
+
+/**
+ * {@link temperedSmc}'s evidence together with posterior draws: the last run's particles, moved at
+ * β = 1 after their final resampling so that copies part, on the model's own scale, island by island
+ * (island g is chain g). For posteriors that a few MCMC chains cannot stand for, such as one with
+ * separated modes: the cloud holds each mode in proportion to its mass, as the incremental weights
+ * put it there.
+ */
+export function temperedSmcDraws(
+  model: BayesModel,
+  options: TemperedSmcOptions = {},
+): { result: TemperedSmcResult; draws: Draws } {
+  const { result, cloud, islands, view } = smcRuns(model, options, true, "temperedSmcDraws");
+  const { n, dim, positions } = cloud;
+  const perIsland = Math.floor(n / islands);
+  const draws = new Draws({ dim, nChains: islands, nDraws: perIsland, names: model.names });
+  const theta = new Float64Array(dim);
+  for (let g = 0; g < islands; g++) {
+    // The islands are the cloud's contiguous blocks.
+    const from = islandStart(g, islands, n);
+    for (let t = 0; t < perIsland; t++) {
+      const i = from + t;
+      view.toBounded(positions.subarray(i * dim, (i + 1) * dim), theta);
+      draws.values.set(theta, (g * perIsland + t) * dim);
+      draws.logDensity[g * perIsland + t] = view.identity
+        ? cloud.logPrior[i] + cloud.logLikelihood[i]
+        : Number.NaN;
+    }
+  }
+  return { result, draws };
+}
+
+function smcRuns(model: BayesModel, options: TemperedSmcOptions, finalSweeps: boolean, where: string) {
   const start = performance.now();
-  const where = "temperedSmc";
   checkModel(model, where);
-  const target = unbounded(model, where).model;
-  const settings = resolveTemperingOptions(target, options, SMC_DEFAULTS, where);
+  const view = unbounded(model, where);
+  const settings = { ...resolveTemperingOptions(view.model, options, SMC_DEFAULTS, where), finalSweeps };
   const precision = resolvePrecision(options, settings.particles, where);
   const rng = resolveRng(options, where);
-  return temperingToPrecision("smc", PRODUCT_POOLING, start, settings, precision, (runSettings) => {
-    const run = runTempering(target, rng, runSettings, where);
+  let cloud: ParticleCloud | undefined;
+  const result = temperingToPrecision("smc", PRODUCT_POOLING, start, settings, precision, (runSettings) => {
+    const run = runTempering(view.model, rng, runSettings, where);
+    cloud = run.cloud;
     return { run, estimate: combineIslands(run.islandLogZ, "product"), reasons: [], extra: {} };
   });
+  if (cloud === undefined) throw new OccamError("internal", `${where}: no run was made.`);
+  return { result, cloud, islands: settings.islands, view };
 }
