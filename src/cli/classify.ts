@@ -6,6 +6,7 @@ import {
   CLASSIFIER_FAMILIES,
   type ClassifierFamilyName,
   checkFamilyName,
+  estimatorName,
 } from "../models/classifiers/families.js";
 import { type ClassificationData, stratifiedSplit } from "../models/mixture-classifier/data.js";
 import { createRng } from "../random/rng.js";
@@ -33,6 +34,8 @@ interface ClassifyFlags {
   draws: number;
   everson?: boolean;
   includeUnreliable?: boolean;
+  tempered?: boolean;
+  temperedParticles: number;
   seed: number;
   json?: boolean;
   report?: string;
@@ -51,7 +54,8 @@ export interface EstimateJson {
 /** One family in the JSON document of `occam classify`. */
 export interface ClassifyFamilyJson {
   name: string;
-  /** log p(y | X, M) by the chain rule, and its standard error. */
+  /** log p(y | X, M) as the family is weighed: by the chain rule ("cv"), or by tempered SMC ("smc", see `--tempered`). */
+  method: string;
   logEvidence: number;
   stdErr: number;
   reliable: boolean;
@@ -111,6 +115,7 @@ export function classifyReport(cmp: ClassifierFamilyComparison): ClassifyReport 
   return {
     families: cmp.families.map((f) => ({
       name: f.name,
+      method: f.evidence.method,
       logEvidence: f.evidence.logZ,
       stdErr: f.evidence.stdErr,
       reliable: f.evidence.reliable,
@@ -215,6 +220,15 @@ export function registerClassify(program: Command, io: Io): void {
       "also estimate Everson et al.'s G-fold product (the paper's number; G more posteriors per family)",
     )
     .option(
+      "--tempered",
+      "where a family's chain rule or chains fail their checks (separated modes), weigh and predict by tempered SMC on all rows",
+    )
+    .addOption(
+      new Option("--tempered-particles <n>", "particles of that tempered run")
+        .argParser(wholeNumber("--tempered-particles", 64))
+        .default(256),
+    )
+    .option(
       "--include-unreliable",
       "keep families whose evidence is not reliable in the probabilities and the average",
     )
@@ -242,6 +256,8 @@ export function registerClassify(program: Command, io: Io): void {
         seed: flags.seed,
         everson: flags.everson === true,
         includeUnreliable: flags.includeUnreliable === true,
+        tempered: flags.tempered === true,
+        temperedParticles: flags.temperedParticles,
         onProgress,
       });
       if (onProgress) io.stderr("\r\x1b[2K");
@@ -274,10 +290,10 @@ export function formatClassifyReport(r: ClassifyReport): string {
   ];
   const rows = r.families.map((f) => [
     f.name,
-    `${pm(f.logEvidence, f.stdErr)}${f.reliable ? "" : " (unreliable)"}`,
+    `${pm(f.logEvidence, f.stdErr)} ${estimatorName(f.method)}${f.reliable ? "" : " (unreliable)"}`,
     f.crossCheck === null
       ? ""
-      : `${pm(f.crossCheck.logEvidence, f.crossCheck.stdErr)} ${f.crossCheck.method}${f.crossCheck.reliable ? "" : " (unreliable)"}`,
+      : `${pm(f.crossCheck.logEvidence, f.crossCheck.stdErr)} ${estimatorName(f.crossCheck.method)}${f.crossCheck.reliable ? "" : " (unreliable)"}`,
     f.everson === null ? "" : pm(f.everson.logEvidence, f.everson.stdErr),
     f.probability === null || f.probabilityInterval === null
       ? "left out"
@@ -291,7 +307,7 @@ export function formatClassifyReport(r: ClassifyReport): string {
   const showEverson = r.families.some((f) => f.everson !== null);
   const columns = [
     { header: "family", align: "left" as const },
-    { header: "log p(y | X) ± s.e. (chain rule)", align: "left" as const },
+    { header: "log p(y | X) ± s.e.", align: "left" as const },
     { header: "cross-check", align: "left" as const },
     { header: "Everson G-fold", align: "left" as const },
     { header: "p(M | D) [95 %]", align: "left" as const },

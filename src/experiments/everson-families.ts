@@ -56,6 +56,11 @@ export interface EversonFamiliesOptions {
    * family, and one run shows how far it sits above the chain rule). @defaultValue true (false with `quick`)
    */
   everson?: boolean;
+  /**
+   * Weigh and predict by tempered SMC a family whose chain rule or chains fail their checks (see
+   * `CompareClassifierFamiliesOptions.tempered`). @defaultValue true
+   */
+  tempered?: boolean;
   /** The families' own options. */
   familyOptions?: ClassifierFamilyOptions;
   /** Told what is being run. */
@@ -65,6 +70,8 @@ export interface EversonFamiliesOptions {
 /** One family on one run. */
 export interface EversonFamilyRow {
   readonly family: string;
+  /** How the family is weighed: by the chain rule ("cv"), or by tempered SMC ("smc") when its HMC chains failed. */
+  readonly method: string;
   readonly logEvidence: number;
   readonly stdErr: number;
   readonly reliable: boolean;
@@ -217,6 +224,7 @@ function summariseRun(
     if (f.test === null) throw new OccamError("internal", "everson-families: a run without test scores.");
     return Object.freeze({
       family: f.name,
+      method: f.evidence.method,
       logEvidence: f.evidence.logZ,
       stdErr: f.evidence.stdErr,
       reliable: f.evidence.reliable,
@@ -319,6 +327,7 @@ export function runEversonFamiliesExperiment(options: EversonFamiliesOptions = {
         seed,
         draws,
         everson: everson && s === 0,
+        tempered: options.tempered ?? true,
         familyOptions: options.familyOptions,
         onProgress:
           options.onProgress === undefined

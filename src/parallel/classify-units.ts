@@ -63,6 +63,8 @@ export const classifierFamilyCommand = defineUnitCommand({
           chains: whole(1),
           crossCheck: z.boolean(),
           everson: z.boolean(),
+          tempered: z.boolean(),
+          temperedParticles: whole(64),
           // Each family checks its own options when it is built.
           familyOptions: z.record(z.string(), z.record(z.string(), z.unknown())).optional(),
         })

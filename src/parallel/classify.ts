@@ -24,7 +24,8 @@ export async function compareClassifierFamiliesInParallel(
 ): Promise<ClassifierFamilyComparison> {
   const start = performance.now();
   // Checked here, before anything is queued.
-  const { families, folds, seed, draws, warmup, chains } = checkClassifierComparison(train, options);
+  const { families, folds, seed, draws, warmup, chains, tempered, temperedParticles } =
+    checkClassifierComparison(train, options);
   const plainOptions = {
     families,
     folds,
@@ -32,6 +33,8 @@ export async function compareClassifierFamiliesInParallel(
     draws,
     warmup,
     chains,
+    tempered,
+    temperedParticles,
     crossCheck: options.crossCheck ?? true,
     everson: options.everson ?? false,
     ...(options.familyOptions === undefined ? {} : { familyOptions: options.familyOptions }),

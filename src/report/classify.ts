@@ -4,6 +4,8 @@
  * both averages' log loss (± Monte Carlo error) and accuracy, the reliability diagram of the averages
  * and the evidence-weighted average's confusion matrix.
  */
+
+import { estimatorName } from "../models/classifiers/families.js";
 import type {
   ClassifierFamilyComparison,
   ClassifierFamilyResult,
@@ -75,7 +77,7 @@ async function familiesSection(
     columns: [
       "family",
       "model",
-      "log p(y | X) ± s.e. (chain rule)",
+      "log p(y | X) ± s.e.",
       "cross-check ± s.e.",
       "z",
       ...(everson ? ["Everson G-fold product"] : []),
@@ -86,8 +88,8 @@ async function familiesSection(
     rows: cmp.families.map((f) => [
       f.name,
       f.summary,
-      estimateText(f.evidence),
-      f.crossCheck === null ? "" : `${estimateText(f.crossCheck)} ${f.crossCheck.method}`,
+      `${estimateText(f.evidence)} ${estimatorName(f.evidence.method)}`,
+      f.crossCheck === null ? "" : `${estimateText(f.crossCheck)} ${estimatorName(f.crossCheck.method)}`,
       f.crossCheckZ === null ? "" : formatNumber(f.crossCheckZ, 2),
       ...(everson ? [f.everson === null ? "" : estimateText(f.everson)] : []),
       f.probabilityInterval === null
@@ -106,9 +108,11 @@ async function familiesSection(
       `${context.target} in ${cmp.classes.length} classes (${cmp.classes.join(", ")}) from ${cmp.inputs.length} inputs ` +
         `(${cmp.inputs.join(", ")}), standardised by the ${cmp.trainRows} training rows of ${context.data}.`,
       `Each family's evidence log p(y | X, M) is computed by the chain rule over ${cmp.folds} stratified folds, the same for ` +
-        "every family: the sum over folds g of log p(y_g | X_g, folds before g), each factor averaged over posterior draws " +
-        "given the earlier folds. It is cross-checked by a second estimator on the same number: bridge sampling on " +
-        "posterior draws given all rows, or quadrature for pknn; z is their difference over its standard error.",
+        "every family: the sum over folds g of log p(y_g | X_g, folds before g), each factor by bridge sampling between the " +
+        "posteriors given the folds before g and given those and g (for pknn, an average over the first of them). It is cross-checked by a second estimator on the same number: bridge sampling on " +
+        "posterior draws given all rows, or quadrature for pknn; z is their difference over its standard error. " +
+        "With --tempered, a family whose chain rule or chains failed their checks is also run by tempered SMC on all rows " +
+        "(smc), whose evidence then weighs the family where the chain rule failed and it passed its own checks.",
       `Family probabilities p(M | D) take the prior over families (uniform unless given); their ${level} intervals carry ` +
         "the evidences' errors. A family whose evidence is not reliable is left out of the probabilities and the " +
         "average unless asked for (--include-unreliable). Stacking " +
@@ -123,8 +127,8 @@ async function familiesSection(
 async function evidencePlot(families: readonly ClassifierFamilyResult[]): Promise<RenderedPlot> {
   const values = families.flatMap((f) =>
     [
-      { e: f.evidence, estimator: "chain rule" },
-      ...(f.crossCheck === null ? [] : [{ e: f.crossCheck, estimator: f.crossCheck.method }]),
+      { e: f.evidence, estimator: estimatorName(f.evidence.method) },
+      ...(f.crossCheck === null ? [] : [{ e: f.crossCheck, estimator: estimatorName(f.crossCheck.method) }]),
     ].map(({ e, estimator }) => ({
       family: f.name,
       estimator,

@@ -7,7 +7,9 @@
  * number, which sits above log p(y | X, M); posterior draws given all training rows, their predictive
  * at test rows and their leave-one-out densities. Then family probabilities from the evidences (their
  * errors carried by simulation, unreliable ones left out), the evidence-weighted predictive
- * Σ_i p(y | x, D, M_i) p(M_i | D), and beside it the stacked predictive (Yao et al. 2018).
+ * Σ_i p(y | x, D, M_i) p(M_i | D), and beside it the stacked predictive (Yao et al. 2018). With
+ * `tempered`, a family whose chain rule or chains fail their checks is also run by tempered SMC on all
+ * rows, whose evidence and particles then take the failed ones' place where they pass their own.
  */
 
 import { OccamError } from "../errors.js";
@@ -15,6 +17,8 @@ import { crossValidatedEvidence, isSubsettable } from "../evidence/cross-validat
 import { estimateEvidence } from "../evidence/estimate.js";
 import { samplePosterior } from "../evidence/posterior-sampling.js";
 import type { EvidenceEstimate } from "../evidence/result.js";
+import { temperedSmcDraws } from "../evidence/tempered-smc.js";
+import type { Draws } from "../model/draws.js";
 import {
   buildClassifier,
   CLASSIFIER_FAMILIES,
@@ -63,6 +67,17 @@ export interface CompareClassifierFamiliesOptions {
   warmup?: number;
   /** Chains per posterior. @defaultValue 4 */
   chains?: number;
+  /**
+   * When a family's chain rule or its HMC chains given all training rows fail their checks (chains
+   * that disagree or carry too few effective draws: separated modes, as networks' posteriors have),
+   * also run tempered SMC on all rows. Where it passes its own checks, its evidence of the same labels
+   * weighs the family in place of a failed chain rule (which becomes the cross-check), and its
+   * particles make the predictions in place of failed chains. Not for `pknn`, whose likelihood is a
+   * pseudo-likelihood. @defaultValue false
+   */
+  tempered?: boolean;
+  /** Particles of that tempered run (32 to an island). @defaultValue 256 */
+  temperedParticles?: number;
   /** Each family's own options (sizes, priors). */
   familyOptions?: ClassifierFamilyOptions;
   /** Told what is being computed. */
@@ -93,7 +108,7 @@ export interface ClassifierFamilyResult {
   /** The model's size and prior, in words. */
   readonly summary: string;
   readonly dim: number;
-  /** log p(y | X, M) by the chain rule. */
+  /** log p(y | X, M) as the family is weighed: by the chain rule, or by tempered SMC (see `tempered`). */
   readonly evidence: EstimateSummary;
   /** The second estimate of the same number, or null when not asked for. */
   readonly crossCheck: EstimateSummary | null;
@@ -101,7 +116,11 @@ export interface ClassifierFamilyResult {
   readonly crossCheckZ: number | null;
   /** Everson's G-fold product Σ_g log p(D_g | D_−g), or null when not asked for. */
   readonly everson: EstimateSummary | null;
-  /** The checks of the posterior draws given all training rows (used for predictions and LOO). */
+  /**
+   * The posterior draws given all training rows that make the predictions and LOO: whether they pass
+   * their checks and what to know (the first warning says when they are a tempered run's particles);
+   * `maxRhat` and `minEss` are the HMC chains'.
+   */
   readonly posterior: {
     readonly reliable: boolean;
     readonly maxRhat: number;
@@ -159,6 +178,8 @@ export interface ClassifierComparisonSettings {
   draws: number;
   warmup: number;
   chains: number;
+  tempered: boolean;
+  temperedParticles: number;
 }
 
 function resolve(options: CompareClassifierFamiliesOptions): ClassifierComparisonSettings {
@@ -174,12 +195,15 @@ function resolve(options: CompareClassifierFamiliesOptions): ClassifierCompariso
     draws: options.draws ?? 2000,
     warmup: options.warmup ?? 500,
     chains: options.chains ?? 4,
+    tempered: options.tempered ?? false,
+    temperedParticles: options.temperedParticles ?? 256,
   };
   for (const [name, min] of [
     ["folds", 2],
     ["draws", 100],
     ["warmup", 0],
     ["chains", 1],
+    ["temperedParticles", 64],
   ] as const) {
     if (!(Number.isInteger(r[name]) && r[name] >= min)) {
       throw new OccamError("invalid-argument", `${name} must be an integer ≥ ${min}, got ${r[name]}.`);
@@ -278,9 +302,18 @@ function runFamily(
     });
   };
   say("chain-rule evidence");
-  const evidence = cv("chain-rule", cvRng);
-  let crossCheck: EvidenceEstimate | null = null;
-  if (options.crossCheck ?? true) {
+  const chainRule = cv("chain-rule", cvRng);
+  const chainsFailed = sample.unreliable.length > 0;
+  const tempered =
+    o.tempered && (chainsFailed || !chainRule.reliable) && model.chainRuleEvidence === undefined
+      ? temperedPosterior(model, o.temperedParticles, checkRng, say)
+      : null;
+  // The family is weighed by the tempered evidence when the chain rule, resting on the same HMC
+  // chains, fails its checks and the tempered run passes its own; the other is then the cross-check.
+  const swap = tempered !== null && !chainRule.reliable && tempered.result.reliable;
+  const evidence = swap ? tempered.result : chainRule;
+  let crossCheck: EvidenceEstimate | null = swap ? chainRule : (tempered?.result ?? null);
+  if (crossCheck === null && (options.crossCheck ?? true)) {
     say("cross-check");
     crossCheck =
       model.exactChainRule !== undefined
@@ -291,6 +324,22 @@ function runFamily(
             seed: Math.floor(checkRng.uniform() * 2 ** 31),
           });
   }
+  // Predictions from the tempered particles when they pass their checks and the chains did not.
+  const posterior =
+    chainsFailed && tempered?.result.reliable === true
+      ? {
+          draws: tempered.draws,
+          reliable: true,
+          warnings: [
+            `posterior draws given all training rows from tempered SMC (${o.temperedParticles} particles), as the HMC chains could not stand for the posterior: ${sample.unreliable.join(" ")}`,
+            ...sample.warnings,
+          ],
+        }
+      : {
+          draws: sample.draws,
+          reliable: !chainsFailed,
+          warnings: [...sample.unreliable, ...sample.warnings],
+        };
   let everson: EvidenceEstimate | null = null;
   if (options.everson ?? false) {
     say("Everson's G-fold product");
@@ -298,8 +347,8 @@ function runFamily(
   }
   say("predictions");
   const predictive =
-    test === null ? null : posteriorPredictive(model, sample.draws, test.X, test.n, test.labels);
-  const loo = leaveOneOut(model, sample.draws);
+    test === null ? null : posteriorPredictive(model, posterior.draws, test.X, test.n, test.labels);
+  const loo = leaveOneOut(model, posterior.draws);
   const scores =
     predictive === null || test === null
       ? null
@@ -323,10 +372,10 @@ function runFamily(
       crossCheckZ: z,
       everson: everson === null ? null : summarise(everson),
       posterior: Object.freeze({
-        reliable: sample.unreliable.length === 0,
+        reliable: posterior.reliable,
         maxRhat: sample.maxRhat,
         minEss: sample.minEss,
-        warnings: Object.freeze([...sample.unreliable, ...sample.warnings]),
+        warnings: Object.freeze(posterior.warnings),
       }),
       loo: Object.freeze({ elpd: loo.elpd, elpdStdErr: loo.elpdStdErr, highParetoK: loo.highParetoK }),
       test: scores === null ? null : Object.freeze(scores),
@@ -334,6 +383,26 @@ function runFamily(
       seconds: (performance.now() - start) / 1000,
     },
   };
+}
+
+/**
+ * Tempered SMC on all training rows, for a family whose chain rule or chains fail their checks: its
+ * evidence of the labels and its final particles as posterior draws (one run, 32 particles to an
+ * island; its standard error from the islands' spread).
+ */
+function temperedPosterior(
+  model: ClassifierModel,
+  particles: number,
+  rng: Rng,
+  say: (step: string) => void,
+): { result: EvidenceEstimate; draws: Draws } {
+  say(`tempered SMC on all training rows (${particles} particles)`);
+  return temperedSmcDraws(model, {
+    rng,
+    particles,
+    islands: Math.max(2, Math.floor(particles / 32)),
+    targetStdErr: "none",
+  });
 }
 
 /** Scores of a weighted mixture of the families' predictives. */

@@ -81,7 +81,8 @@ describe("occam classify", () => {
     ]);
     expect(code).toBe(0);
     expect(stdout).toMatch(/31 training rows, 14 test rows, 5-fold chain rule, seed 1/);
-    expect(stdout).toMatch(/log p\(y \| X\) ± s\.e\. \(chain rule\)/);
+    expect(stdout).toMatch(/log p\(y \| X\) ± s\.e\./);
+    expect(stdout).toMatch(/^logistic +-[\d.]+ ± [\d.e-]+ chain rule/m);
     expect(stdout).toMatch(/evidence-weighted average/);
     expect(stdout).toMatch(/confusion matrix of the evidence-weighted average/);
   });
@@ -122,6 +123,11 @@ describe("occam classify", () => {
       "an unknown family",
       [train, "--target", "y", "--families", "logistic,forest"],
       /unknown classifier family "forest"/,
+    ],
+    [
+      "a tempered run of too few particles",
+      [train, "--target", "y", "--factors", "colour", "--tempered", "--tempered-particles", "10"],
+      /--tempered-particles must be a whole number ≥ 64, got "10"/,
     ],
     [
       "both --test and --split",

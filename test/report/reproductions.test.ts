@@ -320,6 +320,7 @@ function familiesFixture(): EversonFamiliesResult {
     probability: number,
   ): EversonFamilyRow => ({
     family: name,
+    method: "cv",
     logEvidence,
     stdErr,
     reliable: true,

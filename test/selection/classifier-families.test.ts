@@ -67,6 +67,40 @@ describe("compareClassifierFamilies", () => {
     expect(average?.logLossMcse).toBeGreaterThan(0);
   });
 
+  it("weighs a family whose HMC chains fail by tempered SMC on all rows, and predicts with its particles", () => {
+    const train = linearData(60, 1);
+    const test = linearData(30, 2);
+    // 100 draws over 4 chains: too few effective draws, so the chains and the chain rule fail their checks.
+    const base = { test, families: ["logistic", "pknn"] as const, draws: 100, warmup: 100, seed: 3 };
+    const [logistic0, pknn0] = compareClassifierFamilies(train, base).families;
+    const [logistic, pknn] = compareClassifierFamilies(train, {
+      ...base,
+      tempered: true,
+      temperedParticles: 512,
+    }).families;
+    expect(logistic0.posterior.reliable).toBe(false);
+    expect(logistic0.evidence.reliable).toBe(false);
+    expect(logistic.evidence.method).toBe("smc");
+    expect(logistic.evidence.reliable).toBe(true);
+    expect(logistic.included).toBe(true);
+    // The chain rule is the same number, now the cross-check.
+    expect(logistic.crossCheck?.method).toBe("cv");
+    expect(logistic.crossCheck?.logZ).toBe(logistic0.evidence.logZ);
+    expect(logistic.posterior.reliable).toBe(true);
+    expect(logistic.posterior.warnings[0]).toMatch(/from tempered SMC \(512 particles\)/);
+    expect(logistic.testProbabilities).not.toEqual(logistic0.testProbabilities);
+    // Against bridge sampling on 2000 draws of reliable chains.
+    const reference = compareClassifierFamilies(train, { families: ["logistic"], draws: 2000, seed: 3 })
+      .families[0].crossCheck;
+    expect(reference?.reliable).toBe(true);
+    const ref = reference as NonNullable<typeof reference>;
+    const z = (logistic.evidence.logZ - ref.logZ) / Math.hypot(logistic.evidence.stdErr, ref.stdErr);
+    expect(Math.abs(z)).toBeLessThan(3);
+    // pknn's likelihood is a pseudo-likelihood: never tempered.
+    expect(pknn.evidence).toEqual(pknn0.evidence);
+    expect(pknn.testProbabilities).toEqual(pknn0.testProbabilities);
+  });
+
   it("says which families the data support when a class has too few rows", () => {
     const data = {
       ...simulatedInputs(14, 2, 2, 3),

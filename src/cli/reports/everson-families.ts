@@ -3,6 +3,7 @@ import type {
   EversonFamiliesRun,
   PairedGap,
 } from "../../experiments/everson-families.js";
+import { estimatorName } from "../../models/classifiers/families.js";
 import { formatNumber, formatTable } from "../table.js";
 
 function pm(value: number, se: number): string {
@@ -14,10 +15,10 @@ function formatRun(run: EversonFamiliesRun): string {
   const showEverson = run.families.some((f) => f.everson !== null);
   const rows = run.families.map((f) => [
     f.family,
-    `${pm(f.logEvidence, f.stdErr)}${f.reliable ? "" : " *"}`,
+    `${pm(f.logEvidence, f.stdErr)}${f.method === "cv" ? "" : ` ${estimatorName(f.method)}`}${f.reliable ? "" : " *"}`,
     f.crossCheck === null
       ? ""
-      : `${pm(f.crossCheck.logEvidence, f.crossCheck.stdErr)}${f.crossCheck.reliable ? "" : " *"}`,
+      : `${pm(f.crossCheck.logEvidence, f.crossCheck.stdErr)}${f.crossCheck.method === "cv" ? ` ${estimatorName(f.crossCheck.method)}` : ""}${f.crossCheck.reliable ? "" : " *"}`,
     f.crossCheck === null ? "" : formatNumber(f.crossCheck.z, 2),
     ...(showEverson ? [f.everson === null ? "" : pm(f.everson.logEvidence, f.everson.stdErr)] : []),
     f.probability === null ? "left out" : formatNumber(f.probability, 3),
@@ -43,7 +44,7 @@ function formatRun(run: EversonFamiliesRun): string {
   const table = formatTable(
     [
       { header: "family", align: "left" },
-      { header: "log p(y | X) chain rule", align: "left" },
+      { header: "log p(y | X)", align: "left" },
       { header: "cross-check", align: "left" },
       { header: "z" },
       ...(showEverson ? [{ header: "Everson G-fold", align: "left" as const }] : []),
@@ -86,6 +87,7 @@ export function formatEversonFamiliesReport(result: EversonFamiliesResult): stri
   const withinNoise = result.runs.filter((r) => r.withinTestNoise).length;
   return [
     `Everson et al.: classifier families by the evidence of the labels given the inputs (${result.folds}-fold chain rule, ${result.draws} draws per posterior).`,
+    "Evidences by the chain rule unless marked smc: tempered SMC on all training rows, for a family whose chain rule or chains failed their checks (where the chains failed, it also makes the family's predictions).",
     "* = the estimator's own checks do not trust the number; such a family is left out of the probabilities and the average.",
     "",
     ...result.runs.map(formatRun).flatMap((t) => [t, ""]),

@@ -20,3 +20,11 @@ export function checkFamilyName(name: string): ClassifierFamilyName {
   }
   return name as ClassifierFamilyName;
 }
+
+/**
+ * An evidence estimator's name as reports show it: "chain rule" for the chain rule over folds (whose
+ * results carry the method "cv"), otherwise the method itself ("smc", "bridge", "pknn-quadrature").
+ */
+export function estimatorName(method: string): string {
+  return method === "cv" ? "chain rule" : method;
+}

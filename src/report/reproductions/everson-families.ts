@@ -4,6 +4,7 @@
  * evidence and stacked — with each run's evidences and test scores, and the check of the claim.
  */
 import type { EversonFamiliesResult, EversonFamiliesRun } from "../../experiments/everson-families.js";
+import { estimatorName } from "../../models/classifiers/families.js";
 import { formatNumber } from "../format.js";
 import type { ReportDocument, ReportSection, ReportTable } from "../html.js";
 import { plusMinus, type SeriesPoint, seriesPlot } from "./common.js";
@@ -156,10 +157,10 @@ function runTable(run: EversonFamiliesRun): ReportTable {
   const everson = run.families.some((f) => f.everson !== null);
   const rows = run.families.map((f) => [
     f.family,
-    `${plusMinus(f.logEvidence, f.stdErr)}${f.reliable ? "" : " (unreliable)"}`,
+    `${plusMinus(f.logEvidence, f.stdErr)}${f.method === "cv" ? "" : ` (${estimatorName(f.method)})`}${f.reliable ? "" : " (unreliable)"}`,
     f.crossCheck === null
       ? "—"
-      : `${f.crossCheck.method} ${plusMinus(f.crossCheck.logEvidence, f.crossCheck.stdErr)} (z ${formatNumber(f.crossCheck.z, 2)})`,
+      : `${estimatorName(f.crossCheck.method)} ${plusMinus(f.crossCheck.logEvidence, f.crossCheck.stdErr)} (z ${formatNumber(f.crossCheck.z, 2)})`,
     ...(everson ? [f.everson === null ? "—" : plusMinus(f.everson.logEvidence, f.everson.stdErr)] : []),
     f.probability === null ? "left out" : formatNumber(f.probability, 3),
     formatNumber(f.stackingWeight, 3),
@@ -183,7 +184,7 @@ function runTable(run: EversonFamiliesRun): ReportTable {
   return {
     columns: [
       "family",
-      "log p(y | X), chain rule",
+      "log p(y | X)",
       "cross-check",
       ...(everson ? ["Everson G-fold"] : []),
       "p(M | D)",
