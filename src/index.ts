@@ -172,6 +172,7 @@ export {
   type TemperedSmcOptions,
   type TemperedSmcResult,
   temperedSmc,
+  temperedSmcDraws,
 } from "./evidence/tempered-smc.js";
 export type { StageSummary, TemperingDiagnostics, TemperingOptions } from "./evidence/tempering/estimates.js";
 export type { RungSummary } from "./evidence/tempering/ladder.js";

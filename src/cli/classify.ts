@@ -54,7 +54,7 @@ export interface EstimateJson {
 /** One family in the JSON document of `occam classify`. */
 export interface ClassifyFamilyJson {
   name: string;
-  /** log p(y | X, M) as the family is weighed: by the chain rule ("cv"), or by tempered SMC ("smc", see `--tempered`). */
+  /** log p(y | X, M) as the family is weighed: by the chain rule ("chain-rule"), or by tempered SMC ("smc", see `--tempered`). */
   method: string;
   logEvidence: number;
   stdErr: number;
@@ -225,7 +225,7 @@ export function registerClassify(program: Command, io: Io): void {
     )
     .addOption(
       new Option("--tempered-particles <n>", "particles of that tempered run")
-        .argParser(wholeNumber("--tempered-particles", 64))
+        .argParser(wholeNumber("--tempered-particles", 128))
         .default(256),
     )
     .option(

@@ -79,11 +79,14 @@ export function temperedSmc(model: BayesModel, options: TemperedSmcOptions = {})
 }
 
 /**
- * {@link temperedSmc}'s evidence together with posterior draws: the last run's particles, moved at
- * β = 1 after their final resampling so that copies part, on the model's own scale, island by island
- * (island g is chain g). For posteriors that a few MCMC chains cannot stand for, such as one with
- * separated modes: the cloud holds each mode in proportion to its mass, as the incremental weights
- * put it there.
+ * Tempered SMC's evidence together with posterior draws: the last run's particles, moved at β = 1
+ * after their final resampling so that copies part, on the model's own scale, island by island
+ * (island g is chain g; an island's particles beyond the smallest island's size are left out). For
+ * posteriors that a few MCMC chains cannot stand for, such as one with separated modes: the cloud
+ * holds each mode in proportion to its mass, as the incremental weights put it there. With
+ * `particles` given (one run), log Z is {@link temperedSmc}'s with the same options; the moves at β = 1
+ * are checked too (stalls, divergences). The draws' log densities are the particles' log p(θ) + log L(θ),
+ * or NaN for a model with `bounds`.
  */
 export function temperedSmcDraws(
   model: BayesModel,
@@ -93,17 +96,17 @@ export function temperedSmcDraws(
   const { n, dim, positions } = cloud;
   const perIsland = Math.floor(n / islands);
   const draws = new Draws({ dim, nChains: islands, nDraws: perIsland, names: model.names });
-  const theta = new Float64Array(dim);
   for (let g = 0; g < islands; g++) {
     // The islands are the cloud's contiguous blocks.
     const from = islandStart(g, islands, n);
     for (let t = 0; t < perIsland; t++) {
       const i = from + t;
-      view.toBounded(positions.subarray(i * dim, (i + 1) * dim), theta);
-      draws.values.set(theta, (g * perIsland + t) * dim);
-      draws.logDensity[g * perIsland + t] = view.identity
-        ? cloud.logPrior[i] + cloud.logLikelihood[i]
-        : Number.NaN;
+      const k = g * perIsland + t;
+      view.toBounded(
+        positions.subarray(i * dim, (i + 1) * dim),
+        draws.values.subarray(k * dim, (k + 1) * dim),
+      );
+      draws.logDensity[k] = view.identity ? cloud.logPrior[i] + cloud.logLikelihood[i] : Number.NaN;
     }
   }
   return { result, draws };

@@ -5,7 +5,8 @@
  * predictions averaged by the evidence (eqs. 5–6) and, beside that, stacked (Yao et al. 2018), on
  * five data sets: Pima (Ripley's split), Ionosphere (the first 175 rows for training), Wine, iris and
  * MASS's crabs (stratified halves, a different split per seed). Each data set is run with several
- * seeds; every run reports each family's chain-rule evidence with its cross-check, the family
+ * seeds; every run reports each family's evidence (the chain rule, or tempered SMC where the chain
+ * rule failed its checks and the tempered run passed its own) with its cross-check, the family
  * probabilities and the test scores (and the first seed Everson's G-fold product), and checks the claim: the
  * evidence-weighted average predicts about as well as the best single family.
  */
@@ -70,12 +71,12 @@ export interface EversonFamiliesOptions {
 /** One family on one run. */
 export interface EversonFamilyRow {
   readonly family: string;
-  /** How the family is weighed: by the chain rule ("cv"), or by tempered SMC ("smc") when its HMC chains failed. */
+  /** How the family is weighed: by the chain rule ("chain-rule"), or by tempered SMC ("smc") where the chain rule failed its checks and the tempered run passed its own. */
   readonly method: string;
   readonly logEvidence: number;
   readonly stdErr: number;
   readonly reliable: boolean;
-  /** The cross-check (bridge sampling, or pknn's quadrature) and its z against the chain rule. */
+  /** The cross-check (bridge sampling, pknn's quadrature, tempered SMC, or the chain rule when the evidence is SMC's) and its z against the evidence. */
   readonly crossCheck: {
     readonly method: string;
     readonly logEvidence: number;

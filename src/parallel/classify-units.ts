@@ -64,7 +64,7 @@ export const classifierFamilyCommand = defineUnitCommand({
           crossCheck: z.boolean(),
           everson: z.boolean(),
           tempered: z.boolean(),
-          temperedParticles: whole(64),
+          temperedParticles: whole(128),
           // Each family checks its own options when it is built.
           familyOptions: z.record(z.string(), z.record(z.string(), z.unknown())).optional(),
         })

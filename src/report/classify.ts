@@ -1,5 +1,5 @@
 /**
- * The report of `occam classify`: each family's chain-rule evidence beside its cross-check, the family
+ * The report of `occam classify`: each family's evidence beside its cross-check, the family
  * probabilities with their intervals beside the stacking weights, and on test rows each family's and
  * both averages' log loss (± Monte Carlo error) and accuracy, the reliability diagram of the averages
  * and the evidence-weighted average's confusion matrix.
@@ -178,7 +178,7 @@ async function evidencePlot(families: readonly ClassifierFamilyResult[]): Promis
         },
       ],
     },
-    "Each family's log evidence of the labels given the inputs, ± 2 standard errors: the chain rule and its cross-check, which should overlap. A cross marks an estimate whose own checks failed.",
+    "Each family's log evidence of the labels given the inputs, ± 2 standard errors: the evidence (the chain rule, or tempered SMC) and its cross-check, which should overlap. A cross marks an estimate whose own checks failed.",
   );
 }
 

@@ -57,7 +57,10 @@ export interface CompareClassifierFamiliesOptions {
   familyPrior?: readonly number[];
   /** Keep families whose evidence is not reliable in the probabilities and the average. @defaultValue false */
   includeUnreliable?: boolean;
-  /** Cross-check each chain-rule evidence with a second estimator. @defaultValue true */
+  /**
+   * Cross-check each chain-rule evidence with a second estimator (bridge sampling on the chains, or the
+   * family's exact computation); a tempered run, when made, is the cross-check instead. @defaultValue true
+   */
   crossCheck?: boolean;
   /** Also estimate Everson's G-fold product (G more posteriors per family). @defaultValue false */
   everson?: boolean;
@@ -76,7 +79,7 @@ export interface CompareClassifierFamiliesOptions {
    * pseudo-likelihood. @defaultValue false
    */
   tempered?: boolean;
-  /** Particles of that tempered run (32 to an island). @defaultValue 256 */
+  /** Particles of that tempered run (32 to an island; at least 128, four islands). @defaultValue 256 */
   temperedParticles?: number;
   /** Each family's own options (sizes, priors). */
   familyOptions?: ClassifierFamilyOptions;
@@ -110,9 +113,9 @@ export interface ClassifierFamilyResult {
   readonly dim: number;
   /** log p(y | X, M) as the family is weighed: by the chain rule, or by tempered SMC (see `tempered`). */
   readonly evidence: EstimateSummary;
-  /** The second estimate of the same number, or null when not asked for. */
+  /** The second estimate of the same number (the chain rule when `evidence` is tempered SMC's), or null. */
   readonly crossCheck: EstimateSummary | null;
-  /** (chain rule − cross-check) / √(se₁² + se₂²), or null. */
+  /** (evidence − cross-check) / √(se₁² + se₂²), or null. */
   readonly crossCheckZ: number | null;
   /** Everson's G-fold product Σ_g log p(D_g | D_−g), or null when not asked for. */
   readonly everson: EstimateSummary | null;
@@ -203,7 +206,7 @@ function resolve(options: CompareClassifierFamiliesOptions): ClassifierCompariso
     ["draws", 100],
     ["warmup", 0],
     ["chains", 1],
-    ["temperedParticles", 64],
+    ["temperedParticles", 128],
   ] as const) {
     if (!(Number.isInteger(r[name]) && r[name] >= min)) {
       throw new OccamError("invalid-argument", `${name} must be an integer ≥ ${min}, got ${r[name]}.`);
@@ -244,15 +247,13 @@ export function checkFamilySupport(
   );
 }
 
-function summarise(r: EvidenceEstimate): EstimateSummary {
-  return Object.freeze({
-    method: r.method,
-    logZ: r.logZ,
-    stdErr: r.stdErr,
-    reliable: r.reliable,
-    warnings: r.warnings,
-  });
+/** An estimate as reported; `method` and `warnings` replace the estimate's own when given. */
+function summarise(r: EvidenceEstimate, method = r.method, warnings = r.warnings): EstimateSummary {
+  return Object.freeze({ method, logZ: r.logZ, stdErr: r.stdErr, reliable: r.reliable, warnings });
 }
+
+/** The `method` of a chain-rule evidence as the comparison reports it, whatever the family computes it by. */
+export const CHAIN_RULE = "chain-rule";
 
 /** Everything computed for one family before the families are weighed against each other. */
 export interface FamilyRun {
@@ -303,16 +304,16 @@ function runFamily(
   };
   say("chain-rule evidence");
   const chainRule = cv("chain-rule", cvRng);
-  const chainsFailed = sample.unreliable.length > 0;
+  // The chain rule's last posterior is `sample`, so chains that fail their checks fail it too.
+  // pknn computes its own chain rule (`chainRuleEvidence`) and is never tempered: its likelihood is a
+  // pseudo-likelihood, whose tempered "evidence" is not a probability of the labels.
   const tempered =
-    o.tempered && (chainsFailed || !chainRule.reliable) && model.chainRuleEvidence === undefined
+    o.tempered && !chainRule.reliable && model.chainRuleEvidence === undefined
       ? temperedPosterior(model, o.temperedParticles, checkRng, say)
       : null;
-  // The family is weighed by the tempered evidence when the chain rule, resting on the same HMC
-  // chains, fails its checks and the tempered run passes its own; the other is then the cross-check.
-  const swap = tempered !== null && !chainRule.reliable && tempered.result.reliable;
-  const evidence = swap ? tempered.result : chainRule;
-  let crossCheck: EvidenceEstimate | null = swap ? chainRule : (tempered?.result ?? null);
+  const temperedPassed = tempered?.result.reliable === true;
+  let crossCheck: EvidenceEstimate | null =
+    tempered === null ? null : temperedPassed ? chainRule : tempered.result;
   if (crossCheck === null && (options.crossCheck ?? true)) {
     say("cross-check");
     crossCheck =
@@ -324,21 +325,38 @@ function runFamily(
             seed: Math.floor(checkRng.uniform() * 2 ** 31),
           });
   }
-  // Predictions from the tempered particles when they pass their checks and the chains did not.
+  // Where the chain rule failed and the tempered run passed, the family is weighed by the tempered
+  // evidence, and where the chains failed too, its particles make the predictions.
+  const evidence =
+    tempered !== null && temperedPassed
+      ? summarise(tempered.result, "smc", [
+          `weighed by tempered SMC on all training rows (${o.temperedParticles} particles), as the chain rule failed its checks: ${chainRule.warnings.join(" ")}`,
+          ...tempered.result.warnings,
+        ])
+      : summarise(chainRule, CHAIN_RULE);
+  const chainsFailed = sample.unreliable.length > 0;
   const posterior =
-    chainsFailed && tempered?.result.reliable === true
+    tempered !== null && temperedPassed && chainsFailed
       ? {
           draws: tempered.draws,
           reliable: true,
           warnings: [
-            `posterior draws given all training rows from tempered SMC (${o.temperedParticles} particles), as the HMC chains could not stand for the posterior: ${sample.unreliable.join(" ")}`,
+            `posterior draws given all training rows from the tempered run's particles, as the HMC chains failed their checks: ${sample.unreliable.join(" ")}`,
             ...sample.warnings,
           ],
         }
       : {
           draws: sample.draws,
           reliable: !chainsFailed,
-          warnings: [...sample.unreliable, ...sample.warnings],
+          warnings: [
+            ...sample.unreliable,
+            ...sample.warnings,
+            ...(tempered === null || temperedPassed
+              ? []
+              : [
+                  `tempered SMC on all training rows failed its checks too: ${tempered.result.warnings.join(" ")}`,
+                ]),
+          ],
         };
   let everson: EvidenceEstimate | null = null;
   if (options.everson ?? false) {
@@ -367,8 +385,11 @@ function runFamily(
       name,
       summary: model.summary,
       dim: model.dim,
-      evidence: summarise(evidence),
-      crossCheck: crossCheck === null ? null : summarise(crossCheck),
+      evidence,
+      crossCheck:
+        crossCheck === null
+          ? null
+          : summarise(crossCheck, crossCheck === chainRule ? CHAIN_RULE : crossCheck.method),
       crossCheckZ: z,
       everson: everson === null ? null : summarise(everson),
       posterior: Object.freeze({

@@ -127,7 +127,7 @@ describe("occam classify", () => {
     [
       "a tempered run of too few particles",
       [train, "--target", "y", "--factors", "colour", "--tempered", "--tempered-particles", "10"],
-      /--tempered-particles must be a whole number ≥ 64, got "10"/,
+      /--tempered-particles must be a whole number ≥ 128, got "10"/,
     ],
     [
       "both --test and --split",

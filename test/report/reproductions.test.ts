@@ -320,7 +320,7 @@ function familiesFixture(): EversonFamiliesResult {
     probability: number,
   ): EversonFamilyRow => ({
     family: name,
-    method: "cv",
+    method: "chain-rule",
     logEvidence,
     stdErr,
     reliable: true,

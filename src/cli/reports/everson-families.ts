@@ -15,10 +15,10 @@ function formatRun(run: EversonFamiliesRun): string {
   const showEverson = run.families.some((f) => f.everson !== null);
   const rows = run.families.map((f) => [
     f.family,
-    `${pm(f.logEvidence, f.stdErr)}${f.method === "cv" ? "" : ` ${estimatorName(f.method)}`}${f.reliable ? "" : " *"}`,
+    `${pm(f.logEvidence, f.stdErr)}${f.method === "chain-rule" ? "" : ` ${estimatorName(f.method)}`}${f.reliable ? "" : " *"}`,
     f.crossCheck === null
       ? ""
-      : `${pm(f.crossCheck.logEvidence, f.crossCheck.stdErr)}${f.crossCheck.method === "cv" ? ` ${estimatorName(f.crossCheck.method)}` : ""}${f.crossCheck.reliable ? "" : " *"}`,
+      : `${pm(f.crossCheck.logEvidence, f.crossCheck.stdErr)} ${estimatorName(f.crossCheck.method)}${f.crossCheck.reliable ? "" : " *"}`,
     f.crossCheck === null ? "" : formatNumber(f.crossCheck.z, 2),
     ...(showEverson ? [f.everson === null ? "" : pm(f.everson.logEvidence, f.everson.stdErr)] : []),
     f.probability === null ? "left out" : formatNumber(f.probability, 3),

@@ -22,9 +22,9 @@ export function checkFamilyName(name: string): ClassifierFamilyName {
 }
 
 /**
- * An evidence estimator's name as reports show it: "chain rule" for the chain rule over folds (whose
- * results carry the method "cv"), otherwise the method itself ("smc", "bridge", "pknn-quadrature").
+ * An evidence estimator's name as reports show it: "chain rule" for the comparison's "chain-rule",
+ * otherwise the method itself ("smc", "bridge", "pknn-quadrature").
  */
 export function estimatorName(method: string): string {
-  return method === "cv" ? "chain rule" : method;
+  return method === "chain-rule" ? "chain rule" : method;
 }
