@@ -60,9 +60,10 @@ export interface BayesModel {
   /** The exact log evidence, for conjugate families. */
   exactLogEvidence?(): number;
   /**
-   * The acceptance rate HMC's step size should be adapted to when sampling this model's posterior
-   * (default 0.8): higher for a posterior with regions of much higher curvature than its bulk (the
-   * neck of a non-centred hierarchy), where a step size adapted to the bulk makes trajectories diverge.
+   * The acceptance rate HMC's step size should be adapted to when sampling this model's posterior, by
+   * chains or by the tempering engine's moves (default 0.8): higher for a posterior with regions of
+   * much higher curvature than its bulk (the neck of a non-centred hierarchy), where a step size
+   * adapted to the bulk makes trajectories diverge.
    */
   readonly hmcTargetAccept?: number;
   /**

@@ -291,7 +291,12 @@ function moveStage(
 ): SweepOutcome & { sweeps: number; stepSize: number } {
   const { cloud, move } = c;
   const N = cloud.n;
-  const alpha = targetAcceptance(move, cloud.dim);
+  // A model that says where its posterior's curvature outgrows its bulk's (a neck) asks HMC for a
+  // higher acceptance, and so a shorter step, as its chains get (see `BayesModel.hmcTargetAccept`).
+  const alpha =
+    move === "hmc" && c.model.hmcTargetAccept !== undefined
+      ? c.model.hmcTargetAccept
+      : targetAcceptance(move, cloud.dim);
   const maxStep = maxStepSize(move);
   let limit = sweeps === "auto" ? c.maxSweeps : sweeps;
   let decided = sweeps !== "auto";
