@@ -205,13 +205,16 @@ export function pairedAccuracyGap(
 
 /**
  * Whether an average is within two paired standard errors of the best family on both scores: its log
- * loss at most 2 s.e. above, its accuracy at most 2 s.e. below (log loss with 1e-9 to spare: an average
- * that is the best family but for a weight of 1e-9 elsewhere differs from it by rounding alone).
+ * loss at most 2 s.e. plus its Monte Carlo error `logLossMcse` above, its accuracy at most 2 s.e.
+ * below. The Monte Carlo error (and 1e-9 for rounding) is allowed because an average that is the best
+ * family but for a small weight elsewhere differs from it on every row alike, by less than occam knows
+ * either predictive, and the rows' paired spread is then no measure of noise.
  */
-export function withinTestNoise(gaps: { logLoss: PairedGap; accuracy: PairedGap }): boolean {
+export function withinTestNoise(gaps: { logLoss: PairedGap; accuracy: PairedGap }, logLossMcse = 0): boolean {
   const { logLoss, accuracy } = gaps;
   return (
-    logLoss.difference <= 2 * logLoss.testStdErr + 1e-9 && accuracy.difference >= -2 * accuracy.testStdErr
+    logLoss.difference <= 2 * logLoss.testStdErr + logLossMcse + 1e-9 &&
+    accuracy.difference >= -2 * accuracy.testStdErr
   );
 }
 
@@ -296,7 +299,7 @@ function summariseRun(
     logLossWithinBest: average !== null && average.logLoss <= bestLogLoss + average.logLossMcse,
     accuracyWithinBest: average !== null && average.accuracy >= bestAccuracy - 0.01,
     gaps,
-    withinTestNoise: gaps !== null && withinTestNoise(gaps),
+    withinTestNoise: gaps !== null && average !== null && withinTestNoise(gaps, average.logLossMcse),
     warnings: cmp.warnings,
     seconds: cmp.seconds,
   });

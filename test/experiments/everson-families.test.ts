@@ -55,7 +55,9 @@ describe("everson-families", () => {
       12,
     );
     expect(run.gaps?.logLoss.testStdErr).toBeGreaterThan(0);
-    expect(run.withinTestNoise).toBe(run.gaps !== null && withinTestNoise(run.gaps));
+    expect(run.withinTestNoise).toBe(
+      run.gaps !== null && withinTestNoise(run.gaps, run.average?.logLossMcse ?? Number.NaN),
+    );
     const report = formatEversonFamiliesReport(result);
     expect(report).toMatch(/iris, seed 1: 75 training and 75 test rows/);
     expect(report).toMatch(/evidence-weighted average's test log loss was within its Monte Carlo error/);
@@ -90,6 +92,10 @@ describe("everson-families", () => {
     expect(withinTestNoise({ logLoss: gap(-0.5, 0.01), accuracy: gap(0.3, 0.01) })).toBe(true);
     // The best family itself, but for rounding.
     expect(withinTestNoise({ logLoss: gap(3e-10, 1e-10), accuracy: gap(0, 0) })).toBe(true);
+    // An average all but equal to the best family (crabs: 1 − 2e-4 of the weight on it): a gap of 1e-5
+    // whose paired spread is smaller still, within the average's Monte Carlo error.
+    expect(withinTestNoise({ logLoss: gap(1e-5, 3e-6), accuracy: gap(0, 0) })).toBe(false);
+    expect(withinTestNoise({ logLoss: gap(1e-5, 3e-6), accuracy: gap(0, 0) }, 6e-4)).toBe(true);
   });
 
   it("compares two predictives row by row: the mean difference of their scores and its standard error", () => {
