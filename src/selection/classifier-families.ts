@@ -19,6 +19,7 @@ import { samplePosterior } from "../evidence/posterior-sampling.js";
 import type { EvidenceEstimate } from "../evidence/result.js";
 import { temperedSmcDraws } from "../evidence/tempered-smc.js";
 import type { Draws } from "../model/draws.js";
+import { CHAIN_RULE } from "../models/classifiers/families.js";
 import {
   buildClassifier,
   CLASSIFIER_FAMILIES,
@@ -252,9 +253,6 @@ function summarise(r: EvidenceEstimate, method = r.method, warnings = r.warnings
   return Object.freeze({ method, logZ: r.logZ, stdErr: r.stdErr, reliable: r.reliable, warnings });
 }
 
-/** The `method` of a chain-rule evidence as the comparison reports it, whatever the family computes it by. */
-export const CHAIN_RULE = "chain-rule";
-
 /** Everything computed for one family before the families are weighed against each other. */
 export interface FamilyRun {
   result: Omit<
@@ -421,7 +419,7 @@ function temperedPosterior(
   return temperedSmcDraws(model, {
     rng,
     particles,
-    islands: Math.max(2, Math.floor(particles / 32)),
+    islands: Math.floor(particles / 32),
     targetStdErr: "none",
   });
 }

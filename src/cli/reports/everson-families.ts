@@ -3,7 +3,7 @@ import type {
   EversonFamiliesRun,
   PairedGap,
 } from "../../experiments/everson-families.js";
-import { estimatorName } from "../../models/classifiers/families.js";
+import { CHAIN_RULE, estimatorName } from "../../models/classifiers/families.js";
 import { formatNumber, formatTable } from "../table.js";
 
 function pm(value: number, se: number): string {
@@ -15,7 +15,7 @@ function formatRun(run: EversonFamiliesRun): string {
   const showEverson = run.families.some((f) => f.everson !== null);
   const rows = run.families.map((f) => [
     f.family,
-    `${pm(f.logEvidence, f.stdErr)}${f.method === "chain-rule" ? "" : ` ${estimatorName(f.method)}`}${f.reliable ? "" : " *"}`,
+    `${pm(f.logEvidence, f.stdErr)}${f.method === CHAIN_RULE ? "" : ` ${estimatorName(f.method)}`}${f.reliable ? "" : " *"}`,
     f.crossCheck === null
       ? ""
       : `${pm(f.crossCheck.logEvidence, f.crossCheck.stdErr)} ${estimatorName(f.crossCheck.method)}${f.crossCheck.reliable ? "" : " *"}`,

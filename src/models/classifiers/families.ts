@@ -21,10 +21,13 @@ export function checkFamilyName(name: string): ClassifierFamilyName {
   return name as ClassifierFamilyName;
 }
 
+/** The `method` of a family's chain-rule evidence as a comparison reports it, whatever the family computes it by. */
+export const CHAIN_RULE = "chain-rule";
+
 /**
- * An evidence estimator's name as reports show it: "chain rule" for the comparison's "chain-rule",
- * otherwise the method itself ("smc", "bridge", "pknn-quadrature").
+ * An evidence estimator's name as reports show it: "chain rule" for {@link CHAIN_RULE}, otherwise the
+ * method itself ("smc", "bridge", "pknn-quadrature").
  */
 export function estimatorName(method: string): string {
-  return method === "chain-rule" ? "chain rule" : method;
+  return method === CHAIN_RULE ? "chain rule" : method;
 }

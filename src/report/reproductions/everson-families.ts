@@ -4,7 +4,7 @@
  * evidence and stacked — with each run's evidences and test scores, and the check of the claim.
  */
 import type { EversonFamiliesResult, EversonFamiliesRun } from "../../experiments/everson-families.js";
-import { estimatorName } from "../../models/classifiers/families.js";
+import { CHAIN_RULE, estimatorName } from "../../models/classifiers/families.js";
 import { formatNumber } from "../format.js";
 import type { ReportDocument, ReportSection, ReportTable } from "../html.js";
 import { plusMinus, type SeriesPoint, seriesPlot } from "./common.js";
@@ -158,7 +158,7 @@ function runTable(run: EversonFamiliesRun): ReportTable {
   const everson = run.families.some((f) => f.everson !== null);
   const rows = run.families.map((f) => [
     f.family,
-    `${plusMinus(f.logEvidence, f.stdErr)}${f.method === "chain-rule" ? "" : ` (${estimatorName(f.method)})`}${f.reliable ? "" : " (unreliable)"}`,
+    `${plusMinus(f.logEvidence, f.stdErr)}${f.method === CHAIN_RULE ? "" : ` (${estimatorName(f.method)})`}${f.reliable ? "" : " (unreliable)"}`,
     f.crossCheck === null
       ? "—"
       : `${estimatorName(f.crossCheck.method)} ${plusMinus(f.crossCheck.logEvidence, f.crossCheck.stdErr)} (z ${formatNumber(f.crossCheck.z, 2)})`,
