@@ -13,28 +13,18 @@
  */
 
 import { OccamError } from "../errors.js";
-import { crossValidatedEvidence, isSubsettable } from "../evidence/cross-validated.js";
-import { estimateEvidence } from "../evidence/estimate.js";
-import { samplePosterior } from "../evidence/posterior-sampling.js";
-import type { EvidenceEstimate } from "../evidence/result.js";
-import { temperedSmcDraws } from "../evidence/tempered-smc.js";
-import type { Draws } from "../model/draws.js";
-import { CHAIN_RULE } from "../models/classifiers/families.js";
 import {
   buildClassifier,
   CLASSIFIER_FAMILIES,
   type ClassifierFamilyName,
   type ClassifierFamilyOptions,
-  type ClassifierModel,
   checkFamilyName,
   classCounts,
   classificationScores,
   confusionMatrix,
-  leaveOneOut,
   logLossMonteCarloError,
   minimumRowsPerClass,
   type PosteriorPredictive,
-  posteriorPredictive,
   type ReliabilityBin,
   reliabilityBins,
   standardizeClassifierInputs,
@@ -42,7 +32,10 @@ import {
 } from "../models/classifiers/index.js";
 import type { ClassificationData } from "../models/mixture-classifier/data.js";
 import { createRng, type Rng } from "../random/rng.js";
+import { type FamilyRun, runFamily } from "./classifier-family-run.js";
 import { familyProbabilities, stackingWeights } from "./family-weights.js";
+
+export type { FamilyRun } from "./classifier-family-run.js";
 
 /** Options of {@link compareClassifierFamilies}. */
 export interface CompareClassifierFamiliesOptions {
@@ -246,182 +239,6 @@ export function checkFamilySupport(
       `(every family one row per fold of the ${folds}-fold chain rule, rbf, mixture and mlp two). ` +
       "Ask for fewer families, use fewer folds (--folds), or give more rows.",
   );
-}
-
-/** An estimate as reported; `method` and `warnings` replace the estimate's own when given. */
-function summarise(r: EvidenceEstimate, method = r.method, warnings = r.warnings): EstimateSummary {
-  return Object.freeze({ method, logZ: r.logZ, stdErr: r.stdErr, reliable: r.reliable, warnings });
-}
-
-/** Everything computed for one family before the families are weighed against each other. */
-export interface FamilyRun {
-  result: Omit<
-    ClassifierFamilyResult,
-    "included" | "probability" | "probabilityStdErr" | "probabilityInterval" | "stackingWeight"
-  >;
-  predictive: PosteriorPredictive | null;
-  loo: Float64Array;
-}
-
-function runFamily(
-  name: ClassifierFamilyName,
-  model: ClassifierModel,
-  partition: readonly Int32Array[],
-  test: ClassificationData | null,
-  o: ClassifierComparisonSettings,
-  options: CompareClassifierFamiliesOptions,
-  rng: Rng,
-): FamilyRun {
-  const start = performance.now();
-  const [cvRng, postRng, checkRng, eversonRng] = rng.split(4);
-  const say = (step: string) => options.onProgress?.(`${name}: ${step}`);
-  const settings = { partition, draws: o.draws, chains: o.chains, warmup: o.warmup };
-  say("posterior draws given all training rows");
-  const sample = samplePosterior(model, {
-    rng: postRng,
-    chains: o.chains,
-    warmup: o.warmup,
-    draws: Math.ceil(o.draws / o.chains),
-    starts: "prior",
-  });
-  const cv = (form: "chain-rule" | "k-fold", stream: Rng): EvidenceEstimate => {
-    if (model.chainRuleEvidence !== undefined)
-      return model.chainRuleEvidence({ ...settings, rng: stream }, form);
-    if (!isSubsettable(model))
-      throw new OccamError("internal", `${name}: the family has no chain-rule evidence.`);
-    // The chain rule's factors bridge successive fold posteriors, the last being the posterior given
-    // all rows drawn above: a factor averaged over the previous posterior alone rests on few draws
-    // when a fold moves the posterior far (the second fold doubles the data).
-    return crossValidatedEvidence(model, {
-      form,
-      ...settings,
-      starts: "prior",
-      rng: stream,
-      ...(form === "chain-rule" ? { terms: "bridge" as const, finalSample: sample } : {}),
-    });
-  };
-  say("chain-rule evidence");
-  const chainRule = cv("chain-rule", cvRng);
-  // The chain rule's last posterior is `sample`, so chains that fail their checks fail it too.
-  // pknn computes its own chain rule (`chainRuleEvidence`) and is never tempered: its likelihood is a
-  // pseudo-likelihood, whose tempered "evidence" is not a probability of the labels.
-  const tempered =
-    o.tempered && !chainRule.reliable && model.chainRuleEvidence === undefined
-      ? temperedPosterior(model, o.temperedParticles, checkRng, say)
-      : null;
-  const temperedPassed = tempered?.result.reliable === true;
-  let crossCheck: EvidenceEstimate | null =
-    tempered === null ? null : temperedPassed ? chainRule : tempered.result;
-  if (crossCheck === null && (options.crossCheck ?? true)) {
-    say("cross-check");
-    crossCheck =
-      model.exactChainRule !== undefined
-        ? model.exactChainRule(partition, "chain-rule")
-        : estimateEvidence(model, {
-            method: "bridge",
-            sample,
-            seed: Math.floor(checkRng.uniform() * 2 ** 31),
-          });
-  }
-  // Where the chain rule failed and the tempered run passed, the family is weighed by the tempered
-  // evidence, and where the chains failed too, its particles make the predictions.
-  const evidence =
-    tempered !== null && temperedPassed
-      ? summarise(tempered.result, "smc", [
-          `weighed by tempered SMC on all training rows (${o.temperedParticles} particles), as the chain rule failed its checks: ${chainRule.warnings.join(" ")}`,
-          ...tempered.result.warnings,
-        ])
-      : summarise(chainRule, CHAIN_RULE);
-  const chainsFailed = sample.unreliable.length > 0;
-  const posterior =
-    tempered !== null && temperedPassed && chainsFailed
-      ? {
-          draws: tempered.draws,
-          reliable: true,
-          warnings: [
-            `posterior draws given all training rows from the tempered run's particles, as the HMC chains failed their checks: ${sample.unreliable.join(" ")}`,
-            ...sample.warnings,
-          ],
-        }
-      : {
-          draws: sample.draws,
-          reliable: !chainsFailed,
-          warnings: [
-            ...sample.unreliable,
-            ...sample.warnings,
-            ...(tempered === null || temperedPassed
-              ? []
-              : [
-                  `tempered SMC on all training rows failed its checks too: ${tempered.result.warnings.join(" ")}`,
-                ]),
-          ],
-        };
-  let everson: EvidenceEstimate | null = null;
-  if (options.everson ?? false) {
-    say("Everson's G-fold product");
-    everson = cv("k-fold", eversonRng);
-  }
-  say("predictions");
-  const predictive =
-    test === null ? null : posteriorPredictive(model, posterior.draws, test.X, test.n, test.labels);
-  const loo = leaveOneOut(model, posterior.draws);
-  const scores =
-    predictive === null || test === null
-      ? null
-      : {
-          ...classificationScores(predictive.probabilities, test.labels, model.classes),
-          logLossMcse: logLossMonteCarloError([{ weight: 1, predictive }]),
-        };
-  const z =
-    crossCheck === null
-      ? null
-      : (evidence.logZ - crossCheck.logZ) / Math.max(Math.hypot(evidence.stdErr, crossCheck.stdErr), 1e-12);
-  return {
-    predictive,
-    loo: loo.logDensity,
-    result: {
-      name,
-      summary: model.summary,
-      dim: model.dim,
-      evidence,
-      crossCheck:
-        crossCheck === null
-          ? null
-          : summarise(crossCheck, crossCheck === chainRule ? CHAIN_RULE : crossCheck.method),
-      crossCheckZ: z,
-      everson: everson === null ? null : summarise(everson),
-      posterior: Object.freeze({
-        reliable: posterior.reliable,
-        maxRhat: sample.maxRhat,
-        minEss: sample.minEss,
-        warnings: Object.freeze(posterior.warnings),
-      }),
-      loo: Object.freeze({ elpd: loo.elpd, elpdStdErr: loo.elpdStdErr, highParetoK: loo.highParetoK }),
-      test: scores === null ? null : Object.freeze(scores),
-      testProbabilities: predictive?.probabilities ?? null,
-      seconds: (performance.now() - start) / 1000,
-    },
-  };
-}
-
-/**
- * Tempered SMC on all training rows, for a family whose chain rule or chains fail their checks: its
- * evidence of the labels and its final particles as posterior draws (one run, 32 particles to an
- * island; its standard error from the islands' spread).
- */
-function temperedPosterior(
-  model: ClassifierModel,
-  particles: number,
-  rng: Rng,
-  say: (step: string) => void,
-): { result: EvidenceEstimate; draws: Draws } {
-  say(`tempered SMC on all training rows (${particles} particles)`);
-  return temperedSmcDraws(model, {
-    rng,
-    particles,
-    islands: Math.floor(particles / 32),
-    targetStdErr: "none",
-  });
 }
 
 /** Scores of a weighted mixture of the families' predictives. */
