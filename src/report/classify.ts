@@ -4,7 +4,6 @@
  * both averages' log loss (± Monte Carlo error) and accuracy, the reliability diagram of the averages
  * and the evidence-weighted average's confusion matrix.
  */
-
 import { estimatorName } from "../models/classifiers/families.js";
 import type {
   ClassifierFamilyComparison,
@@ -109,7 +108,8 @@ async function familiesSection(
         `(${cmp.inputs.join(", ")}), standardised by the ${cmp.trainRows} training rows of ${context.data}.`,
       `Each family's evidence log p(y | X, M) is computed by the chain rule over ${cmp.folds} stratified folds, the same for ` +
         "every family: the sum over folds g of log p(y_g | X_g, folds before g), each factor by bridge sampling between the " +
-        "posteriors given the folds before g and given those and g (for pknn, an average over the first of them). It is cross-checked by a second estimator on the same number: bridge sampling on " +
+        "posteriors given the folds before g and given those and g (for pknn, an average over the first of them). " +
+        "It is cross-checked by a second estimator on the same number: bridge sampling on " +
         "posterior draws given all rows, or quadrature for pknn; z is their difference over its standard error. " +
         "With --tempered, a family whose chain rule or chains failed their checks is also run by tempered SMC on all rows " +
         "(smc), whose evidence then weighs the family where the chain rule failed and it passed its own checks.",

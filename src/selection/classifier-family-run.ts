@@ -111,7 +111,7 @@ export function runFamily(
   // Where the chain rule failed and the tempered run passed, the family is weighed by the tempered
   // evidence, and where the chains failed too, its particles make the predictions.
   const evidence = passed
-    ? summarise(passed.result, "smc", [
+    ? summarise(passed.result, passed.result.method, [
         `weighed by tempered SMC on all training rows (${o.temperedParticles} particles), as the chain rule failed its checks: ${chainRule.warnings.join(" ")}`,
         ...passed.result.warnings,
       ])

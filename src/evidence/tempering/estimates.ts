@@ -175,8 +175,9 @@ export type IslandKind = "product" | "sum";
  * stepping-stone, chaining's lower ends), so the estimate is log mean Ẑ_g, computed in log space, with
  * the delta method's standard error sd(Ẑ_g / mean Ẑ)/√G. `"sum"`: each island's log Z is unbiased
  * for log Z (path sampling's average; chaining's geometric bridges to second order), so the estimate
- * is their mean and the standard error sd/√G. Either is scaled by {@link studentFactor}. The result is unreliable when the islands' log Z spread by more than
- * {@link MAX_ISLAND_SD} nats (the mean of their Z is then carried by a few islands).
+ * is their mean and the standard error sd/√G. Either is scaled by {@link studentFactor}. The result
+ * is unreliable when the islands' log Z spread by more than {@link MAX_ISLAND_SD} nats (the mean of
+ * their Z is then carried by a few islands).
  */
 export function combineIslands(islandLogZ: ArrayLike<number>, kind: IslandKind): IslandEstimate {
   const values = Array.from(islandLogZ);
