@@ -224,7 +224,7 @@ export function registerClassify(program: Command, io: Io): void {
       "where a family's chain rule or chains fail their checks (separated modes), weigh and predict by tempered SMC on all rows",
     )
     .addOption(
-      new Option("--tempered-particles <n>", "particles of that tempered run")
+      new Option("--tempered-particles <n>", "particles of each of its two tempered runs")
         .argParser(wholeNumber("--tempered-particles", 128))
         .default(256),
     )

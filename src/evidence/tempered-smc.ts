@@ -24,7 +24,15 @@ import {
 } from "./tempering/precision.js";
 
 /** Options of {@link temperedSmc}: the engine's, with tempered SMC's defaults. */
-export interface TemperedSmcOptions extends RandomOptions, TemperingOptions, PrecisionOptions {}
+export interface TemperedSmcOptions extends RandomOptions, TemperingOptions, PrecisionOptions {
+  /**
+   * At least two independent runs of `particles` (with `targetStdErr` "none", exactly two), and the
+   * standard error scaled by their spread ratio whenever it exceeds 1: for posteriors where one run's
+   * islands, which share its temperatures and step sizes, spread less than independent runs do.
+   * @defaultValue false
+   */
+  countRunSpread?: boolean;
+}
 
 /**
  * Tempered SMC's defaults: 2048 particles, steps that keep half the ESS, sweeps until a thousandth of
@@ -68,6 +76,9 @@ export type TemperedSmcResult = EvidenceEstimate<"smc", PooledDiagnostics>;
  * one whose moves stalled or diverged, and runs that disagree beyond their standard errors have it
  * scaled by their Birge ratio √(χ²/(k − 1)). On a 50-dimensional box-bounded Gaussian one run of 2048
  * particles has a standard error of 0.11–0.15 nats. Easy problems stop after the first run.
+ * With `countRunSpread`, at least two runs are pooled and their spread counts: on a one-hidden-layer
+ * network's posterior (iris) single runs of 256 particles were 0.2 nats low on average, two of seven
+ * beyond 2.9 standard errors, where pairs of them pooled so were within 1.3.
  *
  * A model with `bounds` is sampled on the unbounded scale (see `unbounded`); log Z is unchanged.
  *
@@ -117,10 +128,15 @@ function smcRuns(model: BayesModel, options: TemperedSmcOptions, finalSweeps: bo
   checkModel(model, where);
   const view = unbounded(model, where);
   const settings = { ...resolveTemperingOptions(view.model, options, SMC_DEFAULTS, where), finalSweeps };
-  const precision = resolvePrecision(options, settings.particles, where);
+  const countRunSpread = options.countRunSpread ?? false;
+  // Two runs and no target: a target no standard error exceeds, and room for the second run only.
+  const precision =
+    resolvePrecision(options, settings.particles, where) ??
+    (countRunSpread ? { target: Number.POSITIVE_INFINITY, maxParticles: 2 * settings.particles } : undefined);
+  const pooling = countRunSpread ? { ...PRODUCT_POOLING, countRunSpread } : PRODUCT_POOLING;
   const rng = resolveRng(options, where);
   let cloud: ParticleCloud | undefined;
-  const result = temperingToPrecision("smc", PRODUCT_POOLING, start, settings, precision, (runSettings) => {
+  const result = temperingToPrecision("smc", pooling, start, settings, precision, (runSettings) => {
     const run = runTempering(view.model, rng, runSettings, where);
     cloud = run.cloud;
     return { run, estimate: combineIslands(run.islandLogZ, "product"), reasons: [], extra: {} };

@@ -67,13 +67,16 @@ export interface CompareClassifierFamiliesOptions {
   /**
    * When a family's chain rule or its HMC chains given all training rows fail their checks (chains
    * that disagree or carry too few effective draws: separated modes, as networks' posteriors have),
-   * also run tempered SMC on all rows. Where it passes its own checks, its evidence of the same labels
-   * weighs the family in place of a failed chain rule (which becomes the cross-check), and its
-   * particles make the predictions in place of failed chains. Not for `pknn`, whose likelihood is a
-   * pseudo-likelihood. @defaultValue false
+   * also run tempered SMC on all rows (two runs, their spread counted). Where it passes its own
+   * checks, its evidence of the same labels weighs the family in place of a failed chain rule (which
+   * becomes the cross-check), and its particles make the predictions in place of failed chains. Not
+   * for `pknn`, whose likelihood is a pseudo-likelihood. @defaultValue false
    */
   tempered?: boolean;
-  /** Particles of that tempered run (32 to an island; at least 128, four islands). @defaultValue 256 */
+  /**
+   * Particles of each of those tempered runs (32 to an island; at least 128, four islands).
+   * @defaultValue 256
+   */
   temperedParticles?: number;
   /** Each family's own options (sizes, priors). */
   familyOptions?: ClassifierFamilyOptions;

@@ -112,7 +112,7 @@ export function runFamily(
   // evidence, and where the chains failed too, its particles make the predictions.
   const evidence = passed
     ? summarise(passed.result, passed.result.method, [
-        `weighed by tempered SMC on all training rows (${o.temperedParticles} particles), as the chain rule failed its checks: ${chainRule.warnings.join(" ")}`,
+        `weighed by tempered SMC on all training rows (two runs of ${o.temperedParticles} particles), as the chain rule failed its checks: ${chainRule.warnings.join(" ")}`,
         ...passed.result.warnings,
       ])
     : summarise(chainRule, CHAIN_RULE);
@@ -190,8 +190,9 @@ export function runFamily(
 
 /**
  * Tempered SMC on all training rows, for a family whose chain rule or chains fail their checks: its
- * evidence of the labels and its final particles as posterior draws (one run, 32 particles to an
- * island; its standard error from the islands' spread).
+ * evidence of the labels and its final particles as posterior draws. Two runs, 32 particles to an
+ * island, their spread counted beside their islands': on the networks' posteriors one run's islands,
+ * which share its temperatures and step sizes, spread less than independent runs do.
  */
 function temperedPosterior(
   model: ClassifierModel,
@@ -199,11 +200,12 @@ function temperedPosterior(
   rng: Rng,
   say: (step: string) => void,
 ): { result: EvidenceEstimate; draws: Draws } {
-  say(`tempered SMC on all training rows (${particles} particles)`);
+  say(`tempered SMC on all training rows (two runs of ${particles} particles)`);
   return temperedSmcDraws(model, {
     rng,
     particles,
     islands: Math.floor(particles / 32),
     targetStdErr: "none",
+    countRunSpread: true,
   });
 }

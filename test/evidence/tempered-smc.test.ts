@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { temperedSmc, temperedSmcDraws } from "../../src/evidence/tempered-smc.js";
-import { poolRuns } from "../../src/evidence/tempering/precision.js";
+import { poolRuns, spreadRatio } from "../../src/evidence/tempering/precision.js";
 import { powerLadder } from "../../src/evidence/tempering/schedule.js";
 import { correlatedGaussianProblem, hardProblem } from "../../src/models/hard-problems/index.js";
 import { expectAccurate, thrown } from "../support/assertions.js";
@@ -135,6 +135,28 @@ describe("temperedSmc", () => {
     expect(r.reliable).toBe(false);
     expect(r.warnings.join(" ")).toMatch(/HMC trajectories diverged/);
     expect(r.warnings.join(" ")).not.toMatch(/targetStdErr/);
+  });
+
+  it("with countRunSpread, pools two runs and scales the error by their spread ratio above 1 (d = 10)", () => {
+    const model = testModel(10);
+    const one = temperedSmc(model, { particles: 512, seed: 3 });
+    const r = temperedSmc(model, { particles: 512, seed: 3, countRunSpread: true });
+    const runs = r.diagnostics.runs.map((run) => ({ ...run, islands: 32 }));
+    expect(runs.map((run) => [run.particles, run.pooled])).toEqual([
+      [512, true],
+      [512, true],
+    ]);
+    expect(runs[0].logZ).toBe(one.logZ);
+    const pooled = poolRuns(runs, "product");
+    expect(r.logZ).toBeCloseTo(pooled.logZ, 12);
+    expect(r.stdErr).toBeCloseTo(pooled.stdErr * Math.max(1, spreadRatio(runs, pooled.logZ) as number), 12);
+    expect(r.reliable).toBe(true);
+    expect(r.warnings).toEqual([]);
+    expectAccurate(r.logZ, r.stdErr, model.exactLogEvidence());
+    // The draws are the last run's particles (the first run's final sweeps move the second's stream).
+    const { result, draws } = temperedSmcDraws(model, { particles: 512, seed: 3, countRunSpread: true });
+    expect(result.diagnostics.runs.map((run) => run.logZ)).toEqual([one.logZ, expect.any(Number)]);
+    expect(draws.nChains * draws.nDraws).toBe(512);
   });
 
   it("runs once at its defaults where one run meets the target (d = 1)", () => {

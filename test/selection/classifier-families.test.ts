@@ -76,7 +76,7 @@ describe("compareClassifierFamilies", () => {
     const [logistic, pknn] = compareClassifierFamilies(train, {
       ...base,
       tempered: true,
-      temperedParticles: 512,
+      temperedParticles: 256,
     }).families;
     expect(logistic0.posterior.reliable).toBe(false);
     expect(logistic0.evidence.reliable).toBe(false);
@@ -91,7 +91,7 @@ describe("compareClassifierFamilies", () => {
       /from the tempered run's particles, as the HMC chains failed/,
     );
     expect(logistic.evidence.warnings[0]).toMatch(
-      /^weighed by tempered SMC on all training rows \(512 particles\), as the chain rule failed its checks: /,
+      /^weighed by tempered SMC on all training rows \(two runs of 256 particles\), as the chain rule failed its checks: /,
     );
     expect(logistic.testProbabilities).not.toEqual(logistic0.testProbabilities);
     // Against bridge sampling on 2000 draws of reliable chains.
