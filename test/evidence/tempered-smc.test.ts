@@ -176,10 +176,15 @@ describe("temperedSmc", () => {
 });
 
 describe("temperedSmc's HMC moves", () => {
-  it("adapt their step size to the model's hmcTargetAccept where it gives one (a neck's curvature)", () => {
+  it("adapt their step size to the model's hmcTargetAccept, or the caller's, where either gives one", () => {
     const funnel = hardProblem("funnel-d10").model;
-    const acceptance = (model: typeof funnel) => {
-      const r = temperedSmc(model, { seed: 1, particles: 256, islands: 8 });
+    const acceptance = (model: typeof funnel, hmcTargetAccept?: number) => {
+      const r = temperedSmc(model, {
+        seed: 1,
+        particles: 256,
+        islands: 8,
+        ...(hmcTargetAccept === undefined ? {} : { hmcTargetAccept }),
+      });
       const swept = r.diagnostics.stages
         .filter((s) => s.sweeps > 0)
         .map((s) => s.acceptanceRate ?? Number.NaN);
@@ -188,6 +193,12 @@ describe("temperedSmc's HMC moves", () => {
     // 0.8 by default (0.82 measured), 0.95 asked for (0.94).
     expect(acceptance(funnel)).toBeLessThan(0.88);
     expect(acceptance({ ...funnel, hmcTargetAccept: 0.95 })).toBeGreaterThan(0.91);
+    // The caller's, for one run, over the model's.
+    expect(acceptance(funnel, 0.95)).toBeGreaterThan(0.91);
+    expect(acceptance({ ...funnel, hmcTargetAccept: 0.95 }, 0.8)).toBeLessThan(0.88);
+    expect(thrown(() => temperedSmc(funnel, { hmcTargetAccept: 1 })).message).toMatch(
+      /hmcTargetAccept must lie strictly between 0 and 1, got 1/,
+    );
   });
 });
 

@@ -77,6 +77,8 @@ export interface TemperingSettings {
    * every sweep towards the move's target acceptance (transitional MCMC's 0.2).
    */
   readonly fixedStepSize?: number;
+  /** HMC's target acceptance in place of the model's `hmcTargetAccept` (or 0.8 without one). */
+  readonly hmcTargetAccept?: number;
 }
 
 /** What an estimator sees of a run. */
@@ -157,6 +159,7 @@ export function runTempering(
     maxSweeps: settings.maxSweeps,
     memoryLeft: settings.memoryLeft,
     fixedStepSize: settings.fixedStepSize !== undefined,
+    hmcTargetAccept: settings.hmcTargetAccept ?? model.hmcTargetAccept,
     rng,
     counter,
     where,
@@ -265,6 +268,8 @@ interface StageContext {
   readonly maxSweeps: number;
   /** Whether the step size stays as given (no tuning). */
   readonly fixedStepSize: boolean;
+  /** HMC's target acceptance where the settings or the model give one. */
+  readonly hmcTargetAccept: number | undefined;
   readonly rng: Rng;
   readonly counter: LikelihoodCounter;
   readonly where: string;
@@ -292,11 +297,10 @@ function moveStage(
   const { cloud, move } = c;
   const N = cloud.n;
   // A model that says where its posterior's curvature outgrows its bulk's (a neck) asks HMC for a
-  // higher acceptance, and so a shorter step, as its chains get (see `BayesModel.hmcTargetAccept`).
+  // higher acceptance, and so a shorter step, as its chains get (see `BayesModel.hmcTargetAccept`);
+  // a caller may ask it for one run, as Stan's users raise adapt_delta where trajectories diverge.
   const alpha =
-    move === "hmc" && c.model.hmcTargetAccept !== undefined
-      ? c.model.hmcTargetAccept
-      : targetAcceptance(move, cloud.dim);
+    move === "hmc" && c.hmcTargetAccept !== undefined ? c.hmcTargetAccept : targetAcceptance(move, cloud.dim);
   const maxStep = maxStepSize(move);
   let limit = sweeps === "auto" ? c.maxSweeps : sweeps;
   let decided = sweeps !== "auto";

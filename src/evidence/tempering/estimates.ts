@@ -68,6 +68,12 @@ export interface TemperingOptions {
    * @defaultValue 10000
    */
   maxStages?: number;
+  /**
+   * HMC moves' target acceptance, in (0, 1): higher for shorter steps where trajectories diverge, as
+   * Stan's users raise `adapt_delta`.
+   * @defaultValue the model's `hmcTargetAccept`, else 0.8
+   */
+  hmcTargetAccept?: number;
 }
 
 /** Each estimator's defaults for the options it does not share with the others. */
@@ -119,6 +125,13 @@ export function resolveTemperingOptions(
       `${where}: targetEss must lie strictly between 0 and 1, got ${targetEss}.`,
     );
   }
+  const { hmcTargetAccept } = options;
+  if (hmcTargetAccept !== undefined && !(hmcTargetAccept > 0 && hmcTargetAccept < 1)) {
+    throw new OccamError(
+      "invalid-argument",
+      `${where}: hmcTargetAccept must lie strictly between 0 and 1, got ${String(hmcTargetAccept)}.`,
+    );
+  }
   const ladder =
     options.ladder === undefined ? defaults.ladder : validateLadder(options.ladder, `${where}: ladder`);
   return {
@@ -135,6 +148,7 @@ export function resolveTemperingOptions(
     finalSweeps: defaults.finalSweeps,
     // A fixed ladder takes exactly its number of rungs.
     maxStages: ladder === undefined ? maxStages : Math.max(maxStages, ladder.length - 1),
+    ...(hmcTargetAccept === undefined ? {} : { hmcTargetAccept }),
   };
 }
 
