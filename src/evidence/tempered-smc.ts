@@ -26,9 +26,11 @@ import {
 /** Options of {@link temperedSmc}: the engine's, with tempered SMC's defaults. */
 export interface TemperedSmcOptions extends RandomOptions, TemperingOptions, PrecisionOptions {
   /**
-   * At least two independent runs of `particles` (with `targetStdErr` "none", exactly two), and the
-   * standard error scaled by their spread ratio whenever it exceeds 1: for posteriors where one run's
-   * islands, which share its temperatures and step sizes, spread less than independent runs do.
+   * At least two independent runs of `particles`, and the standard error scaled by their spread ratio
+   * whenever it exceeds 1: for posteriors where one run's islands, which share its temperatures and
+   * step sizes, spread less than independent runs do. With `targetStdErr` "none" (the default when
+   * `particles` is given) exactly two, unless the first fails its checks or its islands disagree:
+   * then that run alone, flagged.
    * @defaultValue false
    */
   countRunSpread?: boolean;
@@ -95,9 +97,10 @@ export function temperedSmc(model: BayesModel, options: TemperedSmcOptions = {})
  * (island g is chain g; an island's particles beyond the smallest island's size are left out). For
  * posteriors that a few MCMC chains cannot stand for, such as one with separated modes: the cloud
  * holds each mode in proportion to its mass, as the incremental weights put it there. With
- * `particles` given (one run), log Z is {@link temperedSmc}'s with the same options; the moves at β = 1
- * are checked too (stalls, divergences). The draws' log densities are the particles' log p(θ) + log L(θ),
- * or NaN for a model with `bounds`.
+ * `particles` given and without `countRunSpread` (one run), log Z is {@link temperedSmc}'s with the
+ * same options. The moves at β = 1 are checked too (stalls, divergences); every run makes them, since
+ * which run is the last is known only once it ends. The draws' log densities are the particles'
+ * log p(θ) + log L(θ), or NaN for a model with `bounds`.
  */
 export function temperedSmcDraws(
   model: BayesModel,
@@ -129,10 +132,7 @@ function smcRuns(model: BayesModel, options: TemperedSmcOptions, finalSweeps: bo
   const view = unbounded(model, where);
   const settings = { ...resolveTemperingOptions(view.model, options, SMC_DEFAULTS, where), finalSweeps };
   const countRunSpread = options.countRunSpread ?? false;
-  // Two runs and no target: a target no standard error exceeds, and room for the second run only.
-  const precision =
-    resolvePrecision(options, settings.particles, where) ??
-    (countRunSpread ? { target: Number.POSITIVE_INFINITY, maxParticles: 2 * settings.particles } : undefined);
+  const precision = resolvePrecision(options, settings.particles, where, countRunSpread ? 2 : 1);
   const pooling = countRunSpread ? { ...PRODUCT_POOLING, countRunSpread } : PRODUCT_POOLING;
   const rng = resolveRng(options, where);
   let cloud: ParticleCloud | undefined;

@@ -123,7 +123,7 @@ export function runFamily(
           draws: passed.draws,
           reliable: true,
           warnings: [
-            `posterior draws given all training rows from the tempered run's particles, as the HMC chains failed their checks: ${sample.unreliable.join(" ")}`,
+            `posterior draws given all training rows from the last tempered run's particles, as the HMC chains failed their checks: ${sample.unreliable.join(" ")}`,
             ...sample.warnings,
           ],
         }

@@ -137,7 +137,7 @@ describe("temperedSmc", () => {
     expect(r.warnings.join(" ")).not.toMatch(/targetStdErr/);
   });
 
-  it("with countRunSpread, pools two runs and scales the error by their spread ratio above 1 (d = 10)", () => {
+  it("with countRunSpread, pools two runs, their error scaled by their spread ratio where above 1 (d = 10)", () => {
     const model = testModel(10);
     const one = temperedSmc(model, { particles: 512, seed: 3 });
     const r = temperedSmc(model, { particles: 512, seed: 3, countRunSpread: true });

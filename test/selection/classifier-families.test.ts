@@ -88,7 +88,7 @@ describe("compareClassifierFamilies", () => {
     expect(logistic.crossCheck?.logZ).toBe(logistic0.evidence.logZ);
     expect(logistic.posterior.reliable).toBe(true);
     expect(logistic.posterior.warnings[0]).toMatch(
-      /from the tempered run's particles, as the HMC chains failed/,
+      /from the last tempered run's particles, as the HMC chains failed/,
     );
     expect(logistic.evidence.warnings[0]).toMatch(
       /^weighed by tempered SMC on all training rows \(two runs of 256 particles\), as the chain rule failed its checks: /,

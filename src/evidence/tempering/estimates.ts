@@ -70,7 +70,7 @@ export interface TemperingOptions {
   maxStages?: number;
   /**
    * HMC moves' target acceptance, in (0, 1): higher for shorter steps where trajectories diverge, as
-   * Stan's users raise `adapt_delta`.
+   * Stan's users raise `adapt_delta`. Other moves keep their own.
    * @defaultValue the model's `hmcTargetAccept`, else 0.8
    */
   hmcTargetAccept?: number;

@@ -99,11 +99,16 @@ export interface EstimatorRun<X extends object> {
   readonly extra: X;
 }
 
-/** `targetStdErr` and `maxParticles` resolved: undefined for a single run. */
+/**
+ * `targetStdErr` and `maxParticles` resolved: undefined for a single run. With `targetStdErr` "none"
+ * and `minRuns` above 1, a target no standard error exceeds and room for `minRuns` runs of the first
+ * run's size: that many runs, unless one fails its checks or the first run's islands disagree.
+ */
 export function resolvePrecision(
   options: PrecisionOptions & { particles?: number },
   firstRun: number,
   where: string,
+  minRuns = 1,
 ): Precision | undefined {
   const given = options.targetStdErr ?? (options.particles === undefined ? DEFAULT_TARGET_STD_ERR : "none");
   if (given !== "none" && !(typeof given === "number" && given > 0 && Number.isFinite(given))) {
@@ -114,7 +119,8 @@ export function resolvePrecision(
   }
   const maxParticles = options.maxParticles ?? 16 * firstRun;
   checkCount(maxParticles, "maxParticles", where, firstRun);
-  return given === "none" ? undefined : { target: given, maxParticles };
+  if (given !== "none") return { target: given, maxParticles };
+  return minRuns > 1 ? { target: Number.POSITIVE_INFINITY, maxParticles: minRuns * firstRun } : undefined;
 }
 
 /** How an estimator's runs pool. */

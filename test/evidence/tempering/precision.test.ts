@@ -10,6 +10,7 @@ import {
 import {
   birgeRatioOf,
   poolRuns,
+  resolvePrecision,
   spreadRatio,
   temperingToPrecision,
 } from "../../../src/evidence/tempering/precision.js";
@@ -248,6 +249,26 @@ describe("pooling runs towards a precision target", () => {
       [128, true],
       [128, true],
     ]);
+  });
+
+  it('with targetStdErr "none" and two runs due, makes exactly two, or one that is flagged', () => {
+    expect(resolvePrecision({ particles: 64 }, 64, "test")).toBeUndefined();
+    const precision = resolvePrecision({ particles: 64 }, 64, "test", 2);
+    expect(precision).toEqual({ target: Number.POSITIVE_INFINITY, maxParticles: 128 });
+    const { target, maxParticles } = precision as NonNullable<typeof precision>;
+    const options = { countRunSpread: true, target };
+    const two = runsOf(maxParticles, () => islands(0.05), options);
+    expect(two.diagnostics.runs.map((run) => [run.particles, run.pooled])).toEqual([
+      [64, true],
+      [64, true],
+    ]);
+    expect(two.warnings).toEqual([]);
+    // A first run whose islands spread by more than a nat would be followed by one twice as large,
+    // beyond the budget: it stands alone, flagged, and no one is told to raise maxParticles.
+    const wide = runsOf(maxParticles, () => islands(1.5), options);
+    expect(wide.diagnostics.runs).toHaveLength(1);
+    expect(wide.reliable).toBe(false);
+    expect(wide.warnings.join(" ")).not.toMatch(/maxParticles/);
   });
 
   it("when the runs' spread counts, makes two runs at least and scales the error by their spread ratio above 1", () => {
