@@ -51,8 +51,8 @@ export function resolveCloudMove(model: BayesModel, choice: CloudMove | "auto", 
 
 /**
  * Acceptance rate each move aims for: 0.8 for HMC (Stan's default; the engine takes the caller's
- * or the model's `hmcTargetAccept` instead where either gives one), 0.234 for random-walk Metropolis (0.44 in one
- * dimension; Roberts, Gelman & Gilks 1997).
+ * or the model's `hmcTargetAccept` instead where either gives one), 0.234 for random-walk
+ * Metropolis (0.44 in one dimension; Roberts, Gelman & Gilks 1997).
  */
 export function targetAcceptance(move: CloudMove, d: number): number {
   if (move === "hmc") return 0.8;
