@@ -17,6 +17,7 @@ import {
 } from "./tempering/estimates.js";
 import {
   type PooledDiagnostics,
+  type Pooling,
   PRODUCT_POOLING,
   type PrecisionOptions,
   resolvePrecision,
@@ -80,7 +81,7 @@ export type TemperedSmcResult = EvidenceEstimate<"smc", PooledDiagnostics>;
  * particles has a standard error of 0.11–0.15 nats. Easy problems stop after the first run.
  * With `countRunSpread`, at least two runs are pooled and their spread counts: on a one-hidden-layer
  * network's posterior (iris) single runs of 256 particles were 0.2 nats low on average, two of seven
- * beyond 2.9 standard errors, where pairs of them pooled so were within 1.3.
+ * beyond 2.9 standard errors, where pairs of them pooled so were at most 1.33 from it.
  *
  * A model with `bounds` is sampled on the unbounded scale (see `unbounded`); log Z is unchanged.
  *
@@ -133,7 +134,7 @@ function smcRuns(model: BayesModel, options: TemperedSmcOptions, finalSweeps: bo
   const settings = { ...resolveTemperingOptions(view.model, options, SMC_DEFAULTS, where), finalSweeps };
   const countRunSpread = options.countRunSpread ?? false;
   const precision = resolvePrecision(options, settings.particles, where, countRunSpread ? 2 : 1);
-  const pooling = countRunSpread ? { ...PRODUCT_POOLING, countRunSpread } : PRODUCT_POOLING;
+  const pooling: Pooling = { ...PRODUCT_POOLING, countRunSpread };
   const rng = resolveRng(options, where);
   let cloud: ParticleCloud | undefined;
   const result = temperingToPrecision("smc", pooling, start, settings, precision, (runSettings) => {

@@ -112,7 +112,8 @@ async function familiesSection(
         "It is cross-checked by a second estimator on the same number: bridge sampling on " +
         "posterior draws given all rows, or quadrature for pknn; z is their difference over its standard error. " +
         "With --tempered, a family whose chain rule or chains failed their checks is also run by tempered SMC on all rows " +
-        "(smc), whose evidence then weighs the family where the chain rule failed and it passed its own checks.",
+        "(smc), whose evidence then weighs the family where the chain rule failed and it passed its own checks; the " +
+        "other of the two is then the cross-check.",
       `Family probabilities p(M | D) take the prior over families (uniform unless given); their ${level} intervals carry ` +
         "the evidences' errors. A family whose evidence is not reliable is left out of the probabilities and the " +
         "average unless asked for (--include-unreliable). Stacking " +

@@ -191,8 +191,8 @@ export function runFamily(
 /**
  * HMC's target acceptance in a family's tempered runs, where the family asks no higher: the networks'
  * posteriors made a run at 0.8 diverge on just over the 0.1 % of trajectories allowed (iris's
- * network, second split: 61–83 of 57 000–73 000, three runs in four flagged), and at 0.9 on 2–11,
- * with estimates that agreed with those at 0.8 within their errors.
+ * network, second split: 61–83 of 57 000–73 000, three pairs of runs in four flagged), and at 0.9
+ * on 2–11, with estimates that agreed with those at 0.8 within their errors.
  */
 const TEMPERED_HMC_TARGET_ACCEPT = 0.9;
 
