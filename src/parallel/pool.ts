@@ -22,16 +22,20 @@ import {
 
 /**
  * The URL of the module `name` beside `base` (an `import.meta.url`): the compiled `name.js` when it
- * exists (occam run from dist/), else `name.ts` (occam run from its sources, as under vitest or tsx).
+ * exists (occam run from dist/), else `name.ts` (occam run from its sources, as under vitest or tsx);
+ * `.cjs` and `.cts` for a CommonJS module.
  */
-export function siblingModule(base: string, name: string): string {
-  const compiled = new URL(`./${name}.js`, base);
-  return existsSync(fileURLToPath(compiled)) ? compiled.href : new URL(`./${name}.ts`, base).href;
+export function siblingModule(base: string, name: string, kind: "esm" | "cjs" = "esm"): string {
+  const [compiledExtension, sourceExtension] = kind === "esm" ? [".js", ".ts"] : [".cjs", ".cts"];
+  const compiled = new URL(`./${name}${compiledExtension}`, base);
+  return existsSync(fileURLToPath(compiled))
+    ? compiled.href
+    : new URL(`./${name}${sourceExtension}`, base).href;
 }
 
-/** Node flags that let a thread load TypeScript sources: tsx's loader, when the entry is a `.ts` file. */
+/** Node flags that let a thread load TypeScript sources: tsx's loader, when the entry is a source file. */
 function threadExecArgv(entry: string): string[] | undefined {
-  if (!entry.endsWith(".ts")) return undefined;
+  if (!/\.c?ts$/.test(entry)) return undefined;
   const loader = createRequire(import.meta.url).resolve("tsx");
   return ["--import", pathToFileURL(loader).href];
 }
@@ -66,17 +70,19 @@ function unitResult(outcome: ThreadOutcome): unknown {
 
 /** Starts a pool of threads that run units of the given command module. */
 export function createThreadPool(options: ThreadPoolOptions): ThreadPool {
-  const entry = siblingModule(import.meta.url, "thread-entry");
-  const workerData: ThreadData = {
+  // Piscina loads the CommonJS boot file, which imports the thread's program (see thread-boot.cts).
+  const boot = siblingModule(import.meta.url, "thread-boot", "cjs");
+  const workerData: ThreadData & { entry: string } = {
+    entry: siblingModule(import.meta.url, "thread-entry"),
     commands: options.commands,
     dataFolder: options.dataFolder ?? process.cwd(),
   };
   const piscina = new Piscina({
-    filename: entry,
+    filename: boot,
     // Started at once: each thread loads occam while the job is being handed out.
     minThreads: options.threads,
     maxThreads: options.threads,
-    execArgv: threadExecArgv(entry),
+    execArgv: threadExecArgv(boot),
     workerData,
   });
   return {
