@@ -16,8 +16,8 @@ import { join } from "node:path";
 import { readCsv, readCsvColumns } from "../src/data/csv.js";
 import { formulaDesign } from "../src/data/formula.js";
 import { compareEstimators } from "../src/evidence/compare.js";
-import { loadModel } from "../src/model/load.js";
 import { classifierTable, encodeClassifierTable } from "../src/models/classifiers/index.js";
+import { loadModelFile } from "../src/parallel/model-file.js";
 import { compareClassifierFamilies } from "../src/selection/classifier-families.js";
 import { compareLinearModels } from "../src/selection/linear.js";
 
@@ -48,7 +48,7 @@ async function time(name: string, build: () => Promise<string>): Promise<Record<
 }
 
 export async function measurements(): Promise<Record<string, number>> {
-  const model = await loadModel("examples/evidence-model.mjs");
+  const model = await loadModelFile("examples/evidence-model.mjs");
   const comparison = compareEstimators(model, ["bridge", "smc", "stepping-stone"], { seed: 1 });
   const evidence = await time("evidence", async () => {
     const { evidenceReportHtml } = await import("../src/report/evidence.js");

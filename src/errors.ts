@@ -1,6 +1,7 @@
 /**
- * Error codes of occam. `user` codes mean the caller gave something wrong (the CLI exits 2);
- * `numeric` and `internal` mean a computation failed (the CLI exits 1 for `internal`).
+ * Error codes of occam. Every code but `internal` means the caller gave something wrong (the CLI exits
+ * 2): bad arguments or data, or, with `model-error`, a user's model whose own code threw; `internal` is
+ * occam's own fault (the CLI exits 1).
  */
 export type OccamErrorCode =
   | "invalid-argument"
@@ -9,6 +10,7 @@ export type OccamErrorCode =
   | "not-positive-definite"
   | "invalid-data"
   | "aborted"
+  | "model-error"
   | "internal";
 
 /**

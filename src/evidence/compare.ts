@@ -93,7 +93,9 @@ export function runEstimators(
     try {
       return { result: estimateEvidence(model, { method, draws: options.draws, sample, seed }) };
     } catch (error) {
-      if (!(error instanceof OccamError)) throw error;
+      // A method that cannot run on the model is one failure among the methods; a model whose own
+      // code threw is wrong for every method.
+      if (!(error instanceof OccamError) || error.code === "model-error") throw error;
       return { failure: { method, message: error.message } };
     }
   });

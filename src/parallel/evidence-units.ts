@@ -7,7 +7,7 @@ import { type EstimatorOutcome, runEstimators } from "../evidence/compare.js";
 import { EVIDENCE_METHODS, type EvidenceMethod } from "../evidence/estimate.js";
 import type { PosteriorSample } from "../evidence/posterior-sampling.js";
 import { Draws } from "../model/draws.js";
-import { loadModel } from "../model/load.js";
+import { loadModelFile } from "./model-file.js";
 import { defineUnitCommand, unitCommands } from "./units.js";
 
 /** What an evidence unit returns: the outcomes of its methods and the draws it made, if any. */
@@ -31,7 +31,7 @@ export const evidenceMethodsCommand = defineUnitCommand({
       message: "only must index the methods",
     }),
   async run(payload, context): Promise<EvidenceUnitResult> {
-    const model = await loadModel(context.dataPath(payload.model));
+    const model = await loadModelFile(context.dataPath(payload.model));
     return runEstimators(model, payload.methods as EvidenceMethod[], {
       seed: payload.seed,
       only: payload.only,

@@ -12,8 +12,8 @@ import {
   summariseEstimators,
 } from "../evidence/compare.js";
 import { type EvidenceMethod, NEEDS_DRAWS } from "../evidence/estimate.js";
-import { loadModel } from "../model/load.js";
 import { type EvidenceUnitResult, reviveSample } from "./evidence-units.js";
+import { loadModelFile } from "./model-file.js";
 import { siblingModule } from "./pool.js";
 import { type ParallelOptions, runUnits } from "./run.js";
 import type { Unit } from "./units.js";
@@ -28,7 +28,7 @@ export async function compareEstimatorsInParallel(
   options: Omit<CompareEstimatorsOptions, "draws"> & ParallelOptions = {},
 ): Promise<EstimatorComparison> {
   checkMethodCount(methods);
-  const model = await loadModel(modelPath);
+  const model = await loadModelFile(modelPath);
   const shared = methods.flatMap((m, i) => (NEEDS_DRAWS.has(m) ? [i] : []));
   const groups = [
     ...(shared.length > 0 ? [shared] : []),
