@@ -32,7 +32,7 @@ async function classify(extra: string[]): Promise<{ wall: number; cpu: number; r
       stdout += t;
     },
     stderr: () => undefined,
-    interactive: false,
+    progress: "off",
   };
   const cpu0 = process.cpuUsage();
   const start = performance.now();

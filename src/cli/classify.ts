@@ -17,7 +17,7 @@ import type {
   EstimateSummary,
 } from "../selection/classifier-families.js";
 import { columnList, openUnitInterval, parseSeed, wholeNumber } from "./arguments.js";
-import type { Io } from "./io.js";
+import { type Io, progressLine } from "./io.js";
 import { checkedJson } from "./json.js";
 import { interruptible, redisOption, workersOption } from "./parallel.js";
 import { parseReportPath, REPORT_OPTION_HELP, writeReport } from "./report-file.js";
@@ -242,10 +242,7 @@ export function registerClassify(program: Command, io: Io): void {
       const { train, test } = readTables(path, flags);
       // Loaded only when asked for, so that other commands start quickly.
       const { compareClassifierFamiliesInParallel } = await import("../parallel/classify.js");
-      // Progress goes to stderr, one overwritten line, and only on a terminal.
-      const onProgress = io.interactive
-        ? (step: string) => io.stderr(`\r\x1b[2Kclassify: ${step}`)
-        : undefined;
+      const progress = progressLine(io, "classify");
       const cmp = await interruptible(compareClassifierFamiliesInParallel, train, {
         workers: flags.workers,
         redis: flags.redis,
@@ -258,9 +255,9 @@ export function registerClassify(program: Command, io: Io): void {
         includeUnreliable: flags.includeUnreliable === true,
         tempered: flags.tempered === true,
         temperedParticles: flags.temperedParticles,
-        onProgress,
+        onProgress: progress?.show,
       });
-      if (onProgress) io.stderr("\r\x1b[2K");
+      progress?.clear();
       const report = classifyReport(cmp);
       io.stdout(flags.json ? `${checkedJson(report)}\n` : `${formatClassifyReport(report)}\n`);
       if (flags.report !== undefined) {

@@ -15,7 +15,7 @@ import {
   MAX_ESTIMATED_MODELS,
 } from "../selection/linear-options.js";
 import { columnList, parseSeed, positiveNumber, wholeNumber } from "./arguments.js";
-import type { Io } from "./io.js";
+import { type Io, progressLine } from "./io.js";
 import { checkedJson } from "./json.js";
 import { interruptible, redisOption, refuseRedis, workersOption } from "./parallel.js";
 import { parseReportPath, REPORT_OPTION_HELP, writeReport } from "./report-file.js";
@@ -171,7 +171,10 @@ export function registerCompare(program: Command, io: Io): void {
 /** `occam compare`: reads the data, compares the models and writes the table, JSON or report. */
 async function compareAction(path: string, flags: CompareFlags, command: Command, io: Io): Promise<void> {
   const data = linearData(await readCsvColumns(path), flags);
-  const progressLabel = flags.estimator ?? (flags.prior === "independent" ? "stepping-stone" : "exact");
+  const progress = progressLine(
+    io,
+    `compare (${flags.estimator ?? (flags.prior === "independent" ? "stepping-stone" : "exact")})`,
+  );
   const given = (name: string) => command.getOptionValueSource(name) === "cli";
   const exact = (flags.estimator ?? "exact") === "exact" && flags.prior !== "independent";
   // The computation is loaded only now: `occam --help` and the other commands do without it.
@@ -209,17 +212,15 @@ async function compareAction(path: string, flags: CompareFlags, command: Command
     folds: flags.folds,
     seed: flags.seed,
     mcmcSteps: flags.mcmcSteps,
-    // Progress goes to stderr, one overwritten line, and only on a terminal.
-    onProgress: io.interactive
-      ? (done, total) => io.stderr(`\r\x1b[2K${progressLabel}: model ${done} of ${total}`)
-      : undefined,
+    onProgress:
+      progress === undefined ? undefined : (done, total) => progress.show(`model ${done} of ${total}`),
   };
   // Ctrl-C is caught only where units run: elsewhere this thread could not see it until the end, so
   // there the default (the process ends at once) is kept.
   const result = inUnits
     ? await interruptible(compareLinearModelsInParallel, data, options)
     : await compareLinearModelsInParallel(data, options);
-  if (io.interactive && inUnits) io.stderr("\r\x1b[2K");
+  progress?.clear();
   const shown = flags.json ? result : { ...result, models: result.models.slice(0, flags.top ?? 10) };
   io.stdout(flags.json ? `${checkedJson(result)}\n` : `${formatComparison(shown, data.targetName)}\n`);
   if (flags.report !== undefined) {

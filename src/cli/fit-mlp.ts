@@ -4,7 +4,7 @@ import { OccamError } from "../errors.js";
 import type { BayesianMlpFit, MlpPredictive } from "../models/mlp/bayesian.js";
 import type { MlpData } from "../models/mlp/network.js";
 import { columnList, openUnitInterval, parseSeed, wholeNumber } from "./arguments.js";
-import type { Io } from "./io.js";
+import { type Io, progressLine } from "./io.js";
 import { checkedJson } from "./json.js";
 import { parseReportPath, REPORT_OPTION_HELP, writeReport } from "./report-file.js";
 import { formatNumber, formatTable } from "./table.js";
@@ -111,6 +111,7 @@ export function registerFitMlp(program: Command, io: Io): void {
       const test =
         flags.test === undefined ? undefined : tableData(readCsv(flags.test), inputs, targets, flags.test);
 
+      const progress = progressLine(io, "fit-mlp");
       let lastShown = -1;
       const { fitBayesianMlp } = await import("../models/mlp/bayesian.js");
       const fit = fitBayesianMlp(train, {
@@ -118,16 +119,18 @@ export function registerFitMlp(program: Command, io: Io): void {
         draws: flags.draws,
         warmup: flags.warmup,
         seed: flags.seed,
-        onProgress: io.interactive
-          ? (p) => {
-              const percent = Math.floor((100 * p.iteration) / p.total);
-              if (percent !== lastShown) {
-                lastShown = percent;
-                io.stderr(`\rsampling (${p.phase}) ${percent}%${p.iteration === p.total ? "\n" : ""}`);
-              }
-            }
-          : undefined,
+        onProgress:
+          progress === undefined
+            ? undefined
+            : (p) => {
+                const percent = Math.floor((100 * p.iteration) / p.total);
+                if (percent !== lastShown) {
+                  lastShown = percent;
+                  progress.show(`sampling (${p.phase}) ${percent}%`);
+                }
+              },
       });
+      progress?.clear();
       const divergences = fit.draws.divergences;
       refuseStuckChain(fit, train, flags.draws);
       if (divergences > 0) {

@@ -15,6 +15,10 @@ export function buildProgram(io: Io): Command {
   const program = new Command("occam")
     .description("Bayesian model comparison: marginal likelihoods with honest error bars")
     .version("0.1.0")
+    .option(
+      "--progress",
+      "show progress on stderr even when it is not a terminal (a line at most each second)",
+    )
     .exitOverride()
     .showHelpAfterError("(run with --help for usage)")
     .configureOutput({
@@ -36,8 +40,13 @@ export function buildProgram(io: Io): Command {
  * Runs the CLI and returns its exit code: 0 on success, 2 for a user's mistake (bad arguments,
  * bad data), 1 for an internal fault, 130 when interrupted (Ctrl-C). Errors are printed as one line on stderr, never a stack trace.
  */
-export async function main(argv: readonly string[], io: Io = processIo): Promise<number> {
+export async function main(argv: readonly string[], given: Io = processIo): Promise<number> {
+  // A copy whose progress mode `--progress` may change before the command runs.
+  const io: Io = { ...given };
   const program = buildProgram(io);
+  program.hook("preAction", (command) => {
+    if (command.opts().progress === true && io.progress === "off") io.progress = "lines";
+  });
   try {
     await program.parseAsync(argv as string[], { from: "user" });
     return 0;

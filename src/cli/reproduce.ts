@@ -1,7 +1,7 @@
 import { type Command, InvalidArgumentError, Option } from "commander";
 import { OccamError } from "../errors.js";
 import { parseSeed, positiveNumber, wholeNumber } from "./arguments.js";
-import type { Io } from "./io.js";
+import { type Io, progressLine } from "./io.js";
 import { checkedJson } from "./json.js";
 import { redisOption, withInterrupt, workersOption } from "./parallel.js";
 import { parseReportPath, REPORT_OPTION_HELP, writeReport } from "./report-file.js";
@@ -84,10 +84,7 @@ export function registerReproduce(program: Command, io: Io): void {
             `unknown experiment "${name}"; choose one of: ${names.join(", ")}.`,
           );
         }
-        // Progress goes to stderr, one overwritten line, and only on a terminal.
-        const onProgress = io.interactive
-          ? (step: string) => io.stderr(`\r\x1b[2K${name}: ${step}`)
-          : undefined;
+        const progress = progressLine(io, name);
         for (const [flag, owner] of [
           ["hidden", "robot-arm"],
           ["noise", "robot-arm"],
@@ -116,7 +113,7 @@ export function registerReproduce(program: Command, io: Io): void {
         const settings = {
           seed: options.seed,
           quick: options.quick === true,
-          onProgress,
+          onProgress: progress?.show,
           ...(options.hidden === undefined ? {} : { hidden: options.hidden }),
           ...(options.noise === undefined ? {} : { noise: options.noise }),
           ...(options.seeds === undefined ? {} : { seeds: options.seeds }),
@@ -128,7 +125,7 @@ export function registerReproduce(program: Command, io: Io): void {
               reproduction.run({ ...settings, workers: options.workers, redis: options.redis, signal }),
             )
           : reproduction.run(settings);
-        if (onProgress) io.stderr("\r\x1b[2K");
+        progress?.clear();
         if (options.report !== undefined && reproduction.report !== undefined) {
           const { reportHtml } = await import("../report/html.js");
           writeReport(options.report, reportHtml(await reproduction.report(result)));

@@ -27,12 +27,12 @@ describe("Ctrl-C on a command with workers", () => {
         "smc",
         "--samples",
         "4096",
-      ].concat(["--workers", "4", "--json", "--report", report]),
+      ].concat(["--workers", "4", "--json", "--report", report, "--progress"]),
       dir,
     );
-    // Long enough for the threads to be at work (the whole job takes some 20 s on two fast cores), and
-    // then Ctrl-C.
-    await new Promise((resolve) => setTimeout(resolve, 5_000));
+    // The first progress line says the units are running (the Ctrl-C handler is in place before they
+    // start); then Ctrl-C, however fast or slow the machine.
+    await run.waitFor(/compare \(smc\): model \d+ of \d+/, 110_000);
     expect(run.child.exitCode, run.stderr).toBeNull();
     const sent = Date.now();
     run.child.kill("SIGINT");

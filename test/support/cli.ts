@@ -19,7 +19,7 @@ export async function runCli(args: string[], interactive = false): Promise<CliRu
     stderr: (text) => {
       stderr += text;
     },
-    interactive,
+    progress: interactive ? "terminal" : "off",
   };
   const code = await main(args, io);
   return { code, stdout, stderr };
