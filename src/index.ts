@@ -13,6 +13,7 @@ export {
   type CsvColumns,
   type CsvOptions,
   type CsvTable,
+  csvColumns,
   type NumericTable,
   type NumericTableOptions,
   numericTable,
