@@ -171,6 +171,7 @@ export function registerCompare(program: Command, io: Io): void {
 /** `occam compare`: reads the data, compares the models and writes the table, JSON or report. */
 async function compareAction(path: string, flags: CompareFlags, command: Command, io: Io): Promise<void> {
   const data = linearData(await readCsvColumns(path), flags);
+  warnIfBinary(data, io);
   const progress = progressLine(
     io,
     `compare (${flags.estimator ?? (flags.prior === "independent" ? "stepping-stone" : "exact")})`,
@@ -230,6 +231,20 @@ async function compareAction(path: string, flags: CompareFlags, command: Command
 }
 
 /** The design of the comparison: from --formula, or the target and the numeric or text input columns. */
+/**
+ * Warns when the target takes only two values: a Gaussian linear model of a 0/1 outcome gives
+ * probabilities outside [0, 1] and a wrong noise model, so its Bayes factors are not the ones to trust.
+ */
+function warnIfBinary(data: LinearData, io: Io): void {
+  const values = new Set(data.design.y);
+  if (values.size !== 2) return;
+  const [a, b] = [...values].sort((u, v) => u - v);
+  io.stderr(
+    `occam: warning: ${data.targetName} takes only the values ${a} and ${b}: compare fits a Gaussian linear model, ` +
+      "which is wrong for a binary outcome (its residuals are not Gaussian and its fitted values leave [0, 1]).\n",
+  );
+}
+
 function linearData(csv: CsvColumns, flags: CompareFlags): LinearData {
   if (flags.formula !== undefined) {
     if (flags.target !== undefined || flags.inputs !== undefined) {

@@ -158,8 +158,8 @@ export interface LinearModelRow {
   rSquared: number;
   /** log p(y | M) in nats (the estimate, for a sampled estimator); null under the g-priors. */
   logEvidence: number | null;
-  /** The estimator's standard error; 0 for exact values. */
-  stdErr: number;
+  /** The standard error of `logEvidence`: 0 for an exact value, null where `logEvidence` is. */
+  stdErr: number | null;
   /** The exact log evidence, present only when `logEvidence` is an estimate and the exact value is known. */
   exactLogEvidence?: number;
   /** Against the intercept-only model. */

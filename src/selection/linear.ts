@@ -193,7 +193,7 @@ export function linearComparisonResult(setup: LinearComparisonSetup, result: Ran
       inputs: Array.from(m.members, (t) => termNames[t]),
       rSquared: family.rSquared(m.members),
       logEvidence: family.givesEvidence ? m.score : null,
-      stdErr: e?.stdErr ?? 0,
+      stdErr: family.givesEvidence ? (e?.stdErr ?? 0) : null,
       ...(e?.exact === undefined ? {} : { exactLogEvidence: e.exact }),
       logBayesFactor: m.score - (e?.nullScore ?? nullScore),
       ...(e === undefined ? {} : { logBayesFactorStdErr: e.nullStdErr }),

@@ -77,7 +77,21 @@ describe("occam compare", () => {
     );
     expect(zs.models).toHaveLength(2);
     expect(zs.models[0].logEvidence).toBeNull();
+    expect(zs.models[0].stdErr).toBeNull();
     expect(zs.prior.name).toBe("zellner-siow");
+  });
+
+  it("warns that a target of two values is fitted as Gaussian", async () => {
+    const binary = csv(
+      "binary.csv",
+      `x,y\n${Array.from({ length: 12 }, (_, i) => `${i},${i % 3 === 0 ? 1 : 0}`).join("\n")}\n`,
+    );
+    const r = await run(["compare", binary, "--target", "y"]);
+    expect(r.code).toBe(0);
+    expect(r.stderr).toMatch(
+      /^occam: warning: y takes only the values 0 and 1: compare fits a Gaussian linear model/,
+    );
+    expect((await run(["compare", good, "--target", "y"])).stderr).toBe("");
   });
 
   it.each([
@@ -263,7 +277,7 @@ describe("occam compare", () => {
     expect(rows).toHaveLength(5);
     // The best model's log Bayes factor against itself is exactly 0; every other one shows its error.
     expect(rows[0]).toMatch(/ 0\.00 +\S+ \[/);
-    for (const row of rows.slice(1)) expect(row).toMatch(/−[\d.]+ ± [\d.]+ +\S+ \[/);
+    for (const row of rows.slice(1)) expect(row).toMatch(/-[\d.]+ ± [\d.]+ +\S+ \[/);
   });
 
   it("agrees with R's regressionBF to 1e-5 on every subset of 10 inputs, and with 30-digit quadrature to 1e-9", async () => {

@@ -130,7 +130,7 @@ describe("compareLinearModels with a sampled estimator", () => {
         const truth = exactOf(row.inputs)?.logEvidence as number;
         expect(row.exactLogEvidence).toBe(truth);
         expect(row.stdErr).toBeGreaterThan(0);
-        expect(Math.abs((row.logEvidence as number) - truth)).toBeLessThan(4 * row.stdErr);
+        expect(Math.abs((row.logEvidence as number) - truth)).toBeLessThan(4 * (row.stdErr as number));
       }
       const errors = result.models.map((m) =>
         Math.abs((m.logEvidence as number) - (m.exactLogEvidence as number)),
@@ -251,7 +251,9 @@ describe("compareLinearModels under the independent-precision prior", () => {
       const exact = independentPrecisionQuadrature(Z, small.y, 30, k, hyper, 0.05);
       expect(exact.error).toBeLessThan(1e-6);
       expect(model.stdErr).toBeGreaterThan(0);
-      expect(Math.abs((model.logEvidence ?? Number.NaN) - exact.logZ)).toBeLessThan(4 * model.stdErr);
+      expect(Math.abs((model.logEvidence ?? Number.NaN) - exact.logZ)).toBeLessThan(
+        4 * (model.stdErr as number),
+      );
     }
     expect(result.models[0].inputs).toEqual(["u"]);
   });
