@@ -20,10 +20,13 @@ function decimalsFor(stdErr: number): number {
   return stdErr > 0 ? Math.max(0, Math.min(6, 1 - Math.floor(Math.log10(stdErr)))) : 2;
 }
 
-/** x to `decimals` places, with a true minus sign and no "-0". */
+/**
+ * x to `decimals` places and no "-0". Its minus sign is the ASCII hyphen-minus, as in every other number
+ * occam prints, so that a number copied from a table parses.
+ */
 function fixed(x: number, decimals: number): string {
   const text = x.toFixed(decimals);
-  return /^-0\.?0*$/.test(text) ? text.slice(1) : text.replace("-", "−");
+  return /^-0\.?0*$/.test(text) ? text.slice(1) : text;
 }
 
 /** A log Bayes factor (± its standard error when it has one), to 0.01 nats or the error's precision. */
