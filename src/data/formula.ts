@@ -69,9 +69,14 @@ export function parseFormula(text: string): Formula {
   let at = 2;
   let dot = false;
   const peek = () => tokens[at];
+  // The rest of the formula from token `at`, as the user wrote it (a name's token starts with a backquote).
+  const rest = () =>
+    tokens
+      .slice(at)
+      .map((t) => (t.startsWith("`") ? t.slice(1) : t))
+      .join(" ");
   const expect = (what: string) => {
-    if (tokens[at] !== what)
-      throw invalid(`--formula: expected "${what}" at "${tokens.slice(at).join(" ")}" in "${text}".`);
+    if (tokens[at] !== what) throw invalid(`--formula: expected "${what}" at "${rest()}" in "${text}".`);
     at++;
   };
   const unique = (set: TermSet): TermSet => {
@@ -107,9 +112,7 @@ export function parseFormula(text: string): Formula {
       at++;
       return [[t.slice(1)]];
     }
-    throw invalid(
-      `--formula: expected a column name at "${tokens.slice(at).join(" ") || "the end"}" in "${text}".`,
-    );
+    throw invalid(`--formula: expected a column name at "${rest() || "the end"}" in "${text}".`);
   };
   const interaction = (): TermSet => {
     let set = atom();
@@ -142,8 +145,7 @@ export function parseFormula(text: string): Formula {
     return set;
   };
   const terms = sum();
-  if (at !== tokens.length)
-    throw invalid(`--formula: unexpected "${tokens.slice(at).join(" ")}" in "${text}".`);
+  if (at !== tokens.length) throw invalid(`--formula: unexpected "${rest()}" in "${text}".`);
   if (terms.some((t) => t.length > 1 && t.includes("."))) {
     throw invalid('--formula: write interactions with named columns, not with ".".');
   }
