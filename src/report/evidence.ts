@@ -168,10 +168,26 @@ async function estimatesPlot(comparison: EstimatorComparison): Promise<RenderedP
         },
       ],
     },
-    c === null
-      ? "Each method's log Z with ±2 standard errors; no method is reliable, so there is no consensus."
-      : "Each method's log Z with ±2 standard errors; the grey band is the consensus of the reliable methods ±2 standard errors.",
+    estimatesCaption(values, c),
   );
+}
+
+/**
+ * The plot's caption. The consensus band is drawn 4 standard errors wide, which is thinner than its
+ * dashed line when the error is tiny beside the axis's span; the caption then says so.
+ */
+function estimatesCaption(
+  values: readonly { low: number; high: number }[],
+  consensus: { logZ: number; stdErr: number } | null,
+): string {
+  if (consensus === null) {
+    return "Each method's log Z with ±2 standard errors; no method is reliable, so there is no consensus.";
+  }
+  const span = Math.max(...values.map((v) => v.high)) - Math.min(...values.map((v) => v.low));
+  const visible = 4 * consensus.stdErr > 0.005 * span;
+  return visible
+    ? "Each method's log Z with ±2 standard errors; the dashed line is the consensus of the reliable methods, the grey band its ±2 standard errors."
+    : "Each method's log Z with ±2 standard errors; the dashed line is the consensus of the reliable methods (its ±2 standard errors are too narrow to show as a band at this scale).";
 }
 
 /** The stages of a tempered run, when the result comes from one. */

@@ -46,6 +46,7 @@ h2 { font-size: 1.25em; margin-top: 2em; border-bottom: 1px solid #ddd; }
 table { border-collapse: collapse; margin: 1em 0; font-variant-numeric: tabular-nums; }
 caption { text-align: left; font-weight: 600; padding-bottom: 0.3em; }
 th, td { border-bottom: 1px solid #e5e5e5; padding: 0.25em 0.8em; text-align: right; white-space: nowrap; vertical-align: top; }
+.wraps { white-space: normal; min-width: 8em; }
 .prose { white-space: normal; text-align: left; min-width: 20em; }
 th:first-child, td:first-child { text-align: left; }
 figure { margin: 1.5em 0; }
@@ -55,20 +56,27 @@ pre { background: #f6f6f6; padding: 0.6em; overflow: auto; max-height: 20em; }
 `;
 
 /**
- * A column with a cell longer than this holds prose: left-aligned and free to wrap. Other columns
- * (numbers, names) stay on one line.
+ * A column with a cell longer than this holds prose: left-aligned and free to wrap. A column with a
+ * cell longer than `SHORT_LENGTH` (an estimate with its error and method, a list of names) may wrap at
+ * its spaces, so that a wide table fits the page; other columns (numbers, names) stay on one line.
  */
 const PROSE_LENGTH = 40;
+const SHORT_LENGTH = 16;
 
-function cellHtml(tag: "td" | "th", text: string, prose: boolean): string {
-  return `<${tag}${prose ? ' class="prose"' : ""}>${escapeHtml(text)}</${tag}>`;
+type ColumnKind = "short" | "wraps" | "prose";
+
+function cellHtml(tag: "td" | "th", text: string, kind: ColumnKind): string {
+  return `<${tag}${kind === "short" ? "" : ` class="${kind}"`}>${escapeHtml(text)}</${tag}>`;
 }
 
 function table(t: ReportTable): string {
-  const prose = t.columns.map((_, j) => t.rows.some((row) => row[j].length > PROSE_LENGTH));
-  const head = t.columns.map((c, j) => cellHtml("th", c, prose[j])).join("");
+  const kinds = t.columns.map((_, j): ColumnKind => {
+    const longest = Math.max(...t.rows.map((row) => row[j].length));
+    return longest > PROSE_LENGTH ? "prose" : longest > SHORT_LENGTH ? "wraps" : "short";
+  });
+  const head = t.columns.map((c, j) => cellHtml("th", c, kinds[j])).join("");
   const body = t.rows
-    .map((row) => `<tr>${row.map((cell, j) => cellHtml("td", cell, prose[j])).join("")}</tr>`)
+    .map((row) => `<tr>${row.map((cell, j) => cellHtml("td", cell, kinds[j])).join("")}</tr>`)
     .join("\n");
   const caption = t.caption === undefined ? "" : `<caption>${escapeHtml(t.caption)}</caption>`;
   return `<table>${caption}<thead><tr>${head}</tr></thead><tbody>\n${body}\n</tbody></table>`;

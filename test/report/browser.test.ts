@@ -20,6 +20,7 @@ function expectCleanPage(visit: PageVisit, minPlots: number): void {
   expect(visit.requests).toEqual([]);
   expect(visit.dialogs).toEqual([]);
   expect(visit.scripts).toBe(0);
+  expect(visit.horizontalOverflow, "the page scrolls sideways").toBe(0);
   expect(visit.svgs.length).toBeGreaterThanOrEqual(minPlots);
   for (const svg of visit.svgs) {
     expect(svg.width).toBeGreaterThan(50);

@@ -4,6 +4,9 @@ import { chromium } from "playwright-core";
 /** Debian's Chromium, which `.ci/run` installs; OCCAM_CHROMIUM names another. */
 export const CHROMIUM = process.env.OCCAM_CHROMIUM ?? "/usr/bin/chromium";
 
+/** The window's width: a laptop's browser window. */
+const VIEWPORT_WIDTH = 1300;
+
 /** What a person opening a report would meet. */
 export interface PageVisit {
   /** Console messages of type error or warning. */
@@ -18,6 +21,8 @@ export interface PageVisit {
   readonly svgs: readonly { width: number; height: number; marks: number }[];
   /** The page's visible text. */
   readonly text: string;
+  /** Pixels by which the page is wider than the window (0 when nothing scrolls sideways). */
+  readonly horizontalOverflow: number;
   /** Bytes of the full-page PNG screenshot. */
   readonly screenshotBytes: number;
 }
@@ -34,7 +39,7 @@ export async function visitReport(file: string, screenshot: string): Promise<Pag
     args: ["--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking"],
   });
   try {
-    const page = await browser.newPage({ viewport: { width: 1200, height: 900 } });
+    const page = await browser.newPage({ viewport: { width: VIEWPORT_WIDTH, height: 900 } });
     const consoleProblems: string[] = [];
     const requests: string[] = [];
     const dialogs: string[] = [];
@@ -66,6 +71,9 @@ export async function visitReport(file: string, screenshot: string): Promise<Pag
     );
     // biome-ignore lint/performance/useDomNodeTextContent: what a person sees is the rendered text.
     const text = await page.locator("body").innerText();
+    const horizontalOverflow = await page
+      .locator("html")
+      .evaluate((root) => root.scrollWidth - root.clientWidth);
     await page.screenshot({ path: screenshot, fullPage: true });
     return {
       consoleProblems,
@@ -74,6 +82,7 @@ export async function visitReport(file: string, screenshot: string): Promise<Pag
       scripts,
       svgs,
       text,
+      horizontalOverflow,
       screenshotBytes: statSync(screenshot).size,
     };
   } finally {
