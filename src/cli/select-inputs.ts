@@ -66,18 +66,19 @@ export function registerSelectInputs(program: Command, io: Io): void {
     .option("--inputs <a,b,c>", "the candidate inputs (default: every column but the target)")
     .option("--test <file>", "test CSV with the same columns")
     .addOption(
-      new Option("--split <fraction>", "stratified training fraction of TRAIN when no --test").argParser(
-        openUnitInterval("--split"),
-      ),
+      new Option(
+        "--split <fraction>",
+        "hold out this share of TRAIN, stratified by class, as the test set",
+      ).argParser(openUnitInterval("--split")),
     )
     .addOption(
       new Option("--kernels <D>", "number of Gaussian kernels").argParser(wholeNumber("--kernels", 1)),
     )
     .addOption(new Option("--h <h>", "hyperprior scale h (h_i = h / R_i²)").argParser(positiveNumber("--h")))
     .addOption(
-      new Option("--draws <n>", "sweeps in all, burn-in included")
-        .argParser(wholeNumber("--draws", 2))
-        .default(15000),
+      new Option("--draws <n>", "sweeps kept after burn-in, all chains together")
+        .argParser(wholeNumber("--draws", 1))
+        .default(10000),
     )
     .addOption(
       new Option("--burn-in <n>", "sweeps discarded").argParser(wholeNumber("--burn-in", 0)).default(5000),
@@ -102,12 +103,6 @@ export function registerSelectInputs(program: Command, io: Io): void {
       if (flags.test !== undefined && flags.split !== undefined) {
         throw new OccamError("invalid-argument", "Give either --test or --split, not both.");
       }
-      if (flags.burnIn >= flags.draws) {
-        throw new OccamError(
-          "invalid-argument",
-          `--burn-in (${flags.burnIn}) must be below --draws (${flags.draws}).`,
-        );
-      }
       // The classifier is loaded only when the command runs.
       const { checkClassRows, classificationTable, fitMixtureClassifier, stratifiedSplit } = await import(
         "../models/mixture-classifier/index.js"
@@ -127,7 +122,8 @@ export function registerSelectInputs(program: Command, io: Io): void {
           source: flags.test,
         });
       } else if (flags.split !== undefined) {
-        const parts = stratifiedSplit(train, flags.split, createRng(flags.seed).split(2)[1]);
+        // --split is the share held out for testing; stratifiedSplit takes the training share.
+        const parts = stratifiedSplit(train, 1 - flags.split, createRng(flags.seed).split(2)[1]);
         checkClassRows(parts.train, `${path} after --split ${flags.split}`, train);
         train = parts.train;
         test = parts.test;
@@ -138,7 +134,8 @@ export function registerSelectInputs(program: Command, io: Io): void {
       const fit = fitMixtureClassifier(train, {
         kernels,
         h,
-        draws: flags.draws,
+        // The library counts a chain's sweeps with its burn-in.
+        draws: Math.ceil(flags.draws / flags.chains) + flags.burnIn,
         burnIn: flags.burnIn,
         seed: flags.seed,
         chains: flags.chains,

@@ -145,7 +145,9 @@ export function samplePosterior(given: BayesModel, options: PosteriorSamplingOpt
     );
   }
   if (minEss < MIN_POSTERIOR_ESS) {
-    unreliable.push(`only ${minEss.toFixed(0)} effective posterior draws: run the chains longer.`);
+    unreliable.push(
+      `only ${minEss.toFixed(0)} effective posterior draws: run the chains longer (more draws: the draws option, or --draws).`,
+    );
   }
   if (divergences > MAX_DIVERGENT_FRACTION * transitions) {
     unreliable.push(

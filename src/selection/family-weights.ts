@@ -114,7 +114,7 @@ export function familyProbabilities(options: FamilyProbabilitiesOptions): Family
       warnings.push(
         includeUnreliable
           ? `${name}: its evidence is not reliable but is included on request; its probability may be wrong by more than its interval says.`
-          : `${name}: its evidence is not reliable, so it is left out of the family probabilities and the average (ask to include it to see what it would change).`,
+          : `${name}: its evidence is not reliable, so it is left out of the family probabilities and the average (includeUnreliable, or --include-unreliable, keeps it, to see what it would change).`,
       );
     }
     return ok;

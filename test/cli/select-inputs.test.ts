@@ -31,7 +31,7 @@ describe("occam select-inputs", () => {
       "--test",
       test,
       "--draws",
-      "600",
+      "400",
       "--burn-in",
       "200",
       "--kernels",
@@ -58,9 +58,9 @@ describe("occam select-inputs", () => {
       "--inputs",
       "x2, x1",
       "--split",
-      "0.6",
+      "0.4",
       "--draws",
-      "60",
+      "40",
       "--burn-in",
       "20",
       "--kernels",
@@ -73,7 +73,7 @@ describe("occam select-inputs", () => {
     expect(code).toBe(0);
     const r = JSON.parse(stdout);
     expect(Object.keys(r.inputProbabilities)).toEqual(["x2", "x1"]);
-    expect(r).toMatchObject({ seed: 7, burnIn: 20, split: 0.6, draws: 40, testRows: 12 });
+    expect(r).toMatchObject({ seed: 7, burnIn: 20, split: 0.4, draws: 40, testRows: 12 });
   });
 
   it("runs Sykacek's shared-kernel structure with --structure shared", async () => {
@@ -85,7 +85,7 @@ describe("occam select-inputs", () => {
       "--test",
       test,
       "--draws",
-      "300",
+      "200",
       "--burn-in",
       "100",
       "--kernels",
@@ -133,8 +133,8 @@ describe("occam select-inputs", () => {
     ],
     [
       "a split that leaves a class one training row",
-      [train, "--target", "y", "--split", "0.05"],
-      /after --split 0.05 leave classes "no" \(1 of 15\), "yes" \(1 of 15\) with fewer than two rows.*Raise the training fraction/,
+      [train, "--target", "y", "--split", "0.95"],
+      /after --split 0.95 leave classes "no" \(1 of 15\), "yes" \(1 of 15\) with fewer than two rows.*Hold out a smaller share for testing \(a lower --split\)/,
     ],
     [
       "an empty name in --inputs",
@@ -170,7 +170,7 @@ describe("occam select-inputs", () => {
       "--test",
       test,
       "--draws",
-      "600",
+      "400",
       "--burn-in",
       "200",
     ];

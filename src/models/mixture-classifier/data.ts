@@ -86,7 +86,7 @@ export function checkClassRows(train: ClassificationData, source: string, whole?
       ? "Add rows of that class, or leave them out."
       : thin.some((k) => all[k] < 3)
         ? "A class needs three rows or more to be split into at least two training rows and a test row: add rows, or give a --test file."
-        : "Raise the training fraction, or add rows.";
+        : "Hold out a smaller share for testing (a lower --split), or add rows.";
   throw invalid(
     `The training rows of ${source} leave ${thin.length > 1 ? "classes" : "class"} ${list} with fewer than two rows: ` +
       `every class needs at least two training rows. ${advice}`,
