@@ -40,20 +40,19 @@ export function describePosition(position: ArrayLike<number>): string {
 }
 
 /**
- * Throws `non-finite` when a log density evaluated at a proposal is NaN or +∞ (a −∞ proposal is valid:
- * it is simply rejected). `kernel` names the sampler in the message.
+ * Whether a log density evaluated at a proposal can be weighed: a finite number, or −∞ (zero density,
+ * simply rejected). NaN and +∞ cannot: such a proposal is a divergence, rejected and counted by the
+ * kernel, never thrown (the model may overflow far from where its mass is, as a user's code does).
  */
-export function checkProposalLogDensity(
-  kernel: string,
-  logDensity: number,
-  position: ArrayLike<number>,
-): void {
-  if (Number.isNaN(logDensity) || logDensity === Number.POSITIVE_INFINITY) {
-    throw new OccamError(
-      "non-finite",
-      `${kernel}: the log density is ${logDensity} at the proposal ${describePosition(position)}; the target must return a finite number or −Infinity (check the model for NaN, overflow or a missing support check).`,
-    );
-  }
+export function isUsableLogDensity(logDensity: number): boolean {
+  return !(Number.isNaN(logDensity) || logDensity === Number.POSITIVE_INFINITY);
+}
+
+/** Whether every entry of a gradient is finite (x · 0 is 0 for a finite x and NaN otherwise). */
+export function isFiniteVector(values: Float64Array): boolean {
+  let bad = 0;
+  for (let i = 0; i < values.length; i++) bad += values[i] * 0;
+  return bad === 0;
 }
 
 /**

@@ -6,6 +6,8 @@ import {
   checkStartPosition,
   checkTarget,
   describePosition,
+  isFiniteVector,
+  isUsableLogDensity,
   metropolisHastings,
 } from "./accept.js";
 import {
@@ -221,9 +223,9 @@ function resolve(options: HmcOptions, dim: number): ResolvedHmc {
  *
  * Each transition costs `steps · integrator.gradientsPerStep` gradient evaluations (the state keeps
  * its gradient). A trajectory is divergent, rejected and reported in `info.divergent` when its energy
- * error exceeds `divergenceThreshold`, is not finite, or reaches a point of zero density or a
- * non-finite position. A log density that is NaN or +∞ (or a non-finite gradient) at a finite
- * position throws an `OccamError` with code `non-finite`. Trajectories run in scratch buffers made
+ * error exceeds `divergenceThreshold` or is not finite: it reached a point of zero density, or one where
+ * the log density is NaN or +∞ or the gradient has a non-finite entry (Stan's rule: the model may
+ * overflow far from its mass, and the trajectory, not the run, ends there). Trajectories run in scratch buffers made
  * when the kernel is built; a step allocates only an accepted state's position and gradient.
  *
  * @example
@@ -316,20 +318,6 @@ export function buildHmcKernel(options: HmcOptions): HmcKernel {
     return lo + rng.integer(hi - lo + 1);
   };
 
-  const nonFinite = (logp: number): OccamError => {
-    // Error path only: evaluate again to say whether the value or the gradient was at fault.
-    const at = Float64Array.from(q);
-    const value = target.logDensity(at);
-    const what =
-      Number.isNaN(logp) && Number.isFinite(value)
-        ? "the gradient of the log density has a non-finite entry"
-        : `the log density is ${Number.isNaN(logp) ? logp : value}`;
-    return new OccamError(
-      "non-finite",
-      `${NAME}: ${what} at the trajectory point ${describePosition(at)}; the target must return a finite number or −Infinity and a finite gradient (check the model, or use a smaller stepSize if the point is extreme).`,
-    );
-  };
-
   return {
     dim,
     get stepSize() {
@@ -344,9 +332,7 @@ export function buildHmcKernel(options: HmcOptions): HmcKernel {
       const gradient = new Float64Array(dim);
       const logDensity = grad(start, gradient);
       checkStartLogDensity(NAME, logDensity, position);
-      let bad = 0;
-      for (let i = 0; i < dim; i++) bad += gradient[i] * 0;
-      if (bad !== 0) {
+      if (!isFiniteVector(gradient)) {
         throw new OccamError(
           "non-finite",
           `${NAME}: the gradient of the log density is non-finite at the starting position ${describePosition(position)}.`,
@@ -373,16 +359,9 @@ export function buildHmcKernel(options: HmcOptions): HmcKernel {
         evaluations += integrator.gradientsPerStep;
         if (!(logp > Number.NEGATIVE_INFINITY && logp < Number.POSITIVE_INFINITY)) break;
       }
-      let blownUp = false;
-      if (Number.isNaN(logp) || logp === Number.POSITIVE_INFINITY) {
-        // A NaN at a non-finite position is the trajectory's overflow (a divergence); at a finite
-        // position it is the target's fault.
-        let finite = 0;
-        for (let i = 0; i < dim; i++) finite += q[i] * 0;
-        if (finite === 0) throw nonFinite(logp);
-        blownUp = true;
-      }
-      const energyError = blownUp ? Number.NaN : -logp + kinetic() - h0;
+      // A NaN or +∞ log density, or a non-finite gradient (the integrator then returns NaN), ends the
+      // trajectory as a divergence, as Stan does: the model may overflow far out on an early trajectory.
+      const energyError = isUsableLogDensity(logp) ? -logp + kinetic() - h0 : Number.NaN;
       const divergent = !(energyError <= divergenceThreshold);
       const { accepted, acceptProbability } = metropolisHastings(
         rng,

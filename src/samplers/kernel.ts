@@ -23,7 +23,11 @@ export interface StepInfo {
   readonly acceptProbability: number;
   /** Density evaluations this step cost; a gradient evaluation counts as one. */
   readonly evaluations: number;
-  /** True when a trajectory diverged (its energy error exceeded the kernel's threshold). */
+  /**
+   * True when the step diverged: a trajectory's energy error exceeded the kernel's threshold, or a
+   * proposal's log density was NaN or +∞ or its gradient had a non-finite entry. The step is then
+   * rejected; a divergence is counted, never thrown.
+   */
   readonly divergent?: boolean;
 }
 

@@ -2,11 +2,12 @@ import { OccamError } from "../errors.js";
 import type { LogDensity } from "../model/model.js";
 import type { Rng } from "../random/rng.js";
 import {
-  checkProposalLogDensity,
   checkStartLogDensity,
   checkStartPosition,
   checkTarget,
   describePosition,
+  isFiniteVector,
+  isUsableLogDensity,
   metropolisHastings,
 } from "./accept.js";
 import { RobbinsMonro, type RobbinsMonroOptions } from "./adaptation.js";
@@ -86,17 +87,6 @@ export function buildMalaKernel(options: MalaOptions): MalaKernel {
   const y = new Float64Array(dim);
   const gy = new Float64Array(dim);
 
-  const checkGradient = (g: Float64Array, at: Float64Array) => {
-    let bad = 0;
-    for (let i = 0; i < dim; i++) bad += g[i] * 0;
-    if (bad !== 0) {
-      throw new OccamError(
-        "non-finite",
-        `${NAME}: the gradient of the log density is non-finite at ${describePosition(at)} although the log density is finite; check gradLogDensity.`,
-      );
-    }
-  };
-
   return {
     dim,
     get stepSize() {
@@ -107,7 +97,12 @@ export function buildMalaKernel(options: MalaOptions): MalaKernel {
       const gradient = new Float64Array(dim);
       const logDensity = grad(Float64Array.from(position), gradient);
       checkStartLogDensity(NAME, logDensity, position);
-      checkGradient(gradient, position);
+      if (!isFiniteVector(gradient)) {
+        throw new OccamError(
+          "non-finite",
+          `${NAME}: the gradient of the log density is non-finite at the starting position ${describePosition(position)}.`,
+        );
+      }
       return { position: Float64Array.from(position), logDensity, gradient };
     },
     step(rng: Rng, state: MalaState) {
@@ -117,10 +112,11 @@ export function buildMalaKernel(options: MalaOptions): MalaKernel {
       const gx = state.gradient;
       for (let i = 0; i < dim; i++) y[i] = x[i] + h * gx[i] + eps * rng.normal();
       const logDensity = grad(y, gy);
-      checkProposalLogDensity(NAME, logDensity, y);
+      // A NaN or +∞ log density, or a non-finite gradient, is a divergence: rejected and counted.
+      const divergent =
+        !isUsableLogDensity(logDensity) || (logDensity > Number.NEGATIVE_INFINITY && !isFiniteVector(gy));
       let logRatio = Number.NEGATIVE_INFINITY;
-      if (logDensity > Number.NEGATIVE_INFINITY) {
-        checkGradient(gy, y);
+      if (!divergent && logDensity > Number.NEGATIVE_INFINITY) {
         // log q(x | y) − log q(y | x) = (|y − x − h∇(x)|² − |x − y − h∇(y)|²) / (2ε²).
         let forward = 0;
         let backward = 0;
@@ -136,7 +132,7 @@ export function buildMalaKernel(options: MalaOptions): MalaKernel {
       const next = accepted
         ? { position: Float64Array.from(y), logDensity, gradient: Float64Array.from(gy) }
         : state;
-      return { state: next, info: { accepted, acceptProbability, evaluations: 1, stepSize: eps } };
+      return { state: next, info: { accepted, acceptProbability, evaluations: 1, stepSize: eps, divergent } };
     },
     adapt(_state: MalaState, info: MalaInfo) {
       if (adapting) stepSize = adapter.update(info.acceptProbability);

@@ -2,10 +2,10 @@ import { OccamError } from "../errors.js";
 import type { LogDensity } from "../model/model.js";
 import type { Rng } from "../random/rng.js";
 import {
-  checkProposalLogDensity,
   checkStartLogDensity,
   checkStartPosition,
   checkTarget,
+  isUsableLogDensity,
   metropolisHastings,
 } from "./accept.js";
 import { RobbinsMonro, type RobbinsMonroOptions } from "./adaptation.js";
@@ -115,11 +115,18 @@ export function buildRandomWalkKernel(options: RandomWalkOptions): RandomWalkKer
       const x = state.position;
       for (let i = 0; i < dim; i++) proposal[i] = x[i] + factor * base[i] * rng.normal();
       const logDensity = target.logDensity(proposal);
-      checkProposalLogDensity(NAME, logDensity, proposal);
+      // A NaN or +∞ log density is a divergence: rejected and counted, never thrown.
+      const divergent = !isUsableLogDensity(logDensity);
       // The Gaussian proposal is symmetric, so the Hastings ratio is the density ratio.
-      const { accepted, acceptProbability } = metropolisHastings(rng, logDensity - state.logDensity);
+      const { accepted, acceptProbability } = metropolisHastings(
+        rng,
+        divergent ? Number.NEGATIVE_INFINITY : logDensity - state.logDensity,
+      );
       const next = accepted ? { position: Float64Array.from(proposal), logDensity } : state;
-      return { state: next, info: { accepted, acceptProbability, evaluations: 1, scaleFactor: factor } };
+      return {
+        state: next,
+        info: { accepted, acceptProbability, evaluations: 1, scaleFactor: factor, divergent },
+      };
     },
     adapt(_state: RandomWalkState, info: RandomWalkInfo) {
       if (adapting) factor = adapter.update(info.acceptProbability);

@@ -3,7 +3,13 @@ import { PRIOR_TAIL_K, pathSampling } from "../../src/evidence/path-sampling.js"
 import type { BayesModel } from "../../src/model/model.js";
 import { gaussianMeanModel } from "../../src/models/gaussian-mean/index.js";
 import { expectAccurate, thrown } from "../support/assertions.js";
-import { exactPowerPosteriorKernel, failingModel, testModel, truncatedModel } from "./tempered-models.js";
+import {
+  exactPowerPosteriorKernel,
+  failingModel,
+  overflowingModel,
+  testModel,
+  truncatedModel,
+} from "./tempered-models.js";
 
 describe("pathSampling, ladder scheme", () => {
   for (const d of [1, 10]) {
@@ -74,9 +80,14 @@ describe("pathSampling, ladder scheme", () => {
     expectAccurate(r.logZ, r.stdErr, Math.log(z));
   });
 
-  it("names the temperature of a NaN log likelihood and rejects bad options", () => {
-    const e = thrown(() => pathSampling(failingModel(1, 3000), { seed: 1 }));
-    expect(e.message).toMatch(/^pathSampling: model.logLikelihood is NaN at .*β = [0-9.e-]+/);
+  it("rejects moves into a region where the model overflows, and says a model broken everywhere is unreliable", () => {
+    const model = overflowingModel();
+    const r = pathSampling(model, { seed: 1 });
+    expectAccurate(r.logZ, r.stdErr, model.exactLogEvidence());
+    expect(pathSampling(failingModel(1, 3000), { seed: 1 }).reliable).toBe(false);
+  });
+
+  it("rejects bad options", () => {
     const model = testModel(1);
     expect(thrown(() => pathSampling(model, { rule: "midpoint" as "simpson" })).message).toMatch(
       /rule must be/,

@@ -8,6 +8,7 @@ import {
   failingModel,
   gradientFreeModel,
   modelWithExactKernel,
+  overflowingModel,
   testModel,
   truncatedModel,
 } from "./tempered-models.js";
@@ -97,9 +98,13 @@ describe("steppingStone", () => {
     expect(thrown(() => steppingStone(model, { particles: 512, maxParticles: 500 })).message).toMatch(
       /maxParticles must be an integer ≥ 512/,
     );
-    const e = thrown(() => steppingStone(failingModel(1, 3000), { seed: 1 }));
-    expect(e.code).toBe("non-finite");
-    expect(e.message).toMatch(/^steppingStone: model.logLikelihood is NaN at .*β = [0-9.e-]+/);
+  });
+
+  it("rejects moves into a region where the model overflows, and says a model broken everywhere is unreliable", () => {
+    const model = overflowingModel();
+    const r = steppingStone(model, { seed: 1 });
+    expectAccurate(r.logZ, r.stdErr, model.exactLogEvidence());
+    expect(steppingStone(failingModel(1, 3000), { seed: 1 }).reliable).toBe(false);
   });
 });
 

@@ -85,6 +85,25 @@ export function modelWithExactKernel(d: number): GaussianMeanModel & { readonly 
 }
 
 /**
+ * The one-dimensional test model (with gradients) whose log likelihood and gradient are NaN where
+ * |θ| > 3, as a user's model overflows far from its mass: 0.27 % of the prior, and no posterior mass
+ * (the posterior is N(−1.09, 0.22²), 8.6 sds from −3). Its log evidence is the test model's to 1e-6.
+ */
+export function overflowingModel(): GaussianMeanModel {
+  const base = testModel(1);
+  const far = (theta: Float64Array) => Math.abs(theta[0]) > 3;
+  return {
+    ...base,
+    logLikelihood: (theta) => (far(theta) ? Number.NaN : base.logLikelihood(theta)),
+    gradLogLikelihood: (theta, grad) => {
+      if (!far(theta)) return base.gradLogLikelihood(theta, grad);
+      grad.fill(Number.NaN);
+      return Number.NaN;
+    },
+  };
+}
+
+/**
  * The test model without gradients whose log likelihood is NaN from its `failAt`-th call on (so a run
  * fails part-way, at a temperature that depends on `failAt`).
  */

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { transitionalMcmc } from "../../src/evidence/transitional-mcmc.js";
 import { expectAccurate, thrown } from "../support/assertions.js";
-import { failingModel, testModel } from "./tempered-models.js";
+import { failingModel, overflowingModel, testModel } from "./tempered-models.js";
 
 describe("transitionalMcmc", () => {
   it("matches the exact log evidence in d = 1, with Ching and Chen's exponents and proposal", () => {
@@ -37,7 +37,12 @@ describe("transitionalMcmc", () => {
     expect(thrown(() => transitionalMcmc(model, { samples: 10 })).message).toMatch(
       /samples must be an integer ≥ 64/,
     );
-    const e = thrown(() => transitionalMcmc(failingModel(1, 3000), { seed: 1 }));
-    expect(e.message).toMatch(/^transitionalMcmc: model.logLikelihood is NaN at .*β = /);
+  });
+
+  it("rejects moves into a region where the model overflows, and says a model broken everywhere is unreliable", () => {
+    const model = overflowingModel();
+    const r = transitionalMcmc(model, { seed: 1 });
+    expectAccurate(r.logZ, r.stdErr, model.exactLogEvidence());
+    expect(transitionalMcmc(failingModel(1, 3000), { seed: 1 }).reliable).toBe(false);
   });
 });

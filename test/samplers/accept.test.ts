@@ -3,10 +3,11 @@ import { describe, expect, it } from "vitest";
 import { OccamError } from "../../src/errors.js";
 import { createRng } from "../../src/random/rng.js";
 import {
-  checkProposalLogDensity,
   checkStartLogDensity,
   checkStartPosition,
   checkTarget,
+  isFiniteVector,
+  isUsableLogDensity,
   metropolisHastings,
 } from "../../src/samplers/accept.js";
 
@@ -61,14 +62,14 @@ describe("metropolisHastings", () => {
 });
 
 describe("kernel input checks", () => {
-  it("rejects NaN and +Infinity proposals but lets −Infinity through", () => {
-    const x = new Float64Array([1, 2]);
-    expect(() => checkProposalLogDensity("K", Number.NaN, x)).toThrow(
-      /K: the log density is NaN at the proposal \[1\.000, 2\.000\]/,
-    );
-    expect(() => checkProposalLogDensity("K", Number.POSITIVE_INFINITY, x)).toThrow(OccamError);
-    expect(() => checkProposalLogDensity("K", Number.NEGATIVE_INFINITY, x)).not.toThrow();
-    expect(() => checkProposalLogDensity("K", -3, x)).not.toThrow();
+  it("calls NaN and +Infinity proposals unusable (a divergence) but lets −Infinity through, and finds non-finite gradients", () => {
+    expect(isUsableLogDensity(Number.NaN)).toBe(false);
+    expect(isUsableLogDensity(Number.POSITIVE_INFINITY)).toBe(false);
+    expect(isUsableLogDensity(Number.NEGATIVE_INFINITY)).toBe(true);
+    expect(isUsableLogDensity(-3)).toBe(true);
+    expect(isFiniteVector(new Float64Array([1, -2e300]))).toBe(true);
+    expect(isFiniteVector(new Float64Array([1, Number.NaN]))).toBe(false);
+    expect(isFiniteVector(new Float64Array([Number.NEGATIVE_INFINITY, 0]))).toBe(false);
   });
 
   it("checks starting positions and densities", () => {

@@ -106,15 +106,23 @@ describe("buildRandomWalkKernel", () => {
     expect(s0.position[0]).toBe(0.5);
   });
 
-  it("throws a non-finite OccamError naming the kernel when the density is NaN or +Infinity", () => {
+  it("rejects a proposal whose density is NaN or +Infinity as a divergence, counted, and never enters it", () => {
     for (const bad of [Number.NaN, Number.POSITIVE_INFINITY]) {
       const target: LogDensity = { dim: 1, logDensity: (x) => (x[0] > 1 ? bad : -0.5 * x[0] * x[0]) };
       const kernel = buildRandomWalkKernel({ target, scale: 5, adapt: false });
       const rng = createRng(5);
       let state = kernel.init(new Float64Array([0]));
-      expect(() => {
-        for (let i = 0; i < 100; i++) state = kernel.step(rng, state).state;
-      }).toThrow(/random-walk Metropolis: the log density is (NaN|Infinity) at the proposal/);
+      let divergences = 0;
+      for (let i = 0; i < 100; i++) {
+        const step = kernel.step(rng, state);
+        if (step.info.divergent) {
+          divergences++;
+          expect(step.info.accepted).toBe(false);
+        }
+        state = step.state;
+        expect(state.position[0]).toBeLessThanOrEqual(1);
+      }
+      expect(divergences).toBeGreaterThan(10);
     }
   });
 

@@ -45,7 +45,7 @@ export function drawFromPrior(ctx: RunContext, live: LiveSet, firstThread: numbe
     space.draw(rng, x);
     space.toTheta(x, theta);
     space.checkSupport(x, theta);
-    const logL = likelihood.evaluate(theta);
+    const logL = likelihood.evaluatePriorDraw(theta);
     if (logL > Number.NEGATIVE_INFINITY) positive++;
     live.set(i, x, theta, logL, firstThread + i);
   }

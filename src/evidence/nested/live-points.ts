@@ -128,26 +128,37 @@ export function pointSpace(model: BayesModel, where: string): PointSpace {
   };
 }
 
-/** The model's log likelihood with a count of its evaluations; NaN and +Infinity are the model's faults. */
+/**
+ * The model's log likelihood with a count of its evaluations. NaN or +∞ (a model that overflows in its
+ * prior's tail) is counted in `nonFinite` and taken as a zero likelihood, so the point is never kept.
+ */
 export class Likelihood {
   /** Number of evaluations so far. */
   evaluations = 0;
+  /** Evaluations that gave NaN or +∞. */
+  nonFinite = 0;
+  /** Live points drawn from the whole prior, and how many of them gave NaN or +∞. */
+  priorDraws = 0;
+  nonFinitePriorDraws = 0;
 
-  constructor(
-    private readonly model: BayesModel,
-    private readonly where: string,
-  ) {}
+  constructor(private readonly model: BayesModel) {}
 
-  /** log L(θ), counted; throws `non-finite` for NaN or +Infinity (−Infinity is a zero likelihood). */
+  /** {@link evaluate} at a live point drawn from the whole prior, counted apart. */
+  evaluatePriorDraw(theta: Float64Array): number {
+    const nonFinite = this.nonFinite;
+    const value = this.evaluate(theta);
+    this.priorDraws++;
+    this.nonFinitePriorDraws += this.nonFinite - nonFinite;
+    return value;
+  }
+
+  /** log L(θ), counted; −∞ for NaN or +∞ (counted in `nonFinite`). */
   evaluate(theta: Float64Array): number {
     const value = this.model.logLikelihood(theta);
     this.evaluations++;
     if (value < Number.POSITIVE_INFINITY) return value;
-    throw new OccamError(
-      "non-finite",
-      `${this.where}: model.logLikelihood is ${value} at θ = ${showPoint(theta)}; it must return a finite number or ` +
-        "−Infinity (a zero likelihood).",
-    );
+    this.nonFinite++;
+    return Number.NEGATIVE_INFINITY;
   }
 }
 

@@ -9,6 +9,7 @@
 import { OccamError } from "../../errors.js";
 import { kishEss } from "../../math/logspace.js";
 import type { BayesModel } from "../../model/model.js";
+import { nonFiniteChecks } from "../overflow.js";
 import { checkModel, type EvidenceEstimate, evidenceResult, resolveRng, secondsSince } from "../result.js";
 import { type BatchRecord, runBatches } from "./dynamic.js";
 import { drawFromPrior, type EvolveResult, evolve, type RunContext, type StopReason } from "./evolve.js";
@@ -184,7 +185,7 @@ export function nestedSampling(model: BayesModel, options: NestedSamplingOptions
   const resolved = resolveNestedOptions(model, options, WHERE);
   const [runRng, errorRng, restartRng] = resolveRng(options, WHERE).split(3);
   const space = pointSpace(model, WHERE);
-  const likelihood = new Likelihood(model, WHERE);
+  const likelihood = new Likelihood(model);
   let settings = resolved;
   let first = baselineRun(model, { rng: runRng, space, likelihood, settings, where: WHERE });
   let cutOff: BoundCheckStats | null = null;
@@ -215,6 +216,14 @@ export function nestedSampling(model: BayesModel, options: NestedSamplingOptions
     cutOff,
   };
   const { unreliable, warnings } = nestedChecks(settings, baseline, diagnostics, model.dim);
+  const overflow = nonFiniteChecks(
+    likelihood.nonFinite,
+    likelihood.nonFinitePriorDraws,
+    likelihood.priorDraws,
+    "points drawn inside the prior",
+  );
+  unreliable.push(...overflow.unreliable);
+  warnings.push(...overflow.warnings);
   const result = evidenceResult({
     method: "nested" as const,
     logZ: integral.logZ,

@@ -7,6 +7,7 @@ import { OccamError } from "../../errors.js";
 import { choleskyInPlace } from "../../math/linalg.js";
 import type { BayesModel } from "../../model/model.js";
 import type { Rng } from "../../random/rng.js";
+import { isUsableLogDensity } from "../../samplers/accept.js";
 import { showPoint } from "../result.js";
 
 /** A particle system: N positions (row-major N × d) with their log prior and log likelihood. */
@@ -24,6 +25,11 @@ export class LikelihoodCounter {
   evaluations = 0;
   /** Proposals that fell where the prior is zero (a wall the model did not declare in `bounds`). */
   outOfSupport = 0;
+  /**
+   * Prior draws where the log likelihood was NaN or +∞, each weighed as a zero likelihood (a model
+   * that overflows in its prior's tail); a move's proposal with such a value is a divergence instead.
+   */
+  nonFinite = 0;
   constructor(
     private readonly model: BayesModel,
     /** The estimator's name, for messages. */
@@ -39,6 +45,29 @@ export class LikelihoodCounter {
   /** log p(θ), checked likewise (not counted as a likelihood evaluation). */
   logPrior(theta: Float64Array, context: string): number {
     return this.check(this.model.logPrior(theta), "logPrior", theta, context);
+  }
+
+  /** log p(θ) at a move's proposal, unchecked: the move takes NaN or +∞ for a divergence. */
+  proposalLogPrior(theta: Float64Array): number {
+    return this.model.logPrior(theta);
+  }
+
+  /** log L(θ) at a move's proposal, counted and unchecked: the move takes NaN or +∞ for a divergence. */
+  proposalLogLikelihood(theta: Float64Array): number {
+    this.evaluations++;
+    return this.model.logLikelihood(theta);
+  }
+
+  /**
+   * log L(θ) at a prior draw, counted: NaN or +∞ (the model overflows there) is counted in
+   * `nonFinite` and weighed as a zero likelihood, never thrown.
+   */
+  priorDrawLogLikelihood(theta: Float64Array): number {
+    this.evaluations++;
+    const value = this.model.logLikelihood(theta);
+    if (isUsableLogDensity(value)) return value;
+    this.nonFinite++;
+    return Number.NEGATIVE_INFINITY;
   }
 
   /** Throws `non-finite` unless `value` is finite or −∞. */
@@ -80,7 +109,7 @@ export function priorCloud(
         `${counter.where}: model.logPrior is −Infinity at its own prior draw ${i}.`,
       );
     }
-    logLikelihood[i] = counter.logLikelihood(x, `prior draw ${i}, β = 0`);
+    logLikelihood[i] = counter.priorDrawLogLikelihood(x);
   }
   return { n, dim: d, positions, logPrior, logLikelihood };
 }

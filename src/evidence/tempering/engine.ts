@@ -99,7 +99,7 @@ export interface TemperingStage {
   readonly acceptanceRate: number;
   /** The move's step size (HMC, whitened units) or scale (random walk) at the end of the stage. */
   readonly stepSize: number;
-  /** Divergent HMC trajectories at this β. */
+  /** Divergent moves at this β: HMC trajectories, or proposals whose log density was NaN or +∞. */
   readonly divergences: number;
   /** The cloud's (weighted) mean log likelihood at the end of the stage: an estimate of E_β[log L]. */
   readonly meanLogLikelihood: number;
@@ -121,6 +121,8 @@ export interface TemperingRun {
   readonly evaluations: number;
   /** Proposals that fell where the prior is zero: a wall the model did not declare in `bounds`. */
   readonly outOfSupport: number;
+  /** Prior draws whose log likelihood was NaN or +∞, weighed as zero likelihood. */
+  readonly nonFinite: number;
 }
 
 /**
@@ -205,8 +207,10 @@ export function runTempering(
     if (alive === 0) {
       throw new OccamError(
         "non-finite",
-        `${where}: every particle has zero likelihood at β = ${next}: the prior draws all missed the likelihood's ` +
-          "support; use more particles or check the model.",
+        counter.nonFinite === N
+          ? `${where}: model.logLikelihood is NaN or +Infinity at every prior draw; fix the model.`
+          : `${where}: every particle has zero likelihood at β = ${next}: the prior draws all missed the likelihood's ` +
+              "support; use more particles or check the model.",
       );
     }
     const essFraction = conditionalEss(logW, cloud.logLikelihood, delta) / N;
@@ -256,6 +260,7 @@ export function runTempering(
     cloud,
     evaluations: counter.evaluations,
     outOfSupport: counter.outOfSupport,
+    nonFinite: counter.nonFinite,
   };
 }
 

@@ -2,10 +2,12 @@
  * What the estimators on the tempering engine share: their options, defaults and checks, how the
  * islands' estimates combine into one estimate with its standard error, and the diagnostics.
  */
+
 import tQuantile from "@stdlib/stats-base-dists-t-quantile";
 import { OccamError } from "../../errors.js";
 import { logMeanExp } from "../../math/logspace.js";
 import type { BayesModel } from "../../model/model.js";
+import { nonFiniteChecks } from "../overflow.js";
 import { checkCount, type EvidenceEstimate, evidenceResult, meanAndSd, secondsSince } from "../result.js";
 import type { TemperingRun, TemperingSettings } from "./engine.js";
 import { type CloudMove, resolveCloudMove } from "./moves.js";
@@ -260,10 +262,14 @@ export function runWarnings(
     // A funnel's neck is where HMC diverges, and where the particles then fail to go: on Neal's funnel
     // (d = 10) 0.5 % of divergent trajectories came with log Z 1–2 nats too low.
     unreliable.push(
-      `${divergences} of ${transitions} HMC trajectories diverged: the target has regions the moves cannot follow ` +
-        "(a funnel's neck, a sharp curve), whose mass the estimate may miss.",
+      `${divergences} of ${transitions} moves diverged (an HMC trajectory's energy error blew up, or the model ` +
+        "returned NaN or +Infinity at a proposal): the target has regions the moves cannot follow (a funnel's neck, " +
+        "a sharp curve, an overflow), whose mass the estimate may miss.",
     );
   }
+  const overflow = nonFiniteChecks(run.nonFinite, run.nonFinite, settings.particles, "prior draws");
+  unreliable.push(...overflow.unreliable);
+  warnings.push(...overflow.warnings);
   if (run.outOfSupport > 0.01 * transitions) {
     warnings.push(
       `${run.outOfSupport} proposals fell where the prior is zero: if the prior has hard bounds, declare them in ` +

@@ -8,7 +8,7 @@
 import { OccamError } from "../../errors.js";
 import type { BayesModel } from "../../model/model.js";
 import type { Rng } from "../../random/rng.js";
-import { metropolisHastings } from "../../samplers/accept.js";
+import { isUsableLogDensity, metropolisHastings } from "../../samplers/accept.js";
 import { leapfrog } from "../../samplers/integrators.js";
 import type { Kernel, PositionState, StepInfo } from "../../samplers/kernel.js";
 import type { CloudShape, LikelihoodCounter, ParticleCloud } from "./cloud.js";
@@ -140,24 +140,23 @@ export function hmcSweep(
   let lastPrior = 0;
   let lastLikelihood = 0;
   // log π(z) and ∇_z log π = Lᵀ(∇ log p + β ∇ log L) at θ = m + Lz; records the parts for the cloud.
+  // A NaN or +∞ value comes back as NaN, which ends the trajectory as a divergence (as does a
+  // non-finite gradient entry, which makes g NaN).
   const density = (zz: Float64Array, g: Float64Array): number => {
     for (let a = 0; a < d; a++) {
       let v = mean[a];
       for (let b = 0; b <= a; b++) v += L[a * d + b] * zz[b];
       theta[a] = v;
     }
-    lastPrior = counter.check(gradLogPrior.call(model, theta, gradPrior), "gradLogPrior", theta, context);
+    lastPrior = gradLogPrior.call(model, theta, gradPrior);
+    if (!isUsableLogDensity(lastPrior)) return Number.NaN;
     if (lastPrior === Number.NEGATIVE_INFINITY) {
       counter.outOfSupport++;
       return lastPrior;
     }
     counter.evaluations++;
-    lastLikelihood = counter.check(
-      gradLogLikelihood.call(model, theta, gradLikelihood),
-      "gradLogLikelihood",
-      theta,
-      context,
-    );
+    lastLikelihood = gradLogLikelihood.call(model, theta, gradLikelihood);
+    if (!isUsableLogDensity(lastLikelihood)) return Number.NaN;
     if (lastLikelihood === Number.NEGATIVE_INFINITY) return lastLikelihood;
     for (let b = 0; b < d; b++) {
       let v = 0;
@@ -182,7 +181,7 @@ export function hmcSweep(
       z[a] = v / L[a * d + a];
     }
     const logStart = density(z, gradZ);
-    if (!(logStart > Number.NEGATIVE_INFINITY)) {
+    if (!(logStart > Number.NEGATIVE_INFINITY && logStart < Number.POSITIVE_INFINITY)) {
       throw new OccamError(
         "internal",
         `${counter.where}: particle ${i} has zero density at ${context}; it cannot have been resampled.`,
@@ -239,9 +238,9 @@ export function randomWalkSweep(
   const d = cloud.dim;
   const L = shape.cholesky;
   const { theta: y, z } = s;
-  const context = `β = ${beta}`;
   let acceptSum = 0;
   let moved = 0;
+  let divergent = 0;
   for (let i = from; i < to; i++) {
     if (cloud.logLikelihood[i] === Number.NEGATIVE_INFINITY) continue;
     moved++;
@@ -252,13 +251,16 @@ export function randomWalkSweep(
       for (let b = 0; b <= a; b++) v += L[a * d + b] * z[b];
       y[a] = cloud.positions[row + a] + scale * v;
     }
-    const lpY = counter.logPrior(y, context);
+    // A NaN or +∞ log prior or log likelihood at the proposal is a divergence: rejected and counted.
+    const lpY = counter.proposalLogPrior(y);
     let logRatio = Number.NEGATIVE_INFINITY;
     let llY = Number.NEGATIVE_INFINITY;
-    if (lpY === Number.NEGATIVE_INFINITY) counter.outOfSupport++;
+    if (!isUsableLogDensity(lpY)) divergent++;
+    else if (lpY === Number.NEGATIVE_INFINITY) counter.outOfSupport++;
     else {
-      llY = counter.logLikelihood(y, context);
-      if (llY > Number.NEGATIVE_INFINITY) {
+      llY = counter.proposalLogLikelihood(y);
+      if (!isUsableLogDensity(llY)) divergent++;
+      else if (llY > Number.NEGATIVE_INFINITY) {
         logRatio = lpY + beta * llY - (cloud.logPrior[i] + beta * cloud.logLikelihood[i]);
       }
     }
@@ -270,7 +272,7 @@ export function randomWalkSweep(
       cloud.logLikelihood[i] = llY;
     }
   }
-  return { moved, acceptSum, divergent: 0 };
+  return { moved, acceptSum, divergent };
 }
 
 /**

@@ -60,14 +60,7 @@ function walkAround(
   const rng = createRng(7);
   const rows = Int32Array.from({ length: live.size }, (_, i) => i);
   const { union } = fitBound({ points: live.positions, rows, dim: D }, true, rng, 5, logX);
-  const check = new BoundCheck(
-    D,
-    pointSpace(model, "test"),
-    new Likelihood(model, "test"),
-    rng,
-    2 * D,
-    "test",
-  );
+  const check = new BoundCheck(D, pointSpace(model, "test"), new Likelihood(model), rng, 2 * D, "test");
   let escapes = 0;
   let outside = 0;
   for (let w = 0; w < walks; w++) {

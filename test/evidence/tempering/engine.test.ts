@@ -114,12 +114,10 @@ describe("runTempering", () => {
     expect(logMeanExp(run.logW)).toBeCloseTo(model.exactLogEvidence(), 1);
   });
 
-  it("names the temperature when the log likelihood turns NaN, and stops after maxStages", () => {
-    const e = thrown(() =>
-      runTempering(failingModel(2, 3000), createRng(6), { ...BASE, move: "random-walk" }, "test"),
-    );
-    expect(e.code).toBe("non-finite");
-    expect(e.message).toMatch(/^test: model.logLikelihood is NaN at .*β = [0-9.e-]+/);
+  it("counts the random walk's proposals where the log likelihood is NaN as divergences, and stops after maxStages", () => {
+    const run = runTempering(failingModel(2, 3000), createRng(6), { ...BASE, move: "random-walk" }, "test");
+    const divergences = run.stages.reduce((n, s) => n + s.divergences, 0);
+    expect(divergences).toBeGreaterThan(0);
     expect(
       thrown(() => runTempering(testModel(10), createRng(7), { ...BASE, maxStages: 2 }, "test")).message,
     ).toMatch(/2 stages did not reach β = 1/);

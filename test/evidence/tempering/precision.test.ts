@@ -54,6 +54,7 @@ function runsOf(
         logW: new Float64Array(0),
         evaluations: s.particles,
         outOfSupport: 0,
+        nonFinite: 0,
       };
       return {
         run: run as unknown as TemperingRun,
