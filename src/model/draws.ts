@@ -10,6 +10,8 @@ export interface ChainStats {
   evaluations: number;
   /** Density evaluations of the warm-up steps. */
   warmupEvaluations: number;
+  /** Sampling steps whose NUTS trajectory stopped at the maximum tree depth (absent for other kernels). */
+  treeDepthLimited?: number;
 }
 
 /** The shape of a {@link Draws} store. */

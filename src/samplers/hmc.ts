@@ -18,6 +18,7 @@ import {
 } from "./adaptation.js";
 import { type GradLogDensityFn, type Integrator, leapfrog } from "./integrators.js";
 import type { AdaptiveKernel, PositionState, StepInfo } from "./kernel.js";
+import { diagonalMetric } from "./metric.js";
 
 const NAME = "HMC";
 
@@ -242,6 +243,8 @@ export function buildHmcKernel(options: HmcOptions): HmcKernel {
   const grad = target.gradLogDensity as GradLogDensityFn;
   const { integrator, divergenceThreshold } = opts;
   const invMass = opts.inverseMass;
+  // Held by the metric, and updated in place by the warm-up's windows.
+  const metric = diagonalMetric(invMass);
   const sqrtMass = new Float64Array(dim);
   const refreshMass = () => {
     for (let i = 0; i < dim; i++) sqrtMass[i] = 1 / Math.sqrt(invMass[i]);
@@ -278,7 +281,7 @@ export function buildHmcKernel(options: HmcOptions): HmcKernel {
     const logTarget = Math.log(0.8);
     const trial = () => {
       const h0 = startTrajectory(rng, state);
-      const logp = integrator.step(grad, q, p, g, invMass, stepSize);
+      const logp = integrator.step(grad, q, p, g, metric, stepSize);
       evaluations += integrator.gradientsPerStep;
       const h = -logp + kinetic();
       // A NaN energy (a blown-up trial) counts as +∞, as in Stan; so does a +∞ log density, which the
@@ -354,7 +357,7 @@ export function buildHmcKernel(options: HmcOptions): HmcKernel {
       let logp = state.logDensity;
       let taken = 0;
       while (taken < planned) {
-        logp = integrator.step(grad, q, p, g, invMass, eps);
+        logp = integrator.step(grad, q, p, g, metric, eps);
         taken++;
         evaluations += integrator.gradientsPerStep;
         if (!(logp > Number.NEGATIVE_INFINITY && logp < Number.POSITIVE_INFINITY)) break;

@@ -1,11 +1,12 @@
 import { OccamError } from "../errors.js";
+import type { Metric } from "./metric.js";
 
 /** Writes ∇ log π(θ) into `grad` and returns log π(θ), as `LogDensity.gradLogDensity` does. */
 export type GradLogDensityFn = (theta: Float64Array, grad: Float64Array) => number;
 
 /**
  * A symplectic, time-reversible integrator of Hamiltonian dynamics with potential U = −log π and
- * kinetic energy ½ pᵀ M⁻¹ p for a diagonal inverse mass matrix M⁻¹.
+ * kinetic energy ½ pᵀ M⁻¹ p for the metric M (see {@link Metric}).
  */
 export interface Integrator {
   /** A short name, for reports. */
@@ -23,7 +24,7 @@ export interface Integrator {
     position: Float64Array,
     momentum: Float64Array,
     gradient: Float64Array,
-    inverseMass: Float64Array,
+    metric: Metric,
     stepSize: number,
   ): number;
 }
@@ -68,7 +69,7 @@ export function palindromicIntegrator(name: string, coefficients: readonly numbe
   return {
     name,
     gradientsPerStep: (k - 1) / 2,
-    step(gradLogDensity, q, p, g, invMass, eps) {
+    step(gradLogDensity, q, p, g, metric, eps) {
       const n = q.length;
       let logp = Number.NaN;
       for (let s = 0; ; s += 2) {
@@ -84,8 +85,7 @@ export function palindromicIntegrator(name: string, coefficients: readonly numbe
         if (bad !== 0) return Number.NaN;
         if (s + 1 === k) return logp;
         // Drift, then the gradient at the new position for the next kick.
-        const a = coef[s + 1] * eps;
-        for (let i = 0; i < n; i++) q[i] += a * invMass[i] * p[i];
+        metric.drift(q, p, coef[s + 1] * eps);
         logp = gradLogDensity(q, g);
         if (!(logp > Number.NEGATIVE_INFINITY && logp < Number.POSITIVE_INFINITY)) return logp;
       }

@@ -29,6 +29,8 @@ export interface StepInfo {
    * rejected; a divergence is counted, never thrown.
    */
   readonly divergent?: boolean;
+  /** True when a NUTS trajectory stopped at its maximum tree depth rather than by turning back. */
+  readonly treeDepthLimited?: boolean;
 }
 
 /**

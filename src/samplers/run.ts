@@ -285,6 +285,7 @@ export function runChain<S extends PositionState, I extends StepInfo>(
     let acceptSum = 0;
     let divergences = 0;
     let evaluations = 0;
+    let treeDepthLimited: number | undefined;
     for (let t = 0; t < nDraws; t++) {
       for (let s = 0; s < thin; s++) {
         if (signal?.aborted) throw aborted(c, iteration, total);
@@ -293,6 +294,8 @@ export function runChain<S extends PositionState, I extends StepInfo>(
         const info = result.info;
         acceptSum += info.acceptProbability;
         if (info.divergent === true) divergences++;
+        if (info.treeDepthLimited !== undefined)
+          treeDepthLimited = (treeDepthLimited ?? 0) + (info.treeDepthLimited ? 1 : 0);
         evaluations += info.evaluations;
         if (!Number.isFinite(state.logDensity))
           throw nonFiniteState(state.logDensity, c, "sampling", t * thin + s);
@@ -320,6 +323,7 @@ export function runChain<S extends PositionState, I extends StepInfo>(
       divergences,
       evaluations,
       warmupEvaluations,
+      ...(treeDepthLimited === undefined ? {} : { treeDepthLimited }),
     };
   }
   return out as Draws;

@@ -9,6 +9,7 @@ import {
   palindromicIntegrator,
   yoshida,
 } from "../../src/samplers/integrators.js";
+import { diagonalMetric } from "../../src/samplers/metric.js";
 
 const integrators: Integrator[] = [leapfrog, mclachlan, yoshida];
 
@@ -80,7 +81,7 @@ function flow(
   const p = Float64Array.from(p0);
   const g = new Float64Array(pr.d);
   pr.grad(q, g);
-  for (let s = 0; s < pr.steps; s++) integrator.step(pr.grad, q, p, g, pr.invMass, eps);
+  for (let s = 0; s < pr.steps; s++) integrator.step(pr.grad, q, p, g, diagonalMetric(pr.invMass), eps);
   return [q, p];
 }
 
@@ -160,7 +161,7 @@ describe.each(integrators.map((i) => [i.name, i] as const))("%s", (_name, integr
     const q = new Float64Array([1]);
     const p = new Float64Array([0.5]);
     const g = new Float64Array([-1]);
-    integrator.step(grad, q, p, g, new Float64Array([1]), 0.1);
+    integrator.step(grad, q, p, g, diagonalMetric(new Float64Array([1])), 0.1);
     expect(calls).toBe(integrator.gradientsPerStep);
   });
 
@@ -174,7 +175,9 @@ describe.each(integrators.map((i) => [i.name, i] as const))("%s", (_name, integr
     const q = new Float64Array([0.9]);
     const p = new Float64Array([10]);
     const g = new Float64Array([-0.9]);
-    expect(integrator.step(wall, q, p, g, new Float64Array([1]), 0.5)).toBe(Number.NEGATIVE_INFINITY);
+    expect(integrator.step(wall, q, p, g, diagonalMetric(new Float64Array([1])), 0.5)).toBe(
+      Number.NEGATIVE_INFINITY,
+    );
     expect(calls).toBe(1);
     const badGradient: GradLogDensityFn = (_q, g) => {
       g[0] = Number.NaN;
@@ -187,7 +190,7 @@ describe.each(integrators.map((i) => [i.name, i] as const))("%s", (_name, integr
         new Float64Array([0]),
         new Float64Array([1]),
         g2,
-        new Float64Array([1]),
+        diagonalMetric(new Float64Array([1])),
         0.1,
       ),
     ).toBeNaN();
@@ -207,7 +210,7 @@ describe("integrator accuracy on the harmonic oscillator (log π = −q²/2)", (
     const one = new Float64Array([1]);
     let worst = 0;
     for (let s = 0; s < Math.round(10 / eps); s++) {
-      const logp = integrator.step(grad, q, p, g, one, eps);
+      const logp = integrator.step(grad, q, p, g, diagonalMetric(one), eps);
       worst = Math.max(worst, Math.abs(-logp + 0.5 * p[0] * p[0] - 0.5));
     }
     return worst;
@@ -218,7 +221,7 @@ describe("integrator accuracy on the harmonic oscillator (log π = −q²/2)", (
     const p = new Float64Array([0.5]);
     const g = new Float64Array([-1]);
     const eps = 0.1;
-    const logp = leapfrog.step(grad, q, p, g, new Float64Array([2]), eps);
+    const logp = leapfrog.step(grad, q, p, g, diagonalMetric(new Float64Array([2])), eps);
     const pHalf = 0.5 + (eps / 2) * -1;
     const qNew = 1 + eps * 2 * pHalf;
     expect(q[0]).toBeCloseTo(qNew, 15);

@@ -1,0 +1,105 @@
+/**
+ * The metric (mass matrix) of Hamiltonian dynamics: the kinetic energy ½ pᵀ M⁻¹ p, the velocity
+ * M⁻¹ p and momenta drawn from N(0, M). A diagonal metric holds the posterior variances, a dense one
+ * the posterior covariance Σ = M⁻¹ (as Stan's `diag_e` and `dense_e`). Hot loops allocate nothing.
+ */
+import { OccamError } from "../errors.js";
+import { choleskyInPlace } from "../math/linalg.js";
+import type { Rng } from "../random/rng.js";
+
+/** A Euclidean metric: the kinetic energy, the velocity and the momentum distribution of M. */
+export interface Metric {
+  readonly dim: number;
+  /** "diagonal" or "dense". */
+  readonly kind: "diagonal" | "dense";
+  /** ½ pᵀ M⁻¹ p. */
+  kinetic(p: Float64Array): number;
+  /** Writes M⁻¹ p (the velocity, Betancourt's p♯) into `out`. */
+  velocity(p: Float64Array, out: Float64Array): void;
+  /** q ← q + a · M⁻¹ p, in place: an integrator's drift. */
+  drift(q: Float64Array, p: Float64Array, a: number): void;
+  /** Writes a draw of p ~ N(0, M) into `out`. */
+  sampleMomentum(rng: Rng, out: Float64Array): void;
+}
+
+/**
+ * A diagonal metric with inverse mass matrix `inverseMass` (the posterior variances). The array is
+ * held, not copied: a caller that updates it in place (warm-up adaptation) updates the metric.
+ */
+export function diagonalMetric(inverseMass: Float64Array): Metric {
+  const d = inverseMass.length;
+  return {
+    dim: d,
+    kind: "diagonal",
+    kinetic(p) {
+      let k = 0;
+      for (let i = 0; i < d; i++) k += inverseMass[i] * p[i] * p[i];
+      return 0.5 * k;
+    },
+    velocity(p, out) {
+      for (let i = 0; i < d; i++) out[i] = inverseMass[i] * p[i];
+    },
+    drift(q, p, a) {
+      for (let i = 0; i < d; i++) q[i] += a * inverseMass[i] * p[i];
+    },
+    sampleMomentum(rng, out) {
+      for (let i = 0; i < d; i++) out[i] = rng.normal() / Math.sqrt(inverseMass[i]);
+    },
+  };
+}
+
+/**
+ * A dense metric whose inverse mass matrix is the covariance Σ (d × d, row-major, positive definite).
+ * With Σ = L Lᵀ: M⁻¹ p = L (Lᵀ p), and p = L⁻ᵀ z with z ~ N(0, I) has covariance Σ⁻¹ = M. Throws a
+ * `not-positive-definite` OccamError when Σ has no Cholesky factor.
+ */
+export function denseMetric(covariance: Float64Array, d: number): Metric {
+  if (covariance.length !== d * d) {
+    throw new OccamError("dimension-mismatch", `denseMetric: the covariance must hold ${d} × ${d} entries.`);
+  }
+  const L = Float64Array.from(covariance);
+  choleskyInPlace(L, d);
+  const scratch = new Float64Array(d);
+  // scratch ← Lᵀ p (upper triangular times p).
+  const transposeTimes = (p: Float64Array) => {
+    for (let a = 0; a < d; a++) {
+      let v = 0;
+      for (let b = a; b < d; b++) v += L[b * d + a] * p[b];
+      scratch[a] = v;
+    }
+  };
+  return {
+    dim: d,
+    kind: "dense",
+    kinetic(p) {
+      transposeTimes(p);
+      let k = 0;
+      for (let a = 0; a < d; a++) k += scratch[a] * scratch[a];
+      return 0.5 * k;
+    },
+    velocity(p, out) {
+      transposeTimes(p);
+      for (let a = 0; a < d; a++) {
+        let v = 0;
+        for (let b = 0; b <= a; b++) v += L[a * d + b] * scratch[b];
+        out[a] = v;
+      }
+    },
+    drift(q, p, a) {
+      transposeTimes(p);
+      for (let r = 0; r < d; r++) {
+        let v = 0;
+        for (let b = 0; b <= r; b++) v += L[r * d + b] * scratch[b];
+        q[r] += a * v;
+      }
+    },
+    sampleMomentum(rng, out) {
+      // Solve Lᵀ p = z by back substitution.
+      for (let a = d - 1; a >= 0; a--) {
+        let v = rng.normal();
+        for (let b = a + 1; b < d; b++) v -= L[b * d + a] * out[b];
+        out[a] = v / L[a * d + a];
+      }
+    },
+  };
+}
