@@ -11,6 +11,7 @@ import type { Rng } from "../../random/rng.js";
 import { isUsableLogDensity, metropolisHastings } from "../../samplers/accept.js";
 import { leapfrog } from "../../samplers/integrators.js";
 import type { Kernel, PositionState, StepInfo } from "../../samplers/kernel.js";
+import { diagonalMetric, type Metric } from "../../samplers/metric.js";
 import type { CloudShape, LikelihoodCounter, ParticleCloud } from "./cloud.js";
 
 /**
@@ -93,7 +94,7 @@ export class MoveScratch {
   readonly gradZ: Float64Array;
   readonly gradPrior: Float64Array;
   readonly gradLikelihood: Float64Array;
-  readonly unitMass: Float64Array;
+  readonly unitMetric: Metric;
   constructor(d: number) {
     this.theta = new Float64Array(d);
     this.z = new Float64Array(d);
@@ -101,7 +102,7 @@ export class MoveScratch {
     this.gradZ = new Float64Array(d);
     this.gradPrior = new Float64Array(d);
     this.gradLikelihood = new Float64Array(d);
-    this.unitMass = new Float64Array(d).fill(1);
+    this.unitMetric = diagonalMetric(new Float64Array(d).fill(1));
   }
 }
 
@@ -133,7 +134,7 @@ export function hmcSweep(
 ): SweepOutcome {
   const d = cloud.dim;
   const { mean, cholesky: L } = shape;
-  const { theta, z, momentum: p, gradZ, gradPrior, gradLikelihood, unitMass } = s;
+  const { theta, z, momentum: p, gradZ, gradPrior, gradLikelihood, unitMetric } = s;
   const gradLogPrior = model.gradLogPrior as (t: Float64Array, g: Float64Array) => number;
   const gradLogLikelihood = model.gradLogLikelihood as (t: Float64Array, g: Float64Array) => number;
   const context = `β = ${beta}`;
@@ -196,17 +197,20 @@ export function hmcSweep(
     const steps = Math.max(1, Math.round(nominal * (0.5 + rng.uniform())));
     let logEnd = logStart;
     for (let t = 0; t < steps; t++) {
-      logEnd = leapfrog.step(density, z, p, gradZ, unitMass, eps);
+      logEnd = leapfrog.step(density, z, p, gradZ, unitMetric, eps);
       if (!(logEnd > Number.NEGATIVE_INFINITY && logEnd < Number.POSITIVE_INFINITY)) break;
     }
     let kinetic = 0;
     for (let a = 0; a < d; a++) kinetic += p[a] * p[a];
     const energyError = -logEnd + 0.5 * kinetic - (-logStart + 0.5 * kinetic0);
-    const isDivergent = !(energyError <= DIVERGENCE);
+    // A trajectory that reached zero density met a wall (the prior's support, or a likelihood that
+    // underflows in its tail), which holds no mass: rejected, not counted as a divergence.
+    const wall = logEnd === Number.NEGATIVE_INFINITY;
+    const isDivergent = !wall && !(energyError <= DIVERGENCE);
     if (isDivergent) divergent++;
     const { accepted, acceptProbability } = metropolisHastings(
       rng,
-      isDivergent ? Number.NEGATIVE_INFINITY : -energyError,
+      isDivergent || wall ? Number.NEGATIVE_INFINITY : -energyError,
     );
     acceptSum += acceptProbability;
     if (accepted) {
