@@ -26,6 +26,7 @@ import {
   subsetDraws,
   subsetModel,
 } from "./cross-validation-terms.js";
+import type { PosteriorKernelChoice } from "./posterior-sampling.js";
 import {
   checkCount,
   checkModel,
@@ -35,7 +36,6 @@ import {
   resolveRng,
   secondsSince,
 } from "./result.js";
-import type { PowerPosteriorKernelChoice } from "./tempering/power-posterior.js";
 
 export {
   type CrossValidationTerm,
@@ -56,10 +56,10 @@ export type CrossValidationForm = "held-out" | "k-fold" | "chain-rule";
 /**
  * How posterior draws given a subset are made: `"auto"` uses the subset model's exact
  * `samplePosterior` when it has one, else MCMC chosen as `samplePosterior` of posterior-sampling.ts
- * does (the model's exact `powerPosteriorKernel(1)`, else HMC with gradients, else random walk);
+ * does (the model's exact `powerPosteriorKernel(1)`, else NUTS with gradients, else random walk);
  * `"exact"` requires the exact sampler; the other values pick that MCMC kernel.
  */
-export type CrossValidationSampler = "exact" | PowerPosteriorKernelChoice;
+export type CrossValidationSampler = "exact" | PosteriorKernelChoice;
 
 /** An estimator of log p(D_1) for the chain rule's first fold: given the subset model and its posterior draws. */
 export type FirstFoldEstimatorFn = (
@@ -206,11 +206,11 @@ function resolveOptions(options: CrossValidatedEvidenceOptions): Resolved {
   checkCount(warmup, "warmup", WHERE, 0);
   if (
     typeof sampler !== "function" &&
-    !["auto", "exact", "model", "hmc", "random-walk"].includes(sampler as string)
+    !["auto", "exact", "model", "nuts", "hmc", "random-walk"].includes(sampler as string)
   ) {
     throw new OccamError(
       "invalid-argument",
-      `${WHERE}: sampler must be "auto", "exact", "model", "hmc", "random-walk" or a function (beta) => Kernel, got ${String(sampler)}.`,
+      `${WHERE}: sampler must be "auto", "exact", "model", "nuts", "hmc", "random-walk" or a function (beta) => Kernel, got ${String(sampler)}.`,
     );
   }
   if (

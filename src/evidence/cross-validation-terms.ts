@@ -11,16 +11,16 @@ import { Draws } from "../model/draws.js";
 import type { BayesModel } from "../model/model.js";
 import type { Rng } from "../random/rng.js";
 import { bridgeRatio } from "./bridge-sampling.js";
+import type { PosteriorKernelChoice } from "./posterior-sampling.js";
 import { samplePosterior } from "./posterior-sampling.js";
 import { checkModel, logWeightSummary, showPoint } from "./result.js";
-import type { PowerPosteriorKernelChoice } from "./tempering/power-posterior.js";
 
 const WHERE = "crossValidatedEvidence";
 
 /** How posterior draws given a subset are made (the options of `crossValidatedEvidence` that decide it). */
 export interface DrawSettings {
   readonly draws: number;
-  readonly sampler: "exact" | PowerPosteriorKernelChoice;
+  readonly sampler: "exact" | PosteriorKernelChoice;
   readonly chains: number;
   readonly warmup: number;
   readonly starts: "tempered" | "prior";
@@ -137,7 +137,7 @@ export function subsetDraws(sub: BayesModel, rng: Rng, o: DrawSettings, where: s
   const perChain = Math.max(10, Math.ceil(o.draws / o.chains));
   try {
     const sample = samplePosterior(sub, {
-      kernel: o.sampler === "auto" ? "auto" : (o.sampler as PowerPosteriorKernelChoice),
+      kernel: o.sampler === "auto" ? "auto" : (o.sampler as PosteriorKernelChoice),
       chains: o.chains,
       warmup: o.warmup,
       starts: o.starts,

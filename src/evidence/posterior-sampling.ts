@@ -9,6 +9,7 @@ import { unbounded } from "../model/transform.js";
 import type { Rng } from "../random/rng.js";
 import { buildHmcKernel } from "../samplers/hmc.js";
 import type { Kernel, PositionState, StepInfo } from "../samplers/kernel.js";
+import { buildNutsKernel } from "../samplers/nuts.js";
 import { buildRandomWalkKernel } from "../samplers/random-walk.js";
 import { runChain } from "../samplers/run.js";
 import { checkCount, type RandomOptions, resolveRng } from "./result.js";
@@ -21,11 +22,12 @@ import { type PowerPosteriorKernelChoice, resolveKernelKind } from "./tempering/
 /** Options of {@link samplePosterior}. */
 export interface PosteriorSamplingOptions extends RandomOptions {
   /**
-   * The kernel: `"auto"` takes the model's exact `powerPosteriorKernel(1)` when it has one, else HMC
-   * when it has gradients, else adaptive random-walk Metropolis.
+   * The kernel: `"auto"` takes the model's exact `powerPosteriorKernel(1)` when it has one, else NUTS
+   * when it has gradients, else adaptive random-walk Metropolis. `"hmc"` is static HMC, as the
+   * tempered methods run it.
    * @defaultValue "auto"
    */
-  kernel?: PowerPosteriorKernelChoice;
+  kernel?: PosteriorKernelChoice;
   /**
    * Chains, each started at its own prior draw, so that a posterior with separated modes shows as
    * chains that disagree instead of being sampled in one mode: with 8 chains and two modes of equal
@@ -46,6 +48,22 @@ export interface PosteriorSamplingOptions extends RandomOptions {
    * @defaultValue "tempered"
    */
   starts?: "tempered" | "prior";
+}
+
+/** The posterior chains' kernel: the power-posterior choices, and NUTS (the default with gradients). */
+export type PosteriorKernelChoice = PowerPosteriorKernelChoice | "nuts";
+
+/** Which kernel a posterior choice resolves to, checking the model supports it. */
+function resolvePosteriorKernel(
+  model: BayesModel,
+  choice: PosteriorKernelChoice,
+  where: string,
+): "model" | "nuts" | "hmc" | "random-walk" | "user" {
+  if (choice === "nuts" || choice === "auto") {
+    const kind = resolveKernelKind(model, choice === "nuts" ? "hmc" : "auto", where);
+    return kind === "hmc" ? "nuts" : kind;
+  }
+  return resolveKernelKind(model, choice, where);
 }
 
 /** Posterior draws with the convergence checks every estimator that uses them should report. */
@@ -70,6 +88,9 @@ const RHAT_WARNING = 1.05;
 
 /** Fewer effective draws than this (the smallest over parameters) make the draws unreliable. */
 const MIN_POSTERIOR_ESS = 100;
+
+/** NUTS's tree depth limit for posterior chains (Stan's default). */
+const NUTS_MAX_TREE_DEPTH = 10;
 
 /** Particles of the tempered run the chains start from. */
 const PILOT_PARTICLES = 1024;
@@ -109,7 +130,7 @@ export function samplePosterior(given: BayesModel, options: PosteriorSamplingOpt
     );
   }
   const [pilotRng, chainRng] = resolveRng(options, where).split(2);
-  const kind = resolveKernelKind(model, options.kernel ?? "auto", where);
+  const kind = resolvePosteriorKernel(model, options.kernel ?? "auto", where);
   const pilot = starts === "tempered" ? temperedPilot(model, pilotRng, where) : undefined;
   const sampled = runChain(() => posteriorKernel(model, kind, options.kernel), {
     chains,
@@ -123,9 +144,11 @@ export function samplePosterior(given: BayesModel, options: PosteriorSamplingOpt
   let evaluations = pilot?.evaluations ?? 0;
   let divergences = 0;
   let transitions = 0;
+  let treeDepthLimited = 0;
   for (const s of sampled.stats) {
     evaluations += s.evaluations + s.warmupEvaluations;
     divergences += s.divergences;
+    treeDepthLimited += s.treeDepthLimited ?? 0;
   }
   transitions = chains * perChain;
   const maxRhat = chains > 1 ? Math.max(...rhatPerParameter(sampled)) : Number.NaN;
@@ -151,8 +174,15 @@ export function samplePosterior(given: BayesModel, options: PosteriorSamplingOpt
   }
   if (divergences > MAX_DIVERGENT_FRACTION * transitions) {
     unreliable.push(
-      `${divergences} of ${transitions} HMC trajectories diverged: the posterior has regions the chains cannot follow ` +
-        "(a funnel's neck, a sharp curve), whose mass the draws may miss.",
+      `${divergences} of ${transitions} ${kind === "nuts" ? "NUTS" : "HMC"} trajectories diverged: the posterior has ` +
+        "regions the chains cannot follow (a funnel's neck, a sharp curve), whose mass the draws may miss.",
+    );
+  }
+  const warnings: string[] = [];
+  if (treeDepthLimited > 0) {
+    warnings.push(
+      `${treeDepthLimited} of ${transitions} NUTS trajectories stopped at the maximum tree depth (${NUTS_MAX_TREE_DEPTH}): ` +
+        "the chains moved less far than they could; the draws are valid, their ESS says how many they are worth.",
     );
   }
   if (pilot !== undefined) {
@@ -172,17 +202,23 @@ export function samplePosterior(given: BayesModel, options: PosteriorSamplingOpt
     divergences,
     nLikelihoodEvals: evaluations,
     unreliable,
-    warnings: [],
+    warnings,
   };
 }
 
 /** The MCMC kernel of the posterior chains. */
 function posteriorKernel(
   model: BayesModel,
-  kind: ReturnType<typeof resolveKernelKind>,
-  choice: PowerPosteriorKernelChoice | undefined,
+  kind: ReturnType<typeof resolvePosteriorKernel>,
+  choice: PosteriorKernelChoice | undefined,
 ): Kernel<PositionState, StepInfo> {
   switch (kind) {
+    case "nuts":
+      return buildNutsKernel({
+        target: tempered(model, 1),
+        maxTreeDepth: NUTS_MAX_TREE_DEPTH,
+        ...(model.hmcTargetAccept === undefined ? {} : { targetAccept: model.hmcTargetAccept }),
+      });
     case "model":
       return model.powerPosteriorKernel?.(1) as Kernel<PositionState, StepInfo>;
     case "user":

@@ -200,11 +200,11 @@ describe("crossValidatedEvidence: k-fold (eq. 8) and the chain rule", () => {
     expect(inside).toBeGreaterThanOrEqual(16);
   });
 
-  it("samples each posterior by HMC when the model has no exact sampler, with the error from the weights' ESS", () => {
+  it("samples each posterior by NUTS when the model has no exact sampler, with the error from the weights' ESS", () => {
     const mcmc = withoutExactPosterior(gaussianMeanModel({ dim: 2, n: 40, seed: 10 }));
     const r = crossValidatedEvidence(mcmc, { form: "k-fold", folds: 4, draws: 2000, warmup: 300, seed: 11 });
     for (const t of terms(r)) {
-      expect(t.sampler).toBe("hmc");
+      expect(t.sampler).toBe("nuts");
       expect(t.ess).toBeGreaterThan(100);
       expect(t.ess).toBeLessThanOrEqual(2000);
     }
@@ -244,7 +244,7 @@ describe("crossValidatedEvidence: k-fold (eq. 8) and the chain rule", () => {
         seed: 20 + s,
       });
       expect(r.reliable).toBe(true);
-      expect(terms(r).every((t) => t.sampler === "bridge (hmc)")).toBe(true);
+      expect(terms(r).every((t) => t.sampler === "bridge (nuts)")).toBe(true);
       expect(r.stdErr).toBeGreaterThan(0);
       if (Math.abs(r.logZ - exact) < 2 * r.stdErr) inside++;
       expect(Math.abs(r.logZ - exact)).toBeLessThan(4 * r.stdErr);

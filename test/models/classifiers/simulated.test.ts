@@ -101,7 +101,15 @@ describe("each family on data simulated from it", () => {
       const truth = build(inputs).samplePrior(createRng(100 + seed));
       const data = simulateLabels(build(inputs), truth, inputs, 200 + seed);
       const model = build(data);
-      const sample = samplePosterior(model, { seed, chains: 4, warmup: 500, draws, starts: "prior" });
+      // As classify samples the families: static HMC, tuned per family.
+      const sample = samplePosterior(model, {
+        seed,
+        chains: 4,
+        warmup: 500,
+        draws,
+        starts: "prior",
+        kernel: "hmc",
+      });
       expect(sample.unreliable).toEqual([]);
       expect(misses(sample.draws, truth)).toBeLessThan(missLimit(model.dim));
       const bridge = estimateEvidence(model, { method: "bridge", sample, seed });
