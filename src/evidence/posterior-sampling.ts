@@ -132,7 +132,10 @@ export function samplePosterior(given: BayesModel, options: PosteriorSamplingOpt
   const [pilotRng, chainRng] = resolveRng(options, where).split(2);
   const kind = resolvePosteriorKernel(model, options.kernel ?? "auto", where);
   const pilot = starts === "tempered" ? temperedPilot(model, pilotRng, where) : undefined;
-  const sampled = runChain(() => posteriorKernel(model, kind, options.kernel), {
+  // Without gradients the random walk proposes in the metric of the pilot's particles, so that the
+  // parameters' scales and correlations do not matter (PyMC's SMC kernel does the same).
+  const metric = kind === "random-walk" && pilot !== undefined ? cloudCovariance(pilot.cloud) : undefined;
+  const sampled = runChain(() => posteriorKernel(model, kind, options.kernel, metric), {
     chains,
     warmup,
     draws: perChain,
@@ -211,6 +214,7 @@ function posteriorKernel(
   model: BayesModel,
   kind: ReturnType<typeof resolvePosteriorKernel>,
   choice: PosteriorKernelChoice | undefined,
+  covariance: Float64Array | undefined,
 ): Kernel<PositionState, StepInfo> {
   switch (kind) {
     case "nuts":
@@ -232,7 +236,10 @@ function posteriorKernel(
         ...(model.hmcTargetAccept === undefined ? {} : { targetAccept: model.hmcTargetAccept }),
       });
     default:
-      return buildRandomWalkKernel({ target: tempered(model, 1) });
+      return buildRandomWalkKernel({
+        target: tempered(model, 1),
+        ...(covariance === undefined ? {} : { covariance }),
+      });
   }
 }
 
@@ -263,6 +270,27 @@ function temperedPilot(
     `${where} (the tempered run the chains start from)`,
   );
   return { cloud: run.cloud, evaluations: run.evaluations };
+}
+
+/** The covariance of a cloud's (equally weighted) particles, or undefined when it is singular. */
+function cloudCovariance(cloud: ParticleCloud): Float64Array | undefined {
+  const { n, dim: d, positions } = cloud;
+  const mean = new Float64Array(d);
+  for (let i = 0; i < n; i++) for (let a = 0; a < d; a++) mean[a] += positions[i * d + a] / n;
+  const covariance = new Float64Array(d * d);
+  for (let i = 0; i < n; i++) {
+    for (let a = 0; a < d; a++) {
+      const da = positions[i * d + a] - mean[a];
+      for (let b = 0; b <= a; b++) covariance[a * d + b] += (da * (positions[i * d + b] - mean[b])) / (n - 1);
+    }
+  }
+  for (let a = 0; a < d; a++) for (let b = 0; b < a; b++) covariance[b * d + a] = covariance[a * d + b];
+  try {
+    cholesky(covariance, d);
+    return covariance;
+  } catch {
+    return undefined;
+  }
 }
 
 /** A copy of a randomly chosen particle of the pilot's final cloud. */

@@ -1,4 +1,5 @@
 import { OccamError } from "../errors.js";
+import { cholesky } from "../math/linalg.js";
 import type { LogDensity } from "../model/model.js";
 import type { Rng } from "../random/rng.js";
 import {
@@ -23,6 +24,13 @@ export interface RandomWalkOptions {
    * @defaultValue 2.38 / √dim (optimal for a standard normal target)
    */
   scale?: number | Float64Array;
+  /**
+   * The covariance Σ (dim × dim, row-major) of a correlated Gaussian proposal y = x + s · (2.38/√dim) ·
+   * L z with Σ = L Lᵀ, optimal for a Gaussian target of covariance Σ (Roberts, Gelman & Gilks 1997):
+   * for example the covariance of a tempered run's particles, which makes the proposal indifferent to
+   * the parameters' scales and correlations. Give `scale` or `covariance`, not both.
+   */
+  covariance?: Float64Array;
   /**
    * Tune the common scale factor during warm-up by Robbins–Monro towards `targetAccept`.
    * @defaultValue true
@@ -57,8 +65,9 @@ export interface RandomWalkKernel extends AdaptiveKernel<RandomWalkState, Random
 }
 
 /**
- * Random-walk Metropolis with a Gaussian proposal y = x + s · scaleᵢ · zᵢ, z ~ N(0, I), where the common
- * factor s starts at 1 and, when `adapt` is on, follows Robbins–Monro during warm-up and is then frozen.
+ * Random-walk Metropolis with a Gaussian proposal y = x + s · scaleᵢ · zᵢ, z ~ N(0, I) (or, given a
+ * `covariance` Σ = L Lᵀ, y = x + s · (2.38/√dim) · L z), where the common factor s starts at 1 and,
+ * when `adapt` is on, follows Robbins–Monro during warm-up and is then frozen.
  * Each step costs one density evaluation and allocates only an accepted state's position.
  *
  * @example
@@ -71,6 +80,7 @@ export function buildRandomWalkKernel(options: RandomWalkOptions): RandomWalkKer
   const { target } = options;
   checkTarget(NAME, target, false);
   const dim = target.dim;
+  const proposalFactor = options.covariance === undefined ? undefined : proposalCholesky(options, dim);
   const base = new Float64Array(dim);
   const scale = options.scale ?? 2.38 / Math.sqrt(dim);
   if (typeof scale === "number") {
@@ -99,6 +109,19 @@ export function buildRandomWalkKernel(options: RandomWalkOptions): RandomWalkKer
   const adapter = new RobbinsMonro(1, { ...options.adaptation, targetAccept });
   let factor = 1;
   const proposal = new Float64Array(dim);
+  const z = new Float64Array(dim);
+  const propose = (rng: Rng, x: Float64Array) => {
+    if (proposalFactor === undefined) {
+      for (let i = 0; i < dim; i++) proposal[i] = x[i] + factor * base[i] * rng.normal();
+      return;
+    }
+    for (let i = 0; i < dim; i++) z[i] = rng.normal();
+    for (let a = 0; a < dim; a++) {
+      let v = 0;
+      for (let b = 0; b <= a; b++) v += proposalFactor[a * dim + b] * z[b];
+      proposal[a] = x[a] + factor * v;
+    }
+  };
 
   return {
     dim,
@@ -112,8 +135,7 @@ export function buildRandomWalkKernel(options: RandomWalkOptions): RandomWalkKer
       return { position: Float64Array.from(position), logDensity };
     },
     step(rng: Rng, state: RandomWalkState) {
-      const x = state.position;
-      for (let i = 0; i < dim; i++) proposal[i] = x[i] + factor * base[i] * rng.normal();
+      propose(rng, state.position);
       const logDensity = target.logDensity(proposal);
       // A NaN or +∞ log density is a divergence: rejected and counted, never thrown.
       const divergent = !isUsableLogDensity(logDensity);
@@ -135,4 +157,31 @@ export function buildRandomWalkKernel(options: RandomWalkOptions): RandomWalkKer
       adapting = false;
     },
   };
+}
+
+/** (2.38/√dim) L for the Cholesky factor L of `options.covariance`, checked. */
+function proposalCholesky(options: RandomWalkOptions, dim: number): Float64Array {
+  const covariance = options.covariance as Float64Array;
+  if (options.scale !== undefined) {
+    throw new OccamError("invalid-argument", `${NAME}: give scale or covariance, not both.`);
+  }
+  if (!(covariance instanceof Float64Array) || covariance.length !== dim * dim) {
+    throw new OccamError(
+      "dimension-mismatch",
+      `${NAME}: covariance must be a Float64Array of ${dim} × ${dim} entries (row-major).`,
+    );
+  }
+  let L: Float64Array;
+  try {
+    L = cholesky(covariance, dim);
+  } catch (error) {
+    if (!(error instanceof OccamError)) throw error;
+    throw new OccamError(
+      "invalid-argument",
+      `${NAME}: covariance must be positive definite (${error.message})`,
+    );
+  }
+  const c = 2.38 / Math.sqrt(dim);
+  for (let k = 0; k < L.length; k++) L[k] *= c;
+  return L;
 }
