@@ -138,7 +138,7 @@ describe("temperedSmc", () => {
     const r = temperedSmc(hardProblem("funnel-d10").model, { seed: 1, targetStdErr: 0.01 });
     expect(r.diagnostics.runs).toHaveLength(1);
     expect(r.reliable).toBe(false);
-    expect(r.warnings.join(" ")).toMatch(/moves diverged/);
+    expect(r.warnings.join(" ")).toMatch(/HMC trajectories diverged/);
     expect(r.warnings.join(" ")).not.toMatch(/targetStdErr/);
   });
 

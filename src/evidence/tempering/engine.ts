@@ -99,8 +99,10 @@ export interface TemperingStage {
   readonly acceptanceRate: number;
   /** The move's step size (HMC, whitened units) or scale (random walk) at the end of the stage. */
   readonly stepSize: number;
-  /** Divergent moves at this β: HMC trajectories, or proposals whose log density was NaN or +∞. */
+  /** Divergent HMC trajectories at this β: energy errors above the threshold. */
   readonly divergences: number;
+  /** Moves stopped where the model returned NaN or +∞ or a non-finite gradient, at this β. */
+  readonly modelFailures: number;
   /** The cloud's (weighted) mean log likelihood at the end of the stage: an estimate of E_β[log L]. */
   readonly meanLogLikelihood: number;
 }
@@ -249,6 +251,7 @@ export function runTempering(
       acceptanceRate: outcome.moved > 0 ? outcome.acceptSum / outcome.moved : Number.NaN,
       stepSize,
       divergences: outcome.divergent,
+      modelFailures: outcome.failed,
       meanLogLikelihood: weightedMean(cloud.logLikelihood, logW),
     });
     beta = next;
@@ -313,7 +316,7 @@ function moveStage(
   let done = 0;
   const likelihoodMemory: number[] = [];
   const priorMemory: number[] = [];
-  const total: SweepOutcome = { moved: 0, acceptSum: 0, divergent: 0 };
+  const total: SweepOutcome = { moved: 0, acceptSum: 0, divergent: 0, failed: 0 };
   // The log priors' memory only sets the rate of decay that `memoryLeft` extrapolates.
   const tracksPrior = !decided && c.memoryLeft !== undefined;
   if (!decided) c.startLogLikelihood.set(cloud.logLikelihood);
@@ -331,6 +334,7 @@ function moveStage(
     total.moved += outcome.moved;
     total.acceptSum += outcome.acceptSum;
     total.divergent += outcome.divergent;
+    total.failed += outcome.failed;
     if (move !== "model" && outcome.moved > 0 && !c.fixedStepSize) {
       stepSize = Math.min(maxStep, stepSize * Math.exp(outcome.acceptSum / outcome.moved - alpha));
     }

@@ -237,6 +237,9 @@ export function combineIslands(islandLogZ: ArrayLike<number>, kind: IslandKind):
 /** Divergent HMC trajectories above this fraction of a run's transitions make its estimate unreliable. */
 export const MAX_DIVERGENT_FRACTION = 0.001;
 
+/** Moves stopped by NaN or +∞ from the model above this fraction of a run's transitions make it unreliable. */
+const MAX_FAILED_FRACTION = 0.05;
+
 /** What every engine-based estimator says about its run: moves that barely moved, divergences, undeclared walls. */
 export function runWarnings(
   run: TemperingRun,
@@ -245,10 +248,12 @@ export function runWarnings(
   const unreliable: string[] = [];
   const warnings: string[] = [];
   let divergences = 0;
+  let failures = 0;
   let sweeps = 0;
   let stuck = 0;
   for (const s of run.stages) {
     divergences += s.divergences;
+    failures += s.modelFailures;
     sweeps += s.sweeps;
     if (s.sweeps > 0 && s.acceptanceRate < 0.05) stuck++;
   }
@@ -262,9 +267,22 @@ export function runWarnings(
     // A funnel's neck is where HMC diverges, and where the particles then fail to go: on Neal's funnel
     // (d = 10) 0.5 % of divergent trajectories came with log Z 1–2 nats too low.
     unreliable.push(
-      `${divergences} of ${transitions} moves diverged (an HMC trajectory's energy error blew up, or the model ` +
-        "returned NaN or +Infinity at a proposal): the target has regions the moves cannot follow (a funnel's neck, " +
-        "a sharp curve, an overflow), whose mass the estimate may miss.",
+      `${divergences} of ${transitions} HMC trajectories diverged: the target has regions the moves cannot follow ` +
+        "(a funnel's neck, a sharp curve), whose mass the estimate may miss.",
+    );
+  }
+  // Moves stopped where the model fails (a likelihood that overflows far out, where a tempered cloud
+  // still reaches at small β) are rejections of points that hold little mass; only when they are
+  // common do the moves fail to explore.
+  if (failures > MAX_FAILED_FRACTION * transitions) {
+    unreliable.push(
+      `${failures} of ${transitions} moves met NaN or +Infinity from the model (its value or gradient): the moves ` +
+        "could not explore the target; check the model where it overflows.",
+    );
+  } else if (failures > 0) {
+    warnings.push(
+      `${failures} of ${transitions} moves met NaN or +Infinity from the model (its value or gradient) and were ` +
+        "rejected: the model overflows far out, where the cloud reached at small β.",
     );
   }
   const overflow = nonFiniteChecks(run.nonFinite, run.nonFinite, settings.particles, "prior draws");

@@ -8,7 +8,7 @@
 import { OccamError } from "../../errors.js";
 import type { BayesModel } from "../../model/model.js";
 import type { Rng } from "../../random/rng.js";
-import { isUsableLogDensity, metropolisHastings } from "../../samplers/accept.js";
+import { isFiniteVector, isUsableLogDensity, metropolisHastings } from "../../samplers/accept.js";
 import { leapfrog } from "../../samplers/integrators.js";
 import type { Kernel, PositionState, StepInfo } from "../../samplers/kernel.js";
 import { diagonalMetric, type Metric } from "../../samplers/metric.js";
@@ -106,11 +106,16 @@ export class MoveScratch {
   }
 }
 
-/** What one sweep did: the particles it moved, the sum of their acceptance probabilities, the divergent trajectories. */
+/**
+ * What one sweep did: the particles it moved, the sum of their acceptance probabilities, the divergent
+ * trajectories (energy errors above the threshold) and the moves stopped where the model failed (NaN
+ * or +∞, a non-finite gradient).
+ */
 export interface SweepOutcome {
   moved: number;
   acceptSum: number;
   divergent: number;
+  failed: number;
 }
 
 /**
@@ -140,9 +145,10 @@ export function hmcSweep(
   const context = `β = ${beta}`;
   let lastPrior = 0;
   let lastLikelihood = 0;
+  // Set when the model returned NaN or +∞, or a non-finite gradient entry, on this trajectory.
+  let modelFailed = false;
   // log π(z) and ∇_z log π = Lᵀ(∇ log p + β ∇ log L) at θ = m + Lz; records the parts for the cloud.
-  // A NaN or +∞ value comes back as NaN, which ends the trajectory as a divergence (as does a
-  // non-finite gradient entry, which makes g NaN).
+  // Where the model fails (NaN or +∞, a non-finite gradient) it returns NaN, which ends the trajectory.
   const density = (zz: Float64Array, g: Float64Array): number => {
     for (let a = 0; a < d; a++) {
       let v = mean[a];
@@ -150,15 +156,25 @@ export function hmcSweep(
       theta[a] = v;
     }
     lastPrior = gradLogPrior.call(model, theta, gradPrior);
-    if (!isUsableLogDensity(lastPrior)) return Number.NaN;
+    if (!isUsableLogDensity(lastPrior)) {
+      modelFailed = true;
+      return Number.NaN;
+    }
     if (lastPrior === Number.NEGATIVE_INFINITY) {
       counter.outOfSupport++;
       return lastPrior;
     }
     counter.evaluations++;
     lastLikelihood = gradLogLikelihood.call(model, theta, gradLikelihood);
-    if (!isUsableLogDensity(lastLikelihood)) return Number.NaN;
+    if (!isUsableLogDensity(lastLikelihood)) {
+      modelFailed = true;
+      return Number.NaN;
+    }
     if (lastLikelihood === Number.NEGATIVE_INFINITY) return lastLikelihood;
+    if (!(isFiniteVector(gradPrior) && isFiniteVector(gradLikelihood))) {
+      modelFailed = true;
+      return Number.NaN;
+    }
     for (let b = 0; b < d; b++) {
       let v = 0;
       for (let a = b; a < d; a++) v += L[a * d + b] * (gradPrior[a] + beta * gradLikelihood[a]);
@@ -169,6 +185,7 @@ export function hmcSweep(
   const nominal = Math.max(1, Math.min(MAX_LEAPFROG_STEPS, Math.round(TRAJECTORY_LENGTH / stepSize)));
   let acceptSum = 0;
   let divergent = 0;
+  let failed = 0;
   let moved = 0;
   for (let i = from; i < to; i++) {
     // A particle of zero likelihood (kept, at weight 0, only when never resampled) does not move.
@@ -181,8 +198,9 @@ export function hmcSweep(
       for (let b = 0; b < a; b++) v -= L[a * d + b] * z[b];
       z[a] = v / L[a * d + a];
     }
+    modelFailed = false;
     const logStart = density(z, gradZ);
-    if (!(logStart > Number.NEGATIVE_INFINITY && logStart < Number.POSITIVE_INFINITY)) {
+    if (!(logStart > Number.NEGATIVE_INFINITY && logStart < Number.POSITIVE_INFINITY) && !modelFailed) {
       throw new OccamError(
         "internal",
         `${counter.where}: particle ${i} has zero density at ${context}; it cannot have been resampled.`,
@@ -203,14 +221,18 @@ export function hmcSweep(
     let kinetic = 0;
     for (let a = 0; a < d; a++) kinetic += p[a] * p[a];
     const energyError = -logEnd + 0.5 * kinetic - (-logStart + 0.5 * kinetic0);
-    // A trajectory that reached zero density met a wall (the prior's support, or a likelihood that
-    // underflows in its tail), which holds no mass: rejected, not counted as a divergence.
+    // Every trajectory that did not end at a finite energy within the threshold is rejected. One that
+    // reached zero density met a wall (the prior's support, or a likelihood that underflows in its
+    // tail), which holds no mass; one where the model failed (NaN, +∞, a non-finite gradient: a model
+    // that overflows far out) is counted apart from the divergences of a region the moves cannot
+    // follow (energy errors above the threshold).
     const wall = logEnd === Number.NEGATIVE_INFINITY;
-    const isDivergent = !wall && !(energyError <= DIVERGENCE);
+    const isDivergent = !wall && !modelFailed && !(energyError <= DIVERGENCE);
     if (isDivergent) divergent++;
+    if (modelFailed) failed++;
     const { accepted, acceptProbability } = metropolisHastings(
       rng,
-      isDivergent || wall ? Number.NEGATIVE_INFINITY : -energyError,
+      isDivergent || wall || modelFailed ? Number.NEGATIVE_INFINITY : -energyError,
     );
     acceptSum += acceptProbability;
     if (accepted) {
@@ -220,7 +242,7 @@ export function hmcSweep(
       cloud.logLikelihood[i] = lastLikelihood;
     }
   }
-  return { moved, acceptSum, divergent };
+  return { moved, acceptSum, divergent, failed };
 }
 
 /**
@@ -244,7 +266,7 @@ export function randomWalkSweep(
   const { theta: y, z } = s;
   let acceptSum = 0;
   let moved = 0;
-  let divergent = 0;
+  let failed = 0;
   for (let i = from; i < to; i++) {
     if (cloud.logLikelihood[i] === Number.NEGATIVE_INFINITY) continue;
     moved++;
@@ -255,15 +277,15 @@ export function randomWalkSweep(
       for (let b = 0; b <= a; b++) v += L[a * d + b] * z[b];
       y[a] = cloud.positions[row + a] + scale * v;
     }
-    // A NaN or +∞ log prior or log likelihood at the proposal is a divergence: rejected and counted.
+    // A NaN or +∞ log prior or log likelihood at the proposal: rejected and counted as a model failure.
     const lpY = counter.proposalLogPrior(y);
     let logRatio = Number.NEGATIVE_INFINITY;
     let llY = Number.NEGATIVE_INFINITY;
-    if (!isUsableLogDensity(lpY)) divergent++;
+    if (!isUsableLogDensity(lpY)) failed++;
     else if (lpY === Number.NEGATIVE_INFINITY) counter.outOfSupport++;
     else {
       llY = counter.proposalLogLikelihood(y);
-      if (!isUsableLogDensity(llY)) divergent++;
+      if (!isUsableLogDensity(llY)) failed++;
       else if (llY > Number.NEGATIVE_INFINITY) {
         logRatio = lpY + beta * llY - (cloud.logPrior[i] + beta * cloud.logLikelihood[i]);
       }
@@ -276,7 +298,7 @@ export function randomWalkSweep(
       cloud.logLikelihood[i] = llY;
     }
   }
-  return { moved, acceptSum, divergent };
+  return { moved, acceptSum, divergent: 0, failed };
 }
 
 /**
@@ -334,5 +356,5 @@ export function kernelSweep(
     cloud.logPrior[i] = counter.logPrior(x, context);
     cloud.logLikelihood[i] = counter.logLikelihood(x, context);
   }
-  return { moved, acceptSum, divergent: 0 };
+  return { moved, acceptSum, divergent: 0, failed: 0 };
 }
