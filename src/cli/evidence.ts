@@ -1,6 +1,6 @@
 import type { Command } from "commander";
 import { OccamError } from "../errors.js";
-import type { EstimatorComparison } from "../evidence/compare.js";
+import { DEFAULT_EVIDENCE_METHODS, type EstimatorComparison } from "../evidence/compare.js";
 import type { EvidenceMethod, EvidenceResult } from "../evidence/estimate.js";
 import { EVIDENCE_METHODS } from "../evidence/methods.js";
 import { withError } from "../report/format.js";
@@ -10,9 +10,6 @@ import { checkedJson } from "./json.js";
 import { type ParallelFlags, redisOption, withInterrupt, workersOption } from "./parallel.js";
 import { parseReportPath, REPORT_OPTION_HELP, writeReport } from "./report-file.js";
 import { formatNumber, formatTable } from "./table.js";
-
-/** The methods `occam evidence` runs when none are named: three that fail in different ways. */
-export const DEFAULT_EVIDENCE_METHODS: readonly EvidenceMethod[] = ["bridge", "smc", "stepping-stone"];
 
 /** Parses `--methods a,b,c`: distinct names of evidence methods. */
 export function parseMethods(text: string): EvidenceMethod[] {

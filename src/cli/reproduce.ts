@@ -24,7 +24,7 @@ export function parseHiddenList(text: string): number[] {
 }
 
 /** The reproductions that split into units of work, for the message refusing --workers to the others. */
-const parallelNames = "robot-arm and calibration";
+const parallelNames = "robot-arm, calibration and real-models";
 
 /**
  * `occam reproduce NAME [--json] [--seed S] [--quick] [--report FILE.html]`: re-runs a seed
@@ -56,7 +56,7 @@ export function registerReproduce(program: Command, io: Io): void {
       ).argParser(positiveNumber("--noise")),
     )
     .addOption(
-      new Option("--seeds <N>", "seeds per problem and method (calibration)").argParser(
+      new Option("--seeds <N>", "seeds per problem and method (calibration, real-models)").argParser(
         wholeNumber("--seeds"),
       ),
     )
@@ -85,13 +85,16 @@ export function registerReproduce(program: Command, io: Io): void {
           );
         }
         const progress = progressLine(io, name);
-        for (const [flag, owner] of [
-          ["hidden", "robot-arm"],
-          ["noise", "robot-arm"],
-          ["seeds", "calibration"],
+        for (const [flag, owners] of [
+          ["hidden", ["robot-arm"]],
+          ["noise", ["robot-arm"]],
+          ["seeds", ["calibration", "real-models"]],
         ] as const) {
-          if (options[flag] !== undefined && name !== owner) {
-            throw new OccamError("invalid-argument", `--${flag} applies only to ${owner}, not to ${name}.`);
+          if (options[flag] !== undefined && !(owners as readonly string[]).includes(name)) {
+            throw new OccamError(
+              "invalid-argument",
+              `--${flag} applies only to ${owners.join(" and ")}, not to ${name}.`,
+            );
           }
         }
         const reproduction = await load();

@@ -1,3 +1,5 @@
+import { OccamError } from "../errors.js";
+import type { RealModelReference } from "../experiments/real-models.js";
 import type { ReportDocument } from "../report/html.js";
 
 /** What every reproduction takes from the command line. */
@@ -92,6 +94,17 @@ export const reproductions: Readonly<Record<string, () => Promise<Reproduction>>
       (await import("./reports/sykacek.js")).formatSykacekReport,
       async () => (await import("../report/reproductions/sykacek.js")).sykacekReport,
     ),
+  "real-models": async () =>
+    reproduction(
+      async (options: ReproductionOptions) =>
+        (await import("../experiments/real-models.js")).runRealModelsExperiment({
+          ...options,
+          references: await readRealModelReferences(),
+        }),
+      (await import("./reports/real-models.js")).formatRealModelsReport,
+      async () => (await import("../report/reproductions/real-models.js")).realModelsReport,
+      true,
+    ),
   "robot-arm": async () =>
     reproduction(
       (await import("../experiments/robot-arm.js")).runRobotArmExperimentInParallel,
@@ -100,3 +113,18 @@ export const reproductions: Readonly<Record<string, () => Promise<Reproduction>>
       true,
     ),
 };
+
+/** The real-model suite's references, examples/real-models/references.json (in a checkout of occam). */
+async function readRealModelReferences(): Promise<Record<string, RealModelReference>> {
+  const { readFileSync } = await import("node:fs");
+  const { REAL_MODELS_FOLDER } = await import("../experiments/real-models.js");
+  const file = `${REAL_MODELS_FOLDER}/references.json`;
+  try {
+    return JSON.parse(readFileSync(file, "utf8"));
+  } catch (error) {
+    throw new OccamError(
+      "invalid-argument",
+      `reproduce real-models runs from a checkout of occam, where ${file} is: ${error instanceof Error ? error.message : String(error)}`,
+    );
+  }
+}

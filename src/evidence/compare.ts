@@ -5,6 +5,9 @@ import { type EvidenceMethod, type EvidenceResult, estimateEvidence, NEEDS_DRAWS
 import { type PosteriorSample, samplePosterior } from "./posterior-sampling.js";
 import type { PosteriorDrawsInput } from "./result.js";
 
+/** The methods `occam evidence` runs when none are named: three that fail in different ways. */
+export const DEFAULT_EVIDENCE_METHODS: readonly EvidenceMethod[] = ["bridge", "smc", "stepping-stone"];
+
 /** Options of {@link compareEstimators}. */
 export interface CompareEstimatorsOptions {
   /** @defaultValue 1 */

@@ -4,6 +4,7 @@
  */
 import { OccamError } from "../errors.js";
 import { EVIDENCE_METHODS, type EvidenceMethod, estimateEvidence } from "../evidence/estimate.js";
+import type { BayesModel } from "../model/model.js";
 import { HARD_PROBLEM_NAMES, type HardProblemName, hardProblem } from "../models/hard-problems/index.js";
 import { siblingModule } from "../parallel/pool.js";
 import { type ParallelOptions, runUnits } from "../parallel/run.js";
@@ -11,7 +12,8 @@ import { createRng } from "../random/rng.js";
 
 /** One method on one problem with one seed. Numbers are null when the method failed (see `failure`). */
 export interface CalibrationRun {
-  readonly problem: HardProblemName;
+  /** The problem (a hard problem's name, or a real model's). */
+  readonly problem: string;
   readonly method: EvidenceMethod;
   readonly seed: number;
   readonly logZ: number | null;
@@ -31,7 +33,7 @@ export interface CalibrationRun {
 
 /** One method on one problem over all seeds. */
 export interface CalibrationCell {
-  readonly problem: HardProblemName;
+  readonly problem: string;
   readonly method: EvidenceMethod;
   readonly runs: number;
   /** Runs marked unreliable, or that failed with an error. */
@@ -205,6 +207,21 @@ function assembleCalibration(plan: CalibrationPlan, runs: readonly CalibrationRu
 export function calibrationRun(spec: CalibrationRunSpec): CalibrationRun {
   const { problem, method, seed, settings } = spec;
   const { model, logZ: reference } = hardProblem(problem);
+  return methodRun(problem, model, method, seed, reference, settings);
+}
+
+/**
+ * The method on the model with the seed at its default settings (or `settings`), compared with the
+ * reference; a method that stops with an OccamError gives a run with null numbers and its message.
+ */
+export function methodRun(
+  problem: string,
+  model: BayesModel,
+  method: EvidenceMethod,
+  seed: number,
+  reference: number,
+  settings?: object,
+): CalibrationRun {
   const start = performance.now();
   try {
     const r = estimateEvidence(model, { method, seed, ...(settings === undefined ? {} : { settings }) });
@@ -246,8 +263,9 @@ function mean(values: readonly number[]): number | null {
   return values.length === 0 ? null : values.reduce((a, b) => a + b, 0) / values.length;
 }
 
-function summariseCell(
-  problem: HardProblemName,
+/** A problem's runs of one method summarised: unreliable runs, silent failures, errors and costs. */
+export function summariseCell(
+  problem: string,
   method: EvidenceMethod,
   runs: readonly CalibrationRun[],
   referenceError: number,

@@ -1,0 +1,72 @@
+// Logistic regression of diabetes on five inputs of the Pima Indians data (532 women, MASS's Pima.tr
+// and Pima.te): npreg, glu, bmi, ped and age, standardised, with an intercept; every coefficient ~ N(0, 10²)
+// (Friel & Wyse 2012, Statistica Neerlandica 66(3), "model 2"; their log evidence is −259.85).
+//
+//   npx occam evidence examples/real-models/pima-logistic-5.mjs
+import { readFileSync } from "node:fs";
+import { defineModel } from "occam";
+
+const INPUTS = ["npreg", "glu", "bmi", "ped", "age"];
+const PRIOR_SD = 10;
+
+const [header, ...lines] = readFileSync(new URL("./pima.csv", import.meta.url), "utf8")
+  .trim()
+  .split("\n");
+const names = header.split(",");
+const rows = lines.map((line) => line.split(","));
+const y = rows.map((r) => (r[names.indexOf("type")] === "Yes" ? 1 : 0));
+const n = rows.length;
+const columns = INPUTS.map((name) => {
+  const x = rows.map((r) => Number(r[names.indexOf(name)]));
+  const mean = x.reduce((a, b) => a + b, 0) / n;
+  const sd = Math.sqrt(x.reduce((a, b) => a + (b - mean) ** 2, 0) / (n - 1));
+  return x.map((v) => (v - mean) / sd);
+});
+const d = INPUTS.length + 1;
+const LOG_2PI = Math.log(2 * Math.PI);
+
+const linear = (t, i) => {
+  let eta = t[0];
+  for (let j = 1; j < d; j++) eta += t[j] * columns[j - 1][i];
+  return eta;
+};
+// log(1 + e^η), without overflow.
+const softplus = (eta) => (eta > 0 ? eta + Math.log1p(Math.exp(-eta)) : Math.log1p(Math.exp(eta)));
+
+const logPrior = (t) => {
+  let s = 0;
+  for (let j = 0; j < d; j++) s += t[j] * t[j];
+  return -0.5 * (d * (LOG_2PI + 2 * Math.log(PRIOR_SD)) + s / PRIOR_SD ** 2);
+};
+const logLikelihood = (t) => {
+  let s = 0;
+  for (let i = 0; i < n; i++) {
+    const eta = linear(t, i);
+    s += y[i] * eta - softplus(eta);
+  }
+  return s;
+};
+
+export default defineModel({
+  dim: d,
+  names: ["intercept", ...INPUTS],
+  logPrior,
+  logLikelihood,
+  samplePrior: (rng) => Float64Array.from({ length: d }, () => PRIOR_SD * rng.normal()),
+  gradLogPrior: (t, g) => {
+    for (let j = 0; j < d; j++) g[j] = -t[j] / PRIOR_SD ** 2;
+    return logPrior(t);
+  },
+  gradLogLikelihood: (t, g) => {
+    g.fill(0);
+    let s = 0;
+    for (let i = 0; i < n; i++) {
+      const eta = linear(t, i);
+      s += y[i] * eta - softplus(eta);
+      const r = y[i] - 1 / (1 + Math.exp(-eta));
+      g[0] += r;
+      for (let j = 1; j < d; j++) g[j] += r * columns[j - 1][i];
+    }
+    return s;
+  },
+});
