@@ -10,6 +10,7 @@ import { siblingModule } from "../parallel/pool.js";
 import { type ParallelOptions, runUnits } from "../parallel/run.js";
 import { createRng } from "../random/rng.js";
 import { type CalibrationCell, type CalibrationRun, summariseCell } from "./calibration.js";
+import { unitProgress } from "./progress.js";
 
 /** The models of the suite, by the name of their file in examples/real-models/. */
 export const REAL_MODEL_NAMES = Object.freeze([
@@ -125,7 +126,7 @@ export async function runRealModelsExperiment(options: RealModelsOptions): Promi
       payload: r,
     })),
     siblingModule(import.meta.url, "real-models-units"),
-    { ...options, onUnit: (done, total, key) => options.onProgress?.(`${key} done (${done} of ${total})`) },
+    { ...options, onUnit: unitProgress(options.onProgress) },
   );
   const runs = results.filter((_, i) => specs[i].method !== "consensus") as CalibrationRun[];
   const consensus = results.filter((_, i) => specs[i].method === "consensus") as RealModelConsensus[];

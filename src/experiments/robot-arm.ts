@@ -12,6 +12,7 @@ import { OccamError } from "../errors.js";
 import type { SweepEvidence } from "../models/mlp/temperature-sweep.js";
 import { siblingModule } from "../parallel/pool.js";
 import { type ParallelOptions, runUnits } from "../parallel/run.js";
+import { unitProgress } from "./progress.js";
 import {
   ROBOT_ARM_PARTS,
   type RobotArmFrameworkPart,
@@ -268,7 +269,7 @@ export async function runRobotArmExperimentInParallel(
   const parts = (await runUnits(
     units.map((u) => ({ key: `H=${u.hidden}/${u.part}`, command: "robot-arm-part", payload: u })),
     siblingModule(import.meta.url, "robot-arm-units"),
-    { ...options, onUnit: (done, total, key) => options.onProgress?.(`${key} done (${done} of ${total})`) },
+    { ...options, onUnit: unitProgress(options.onProgress) },
   )) as RobotArmPartResult[];
   return assembleRobotArm(options, units, parts, started);
 }
