@@ -12,6 +12,8 @@ export default defineConfig({
     // Statistical tests run long chains; the machine has two cores.
     testTimeout: 120_000,
     pool: "threads",
+    // Vitest's default is one thread fewer than the cores: one on this two-core machine.
+    maxWorkers: 2,
     // A private Redis server for the tests of the queue (see the file).
     globalSetup: ["./test/support/redis-server.ts"],
   },

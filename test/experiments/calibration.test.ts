@@ -1,9 +1,10 @@
 /**
  * The honesty of every evidence method on the hard problems, in a form that fits `npm test`: one
- * seed of every method at its default settings on four problems that break naive estimators (many
- * modes, two separated modes, a funnel, thin curved shells), where no result may be a silent failure
- * (outside 3 stdErr + 0.01 nats of the reference without saying it is unreliable); and the
- * regressions that motivated the checks. The full suite over 20 seeds is `npm run bench -- calibration`.
+ * seed of every method at its default settings (the tempered ones to a looser precision) on three
+ * problems that break naive estimators (two separated modes, a funnel, thin curved shells), where no
+ * result may be a silent failure (outside 3 stdErr + 0.01 nats of the reference without saying it is
+ * unreliable); and the regressions that motivated the checks. `occam reproduce calibration --quick`
+ * adds the eggbox; the full suite over 20 seeds is `npm run bench -- calibration`.
  */
 import { describe, expect, it } from "vitest";
 import { estimateEvidence } from "../../src/evidence/estimate.js";
@@ -12,10 +13,14 @@ import { gaussianMeanModel } from "../../src/models/gaussian-mean/index.js";
 import { hardProblem } from "../../src/models/hard-problems/index.js";
 
 describe("calibration on the hard problems (one seed per method, default settings)", () => {
+  // The tempered methods run to a standard error of 0.15 nats rather than their default 0.05: the check
+  // is of their honesty, which the looser target tests as well, at a ninth of the particles.
+  const precision = { targetStdErr: 0.15 };
   const result = runCalibrationExperiment({
     seed: 3,
     seeds: 1,
-    problems: ["eggbox", "mixture-d5", "funnel-d10", "shells-d2"],
+    problems: ["mixture-d5", "funnel-d10", "shells-d2"],
+    settings: { smc: precision, path: precision, chaining: precision, "stepping-stone": precision },
   });
 
   it("gives no silent failure: every result is within its error of the reference or says it is unreliable", () => {
@@ -27,7 +32,7 @@ describe("calibration on the hard problems (one seed per method, default setting
   });
 
   it("still gives reliable answers where they are possible: some tempered method on each problem but the funnel", () => {
-    for (const problem of ["eggbox", "mixture-d5", "shells-d2"] as const) {
+    for (const problem of ["mixture-d5", "shells-d2"] as const) {
       const reliable = result.runs.filter((r) => r.problem === problem && r.reliable);
       expect(reliable.length, problem).toBeGreaterThan(0);
     }
