@@ -14,35 +14,37 @@ const [header, ...lines] = readFileSync(new URL("./pima.csv", import.meta.url), 
   .split("\n");
 const names = header.split(",");
 const rows = lines.map((line) => line.split(","));
-const y = rows.map((r) => (r[names.indexOf("type")] === "Yes" ? 1 : 0));
+const y = Float64Array.from(rows, (r) => (r[names.indexOf("type")] === "Yes" ? 1 : 0));
 const n = rows.length;
-const columns = INPUTS.map((name) => {
+const d = INPUTS.length + 1;
+// The design, row-major: an intercept and the standardised inputs (sample sd, n − 1).
+const X = new Float64Array(n * d);
+INPUTS.forEach((name, k) => {
   const x = rows.map((r) => Number(r[names.indexOf(name)]));
   const mean = x.reduce((a, b) => a + b, 0) / n;
   const sd = Math.sqrt(x.reduce((a, b) => a + (b - mean) ** 2, 0) / (n - 1));
-  return x.map((v) => (v - mean) / sd);
+  for (let i = 0; i < n; i++) X[i * d + k + 1] = (x[i] - mean) / sd;
 });
-const d = INPUTS.length + 1;
+for (let i = 0; i < n; i++) X[i * d] = 1;
 const LOG_2PI = Math.log(2 * Math.PI);
 
 const linear = (t, i) => {
-  let eta = t[0];
-  for (let j = 1; j < d; j++) eta += t[j] * columns[j - 1][i];
+  let eta = 0;
+  for (let j = 0; j < d; j++) eta += t[j] * X[i * d + j];
   return eta;
 };
-// log(1 + e^η), without overflow.
-const softplus = (eta) => (eta > 0 ? eta + Math.log1p(Math.exp(-eta)) : Math.log1p(Math.exp(eta)));
 
 const logPrior = (t) => {
   let s = 0;
   for (let j = 0; j < d; j++) s += t[j] * t[j];
   return -0.5 * (d * (LOG_2PI + 2 * Math.log(PRIOR_SD)) + s / PRIOR_SD ** 2);
 };
+// Σ y η − log(1 + e^η), with log(1 + e^η) = max(η, 0) + log1p(e^−|η|), which never overflows.
 const logLikelihood = (t) => {
   let s = 0;
   for (let i = 0; i < n; i++) {
     const eta = linear(t, i);
-    s += y[i] * eta - softplus(eta);
+    s += y[i] * eta - Math.max(eta, 0) - Math.log1p(Math.exp(-Math.abs(eta)));
   }
   return s;
 };
@@ -62,10 +64,11 @@ export default defineModel({
     let s = 0;
     for (let i = 0; i < n; i++) {
       const eta = linear(t, i);
-      s += y[i] * eta - softplus(eta);
-      const r = y[i] - 1 / (1 + Math.exp(-eta));
-      g[0] += r;
-      for (let j = 1; j < d; j++) g[j] += r * columns[j - 1][i];
+      const e = Math.exp(-Math.abs(eta));
+      s += y[i] * eta - Math.max(eta, 0) - Math.log1p(e);
+      // y − σ(η), with σ(η) from the same exponential.
+      const r = y[i] - (eta >= 0 ? 1 / (1 + e) : e / (1 + e));
+      for (let j = 0; j < d; j++) g[j] += r * X[i * d + j];
     }
     return s;
   },
