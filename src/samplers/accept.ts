@@ -111,3 +111,27 @@ export function checkTarget(kernel: string, target: unknown, needsGradient: bool
     );
   }
 }
+
+/**
+ * The starting state of a gradient-based kernel: the position copied, with its log density and
+ * gradient, checked (finite, and a finite gradient); throws an OccamError naming `kernel` otherwise.
+ */
+export function gradientStart(
+  kernel: string,
+  grad: (theta: Float64Array, gradient: Float64Array) => number,
+  position: Float64Array,
+  dim: number,
+): { position: Float64Array; logDensity: number; gradient: Float64Array } {
+  checkStartPosition(kernel, position, dim);
+  const start = Float64Array.from(position);
+  const gradient = new Float64Array(dim);
+  const logDensity = grad(start, gradient);
+  checkStartLogDensity(kernel, logDensity, position);
+  if (!isFiniteVector(gradient)) {
+    throw new OccamError(
+      "non-finite",
+      `${kernel}: the gradient of the log density is non-finite at the starting position ${describePosition(position)}.`,
+    );
+  }
+  return { position: start, logDensity, gradient };
+}

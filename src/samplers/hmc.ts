@@ -1,15 +1,7 @@
 import { OccamError } from "../errors.js";
 import type { LogDensity } from "../model/model.js";
 import type { Rng } from "../random/rng.js";
-import {
-  checkStartLogDensity,
-  checkStartPosition,
-  checkTarget,
-  describePosition,
-  isFiniteVector,
-  isUsableLogDensity,
-  metropolisHastings,
-} from "./accept.js";
+import { checkTarget, gradientStart, isUsableLogDensity, metropolisHastings } from "./accept.js";
 import {
   DualAveraging,
   type DualAveragingOptions,
@@ -19,6 +11,7 @@ import {
 import { type GradLogDensityFn, type Integrator, leapfrog } from "./integrators.js";
 import type { AdaptiveKernel, PositionState, StepInfo } from "./kernel.js";
 import { diagonalMetric } from "./metric.js";
+import { searchStepSize } from "./step-size.js";
 
 const NAME = "HMC";
 
@@ -275,41 +268,6 @@ export function buildHmcKernel(options: HmcOptions): HmcKernel {
     return -state.logDensity + kinetic();
   };
 
-  /** Stan's init_stepsize: double (or halve) ε until one step's acceptance crosses 0.8. Returns evaluations. */
-  const searchStepSize = (rng: Rng, state: HmcState): number => {
-    let evaluations = 0;
-    const logTarget = Math.log(0.8);
-    const trial = () => {
-      const h0 = startTrajectory(rng, state);
-      const logp = integrator.step(grad, q, p, g, metric, stepSize);
-      evaluations += integrator.gradientsPerStep;
-      const h = -logp + kinetic();
-      // A NaN energy (a blown-up trial) counts as +∞, as in Stan; so does a +∞ log density, which the
-      // trajectory itself will then report.
-      return Number.isNaN(h) || h === Number.NEGATIVE_INFINITY ? Number.NEGATIVE_INFINITY : h0 - h;
-    };
-    const direction = trial() > logTarget ? 1 : -1;
-    for (;;) {
-      const deltaH = trial();
-      if (direction === 1 && !(deltaH > logTarget)) break;
-      if (direction === -1 && !(deltaH < logTarget)) break;
-      stepSize = direction === 1 ? 2 * stepSize : 0.5 * stepSize;
-      if (stepSize > 1e7) {
-        throw new OccamError(
-          "non-finite",
-          `${NAME}: the step-size search passed 1e7 near ${describePosition(state.position)}; the target looks improper (check the model's prior).`,
-        );
-      }
-      if (stepSize === 0) {
-        throw new OccamError(
-          "non-finite",
-          `${NAME}: no acceptably small step size was found near ${describePosition(state.position)}; is the log density continuous?`,
-        );
-      }
-    }
-    return evaluations;
-  };
-
   const plannedSteps = (rng: Rng): number => {
     const nominal =
       opts.trajectoryLength === undefined
@@ -330,24 +288,15 @@ export function buildHmcKernel(options: HmcOptions): HmcKernel {
       return Float64Array.from(invMass);
     },
     init(position: Float64Array): HmcState {
-      checkStartPosition(NAME, position, dim);
-      const start = Float64Array.from(position);
-      const gradient = new Float64Array(dim);
-      const logDensity = grad(start, gradient);
-      checkStartLogDensity(NAME, logDensity, position);
-      if (!isFiniteVector(gradient)) {
-        throw new OccamError(
-          "non-finite",
-          `${NAME}: the gradient of the log density is non-finite at the starting position ${describePosition(position)}.`,
-        );
-      }
-      return { position: start, logDensity, gradient };
+      return gradientStart(NAME, grad, position, dim);
     },
     step(rng: Rng, state: HmcState) {
       let evaluations = 0;
       if (pendingStepSizeSearch) {
         pendingStepSizeSearch = false;
-        evaluations += searchStepSize(rng, state);
+        const found = searchStepSize(NAME, grad, integrator, metric, state, stepSize, rng, { q, p, g });
+        stepSize = found.stepSize;
+        evaluations += found.evaluations;
         dual.restart(stepSize);
       }
       const eps =

@@ -2,10 +2,8 @@ import { OccamError } from "../errors.js";
 import type { LogDensity } from "../model/model.js";
 import type { Rng } from "../random/rng.js";
 import {
-  checkStartLogDensity,
-  checkStartPosition,
   checkTarget,
-  describePosition,
+  gradientStart,
   isFiniteVector,
   isUsableLogDensity,
   metropolisHastings,
@@ -93,17 +91,7 @@ export function buildMalaKernel(options: MalaOptions): MalaKernel {
       return stepSize;
     },
     init(position: Float64Array): MalaState {
-      checkStartPosition(NAME, position, dim);
-      const gradient = new Float64Array(dim);
-      const logDensity = grad(Float64Array.from(position), gradient);
-      checkStartLogDensity(NAME, logDensity, position);
-      if (!isFiniteVector(gradient)) {
-        throw new OccamError(
-          "non-finite",
-          `${NAME}: the gradient of the log density is non-finite at the starting position ${describePosition(position)}.`,
-        );
-      }
-      return { position: Float64Array.from(position), logDensity, gradient };
+      return gradientStart(NAME, grad, position, dim);
     },
     step(rng: Rng, state: MalaState) {
       const eps = stepSize;

@@ -43,7 +43,7 @@ export function diagonalMetric(inverseMass: Float64Array): Metric {
       for (let i = 0; i < d; i++) q[i] += a * inverseMass[i] * p[i];
     },
     sampleMomentum(rng, out) {
-      for (let i = 0; i < d; i++) out[i] = rng.normal() / Math.sqrt(inverseMass[i]);
+      for (let i = 0; i < d; i++) out[i] = rng.normal() * (1 / Math.sqrt(inverseMass[i]));
     },
   };
 }

@@ -11,18 +11,12 @@
 import { OccamError } from "../errors.js";
 import type { LogDensity } from "../model/model.js";
 import type { Rng } from "../random/rng.js";
-import {
-  checkStartLogDensity,
-  checkStartPosition,
-  checkTarget,
-  describePosition,
-  isFiniteVector,
-  isUsableLogDensity,
-} from "./accept.js";
+import { checkTarget, gradientStart, isUsableLogDensity } from "./accept.js";
 import type { WindowOptions } from "./adaptation.js";
 import { type GradLogDensityFn, leapfrog } from "./integrators.js";
 import type { AdaptiveKernel, PositionState, StepInfo } from "./kernel.js";
 import { diagonalMetric, type Metric } from "./metric.js";
+import { searchStepSize } from "./step-size.js";
 import { WindowAdaptation } from "./window-adaptation.js";
 
 const NAME = "NUTS";
@@ -385,47 +379,6 @@ export function buildNutsKernel(options: NutsOptions): NutsKernel {
     };
   };
 
-  /**
-   * Stan's initial step-size search: doubles or halves ε until one leapfrog step's acceptance crosses
-   * 0.8, from the state, with fresh momenta each try. Returns the gradient evaluations it made.
-   */
-  const searchStepSize = (stream: Rng, state: NutsState): number => {
-    const b = buffers;
-    let evaluations = 0;
-    const logTarget = Math.log(0.8);
-    const trial = () => {
-      metric.sampleMomentum(stream, b.pF);
-      b.qF.set(state.position);
-      b.gF.set(state.gradient);
-      const h0 = -state.logDensity + metric.kinetic(b.pF);
-      const logp = leapfrog.step(grad, b.qF, b.pF, b.gF, metric, stepSize);
-      evaluations++;
-      const h = isUsableLogDensity(logp) ? -logp + metric.kinetic(b.pF) : Number.POSITIVE_INFINITY;
-      // A blown-up step (NaN energy) counts as an infinitely bad one, as in Stan.
-      return Number.isNaN(h) ? Number.NEGATIVE_INFINITY : h0 - h;
-    };
-    const direction = trial() > logTarget ? 1 : -1;
-    for (;;) {
-      const deltaH = trial();
-      if (direction === 1 && !(deltaH > logTarget)) break;
-      if (direction === -1 && !(deltaH < logTarget)) break;
-      stepSize = direction === 1 ? 2 * stepSize : 0.5 * stepSize;
-      if (stepSize > 1e7) {
-        throw new OccamError(
-          "non-finite",
-          `${NAME}: the step-size search passed 1e7 near ${describePosition(state.position)}; the target looks improper (check the model's prior).`,
-        );
-      }
-      if (stepSize === 0) {
-        throw new OccamError(
-          "non-finite",
-          `${NAME}: no step size small enough was found near ${describePosition(state.position)}; is the log density continuous there?`,
-        );
-      }
-    }
-    return evaluations;
-  };
-
   return {
     dim,
     get stepSize() {
@@ -435,24 +388,20 @@ export function buildNutsKernel(options: NutsOptions): NutsKernel {
       return metric;
     },
     init(position: Float64Array): NutsState {
-      checkStartPosition(NAME, position, dim);
-      const start = Float64Array.from(position);
-      const gradient = new Float64Array(dim);
-      const logDensity = grad(start, gradient);
-      checkStartLogDensity(NAME, logDensity, position);
-      if (!isFiniteVector(gradient)) {
-        throw new OccamError(
-          "non-finite",
-          `${NAME}: the gradient of the log density is non-finite at the starting position ${describePosition(position)}.`,
-        );
-      }
-      return { position: start, logDensity, gradient };
+      return gradientStart(NAME, grad, position, dim);
     },
     step(stream: Rng, state: NutsState) {
       let searched = 0;
       if (pendingSearch) {
         pendingSearch = false;
-        searched = searchStepSize(stream, state);
+        const b = buffers;
+        const found = searchStepSize(NAME, grad, leapfrog, metric, state, stepSize, stream, {
+          q: b.qF,
+          p: b.pF,
+          g: b.gF,
+        });
+        stepSize = found.stepSize;
+        searched = found.evaluations;
         adaptation?.restart(stepSize);
       }
       const result = transition(stream, state);

@@ -1,12 +1,12 @@
-import type { CalibrationExperiment } from "../../experiments/calibration.js";
+import type { CalibrationCell, CalibrationExperiment } from "../../experiments/calibration.js";
 import { formatNumber, formatTable } from "../table.js";
 
-/** The calibration experiment: one row per problem and method, then the problems' references. */
-export function formatCalibrationReport(result: CalibrationExperiment): string {
+/** The cells of a calibration-like experiment as a table: one row per problem (or model) and method. */
+export function formatCalibrationCells(cells: readonly CalibrationCell[], problemHeader = "problem"): string {
   const cell = (v: number | null, digits: number) => (v === null ? "—" : formatNumber(v, digits));
-  const table = formatTable(
+  return formatTable(
     [
-      { header: "problem", align: "left" },
+      { header: problemHeader, align: "left" },
       { header: "method", align: "left" },
       { header: "unreliable" },
       { header: "silent failures" },
@@ -17,7 +17,7 @@ export function formatCalibrationReport(result: CalibrationExperiment): string {
       { header: "likelihood evals" },
       { header: "seconds" },
     ],
-    result.cells.map((c) => [
+    cells.map((c) => [
       c.problem,
       c.method,
       `${c.unreliable}/${c.runs}`,
@@ -30,6 +30,11 @@ export function formatCalibrationReport(result: CalibrationExperiment): string {
       formatNumber(c.seconds, 2),
     ]),
   );
+}
+
+/** The calibration experiment: one row per problem and method, then the problems' references. */
+export function formatCalibrationReport(result: CalibrationExperiment): string {
+  const table = formatCalibrationCells(result.cells);
   const silent = result.cells.reduce((s, c) => s + c.silentFailures, 0);
   const references = result.references.map(
     (r) => `  ${r.problem}: log Z = ${r.logZ.toFixed(4)} (${r.description})`,

@@ -1,33 +1,10 @@
 import type { RealModelsExperiment } from "../../experiments/real-models.js";
 import { formatNumber, formatTable } from "../table.js";
+import { formatCalibrationCells } from "./calibration.js";
 
 /** The real-model suite: one row per model and method, then `occam evidence`'s consensus per model. */
 export function formatRealModelsReport(result: RealModelsExperiment): string {
-  const cell = (v: number | null, digits: number) => (v === null ? "—" : formatNumber(v, digits));
-  const table = formatTable(
-    [
-      { header: "model", align: "left" },
-      { header: "method", align: "left" },
-      { header: "unreliable" },
-      { header: "silent failures" },
-      { header: "mean error" },
-      { header: "mean std. error" },
-      { header: "worst |z|" },
-      { header: "likelihood evals" },
-      { header: "seconds" },
-    ],
-    result.cells.map((c) => [
-      c.problem,
-      c.method,
-      `${c.unreliable}/${c.runs}`,
-      String(c.silentFailures),
-      cell(c.meanError, 2),
-      cell(c.meanStdErr, 2),
-      cell(c.worstZ, 2),
-      formatNumber(c.nLikelihoodEvals, 3),
-      formatNumber(c.seconds, 2),
-    ]),
-  );
+  const table = formatCalibrationCells(result.cells, "model");
   const consensus = formatTable(
     [
       { header: "model", align: "left" },

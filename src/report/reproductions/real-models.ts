@@ -7,27 +7,12 @@ import { CALIBRATION_BAND } from "../../experiments/calibration.js";
 import type { RealModelsExperiment } from "../../experiments/real-models.js";
 import { formatNumber } from "../format.js";
 import type { ReportDocument } from "../html.js";
-import { reproduceCommand, type SeriesPoint, seriesPlot } from "./common.js";
-
-/** z beyond this is drawn at this value, so that one wild run does not flatten the others. */
-const Z_CLIP = 10;
+import { calibrationCellsTable, calibrationZPlot } from "./calibration.js";
+import { reproduceCommand } from "./common.js";
 
 /** The real-model suite as a report document. */
 export async function realModelsReport(result: RealModelsExperiment): Promise<ReportDocument> {
-  const cell = (v: number | null, digits: number) => (v === null ? "—" : formatNumber(v, digits));
   const silent = result.cells.reduce((s, c) => s + c.silentFailures, 0);
-  const points: SeriesPoint[] = result.runs.flatMap((r) =>
-    r.z === null
-      ? []
-      : [
-          {
-            series: r.reliable ? "reliable" : "says it is unreliable",
-            x: r.method,
-            y: Math.max(-Z_CLIP, Math.min(Z_CLIP, r.z)),
-            panel: r.problem,
-          },
-        ],
-  );
   return {
     title: "Every evidence method on real models",
     subtitle: `${reproduceCommand("real-models", result.seed, result.quick, "")}: ${result.seeds} seed(s) per model and method`,
@@ -57,46 +42,8 @@ export async function realModelsReport(result: RealModelsExperiment): Promise<Re
           `A silent failure is a reliable result more than ${CALIBRATION_BAND} standard errors + 0.01 nats from the reference. ` +
             `Silent failures in all: ${silent}.`,
         ],
-        tables: [
-          {
-            columns: [
-              "model",
-              "method",
-              "unreliable",
-              "silent failures",
-              "mean error",
-              "mean s.e.",
-              "worst |z|",
-              "evals",
-              "seconds",
-            ],
-            rows: result.cells.map((c) => [
-              c.problem,
-              c.method,
-              `${c.unreliable}/${c.runs}`,
-              String(c.silentFailures),
-              cell(c.meanError, 2),
-              cell(c.meanStdErr, 2),
-              cell(c.worstZ, 2),
-              formatNumber(c.nLikelihoodEvals, 3),
-              formatNumber(c.seconds, 2),
-            ]),
-          },
-        ],
-        plots: [
-          await seriesPlot(
-            points,
-            {
-              x: "method",
-              y: `z = error / s.e. (clipped to ±${Z_CLIP})`,
-              xType: "nominal",
-              lines: false,
-              reference: 0,
-            },
-            `Each run's error in units of its own standard error, one panel per model; a calibrated method's reliable runs fall ` +
-              `mostly within ±2 and all within ±${CALIBRATION_BAND}.`,
-          ),
-        ],
+        tables: [calibrationCellsTable(result.cells, "model")],
+        plots: [await calibrationZPlot(result.runs, "model")],
       },
       {
         heading: "occam evidence at its defaults",
