@@ -405,7 +405,15 @@ export {
   type MalaOptions,
   type MalaState,
 } from "./samplers/mala.js";
+export { denseMetric, diagonalMetric, type Metric } from "./samplers/metric.js";
 export { type Move, type MoveResult, mixture } from "./samplers/mixture.js";
+export {
+  buildNutsKernel,
+  type NutsInfo,
+  type NutsKernel,
+  type NutsOptions,
+  type NutsState,
+} from "./samplers/nuts.js";
 export {
   buildRandomWalkKernel,
   type RandomWalkInfo,

@@ -230,7 +230,6 @@ async function compareAction(path: string, flags: CompareFlags, command: Command
   }
 }
 
-/** The design of the comparison: from --formula, or the target and the numeric or text input columns. */
 /**
  * Warns when the target takes only two values: a Gaussian linear model of a 0/1 outcome gives
  * probabilities outside [0, 1] and a wrong noise model, so its Bayes factors are not the ones to trust.
@@ -245,6 +244,7 @@ function warnIfBinary(data: LinearData, io: Io): void {
   );
 }
 
+/** The design of the comparison: from --formula, or the target and the numeric or text input columns. */
 function linearData(csv: CsvColumns, flags: CompareFlags): LinearData {
   if (flags.formula !== undefined) {
     if (flags.target !== undefined || flags.inputs !== undefined) {

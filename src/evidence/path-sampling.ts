@@ -5,6 +5,7 @@
 import { OccamError } from "../errors.js";
 import type { BayesModel } from "../model/model.js";
 import { paretoKHat } from "./importance-sampling.js";
+import { nonFiniteChecks } from "./overflow.js";
 import {
   checkModel,
   type EvidenceEstimate,
@@ -345,6 +346,14 @@ function randomScheme(
     unreliable: [
       "the random-temperature scheme treats its warm-started draws as independent, so its standard error is too small; " +
         'use the default scheme "ladder".',
+    ],
+    warnings: [
+      ...(sample.divergences > 0
+        ? [
+            `${sample.divergences} of the chains' kept transitions diverged: the power posteriors have regions they cannot follow.`,
+          ]
+        : []),
+      ...nonFiniteChecks(sample.nonFinite, sample.nonFinite, n, "prior draws").warnings,
     ],
     diagnostics: {
       scheme: "random" as const,

@@ -59,6 +59,15 @@ function resolvePosteriorKernel(
   choice: PosteriorKernelChoice,
   where: string,
 ): "model" | "nuts" | "hmc" | "random-walk" | "user" {
+  if (
+    choice === "nuts" &&
+    !(typeof model.gradLogPrior === "function" && typeof model.gradLogLikelihood === "function")
+  ) {
+    throw new OccamError(
+      "invalid-argument",
+      `${where}: kernel "nuts" needs model.gradLogPrior and model.gradLogLikelihood; give them or use "random-walk".`,
+    );
+  }
   if (choice === "nuts" || choice === "auto") {
     const kind = resolveKernelKind(model, choice === "nuts" ? "hmc" : "auto", where);
     return kind === "hmc" ? "nuts" : kind;
@@ -177,8 +186,11 @@ export function samplePosterior(given: BayesModel, options: PosteriorSamplingOpt
   }
   if (divergences > MAX_DIVERGENT_FRACTION * transitions) {
     unreliable.push(
-      `${divergences} of ${transitions} ${kind === "nuts" ? "NUTS" : "HMC"} trajectories diverged: the posterior has ` +
-        "regions the chains cannot follow (a funnel's neck, a sharp curve), whose mass the draws may miss.",
+      kind === "nuts" || kind === "hmc"
+        ? `${divergences} of ${transitions} ${kind === "nuts" ? "NUTS" : "HMC"} trajectories diverged: the posterior has ` +
+            "regions the chains cannot follow (a funnel's neck, a sharp curve), whose mass the draws may miss."
+        : `${divergences} of ${transitions} of the chains' proposals diverged (the model returned NaN or +Infinity there): ` +
+            "the posterior has regions the chains cannot enter, whose mass the draws may miss.",
     );
   }
   const warnings: string[] = [];

@@ -5,6 +5,7 @@
  * is the result within its error of the reference, or does it say it is unreliable? And does
  * `occam evidence` at its default methods give a consensus near the reference?
  */
+import { OccamError } from "../errors.js";
 import { EVIDENCE_METHODS, type EvidenceMethod } from "../evidence/estimate.js";
 import { siblingModule } from "../parallel/pool.js";
 import { type ParallelOptions, runUnits } from "../parallel/run.js";
@@ -107,10 +108,18 @@ export async function runRealModelsExperiment(options: RealModelsOptions): Promi
   const seeds = options.seeds ?? (quick ? 1 : 3);
   const models = options.models ?? REAL_MODEL_NAMES;
   const methods = options.methods ?? EVIDENCE_METHODS.filter((m) => m !== "cv");
+  for (const model of models) {
+    if (!Number.isFinite(options.references[model]?.logZ)) {
+      throw new OccamError(
+        "invalid-argument",
+        `real-models: ${REAL_MODELS_FOLDER}/references.json has no reference log Z for ${model}; run references.py again.`,
+      );
+    }
+  }
   const specs: RealModelRunSpec[] = [];
   const modelStreams = createRng(seed).split(models.length);
   models.forEach((model, i) => {
-    const reference = options.references[model]?.logZ ?? Number.NaN;
+    const reference = options.references[model].logZ;
     const streams = modelStreams[i].split(methods.length + 1);
     for (const [k, method] of [...methods, "consensus" as const].entries()) {
       const seedStreams = streams[k].split(seeds);

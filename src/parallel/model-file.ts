@@ -83,8 +83,17 @@ export async function loadModelFile(file: string): Promise<BayesModel> {
  * `model-error`, saying which file and function threw, at which point, and where in the user's code.
  */
 function blameModel(model: BayesModel, file: string): BayesModel {
-  // A copy with the model's prototype, so that a model made from a class keeps its methods.
-  const copy = Object.assign(Object.create(Object.getPrototypeOf(model)), model) as Record<string, unknown>;
+  // A copy with the model's fields; every method runs on the model itself (a class's private fields
+  // belong to it), the user's functions wrapped.
+  const copy: Record<string, unknown> = { ...model };
+  // Read through the prototype too, where a class keeps its getters.
+  for (const name of ["dim", "names", "bounds", "hmcTargetAccept", "hmcTrajectoryLength"] as const) {
+    if (model[name] !== undefined) copy[name] = model[name];
+  }
+  for (const name of ["powerPosteriorKernel", "exactLogEvidence"] as const) {
+    const fn = model[name];
+    if (typeof fn === "function") copy[name] = fn.bind(model);
+  }
   for (const name of USER_FUNCTIONS) {
     const fn = model[name] as ((theta: Float64Array, out: Float64Array) => unknown) | undefined;
     if (typeof fn !== "function") continue;

@@ -309,25 +309,80 @@ export function windowedSchedule(warmup: number, options: WindowOptions = {}): W
   return { warmup, initBuffer, termBuffer, windows };
 }
 
+/** Welford's one-pass running mean and covariance of vectors (a dense metric's estimate). */
+export class WelfordCovariance {
+  private readonly runningMean: Float64Array;
+  private readonly m2: Float64Array;
+  private readonly delta: Float64Array;
+  private n = 0;
+
+  constructor(private readonly dim: number) {
+    checkInteger(dim, "Welford dimension", 1);
+    this.runningMean = new Float64Array(dim);
+    this.m2 = new Float64Array(dim * dim);
+    this.delta = new Float64Array(dim);
+  }
+
+  /** Adds one vector. */
+  add(x: Float64Array): void {
+    const d = this.dim;
+    this.n++;
+    for (let i = 0; i < d; i++) {
+      this.delta[i] = x[i] - this.runningMean[i];
+      this.runningMean[i] += this.delta[i] / this.n;
+    }
+    for (let i = 0; i < d; i++) {
+      const after = x[i] - this.runningMean[i];
+      for (let j = 0; j < d; j++) this.m2[i * d + j] += after * this.delta[j];
+    }
+  }
+
+  /** Vectors added since the last reset. */
+  get count(): number {
+    return this.n;
+  }
+
+  /** Writes the sample covariance (n − 1 denominator, symmetrised) into `out` (d × d, row-major). */
+  covariance(out: Float64Array): Float64Array {
+    const d = this.dim;
+    for (let i = 0; i < d; i++) {
+      for (let j = 0; j < d; j++)
+        out[i * d + j] = (0.5 * (this.m2[i * d + j] + this.m2[j * d + i])) / (this.n - 1);
+    }
+    return out;
+  }
+
+  /** Forgets every vector added. */
+  reset(): void {
+    this.n = 0;
+    this.runningMean.fill(0);
+    this.m2.fill(0);
+  }
+}
+
 /**
- * Collects positions in Stan's slow windows and, at the end of each, produces the regularised
- * variance (n/(n + 5)) · var + 10⁻³ · 5/(n + 5), Stan's diagonal inverse mass matrix, which shrinks
- * a short window's estimate towards a small constant.
+ * Collects positions in Stan's slow windows and, at the end of each, produces Stan's inverse mass
+ * matrix: the regularised variances (n/(n + 5)) · var + 10⁻³ · 5/(n + 5), or with `dense` the
+ * covariance (n/(n + 5)) · Σ + 10⁻³ · 5/(n + 5) · I, which shrink a short window's estimate towards a
+ * small multiple of the identity.
  */
 export class WindowedVarianceAdaptation {
   /** The schedule being followed. */
   readonly schedule: WindowedSchedule;
-  private readonly welford: WelfordVariance;
+  private readonly welford: WelfordVariance | WelfordCovariance;
+  private readonly dim: number;
   private window = 0;
 
-  constructor(dim: number, warmup: number, options: WindowOptions = {}) {
-    this.welford = new WelfordVariance(dim);
+  constructor(dim: number, warmup: number, options: WindowOptions = {}, dense = false) {
+    this.dim = dim;
+    this.welford = dense ? new WelfordCovariance(dim) : new WelfordVariance(dim);
     this.schedule = windowedSchedule(warmup, options);
   }
 
   /**
    * Records the position after warm-up iteration `iteration` (0-based). At the end of a slow window
-   * writes the new inverse mass matrix into `out` and returns true; otherwise returns false.
+   * writes the new inverse mass matrix into `out` (d variances, or d × d with `dense`) and returns
+   * true; otherwise returns false.
    */
   update(iteration: number, position: Float64Array, out: Float64Array): boolean {
     const windows = this.schedule.windows;
@@ -337,16 +392,23 @@ export class WindowedVarianceAdaptation {
     this.welford.add(position);
     if (iteration < end) return false;
     this.window++;
-    const n = this.welford.count;
+    const welford = this.welford;
+    const n = welford.count;
     if (n < 2) {
-      this.welford.reset();
+      welford.reset();
       return false;
     }
-    this.welford.variance(out);
     const shrink = n / (n + 5);
     const floor = 1e-3 * (5 / (n + 5));
-    for (let i = 0; i < out.length; i++) out[i] = shrink * out[i] + floor;
-    this.welford.reset();
+    if (welford instanceof WelfordVariance) {
+      welford.variance(out);
+      for (let i = 0; i < out.length; i++) out[i] = shrink * out[i] + floor;
+    } else {
+      welford.covariance(out);
+      for (let k = 0; k < out.length; k++) out[k] *= shrink;
+      for (let i = 0; i < this.dim; i++) out[i * this.dim + i] += floor;
+    }
+    welford.reset();
     return true;
   }
 }

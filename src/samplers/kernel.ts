@@ -25,8 +25,9 @@ export interface StepInfo {
   readonly evaluations: number;
   /**
    * True when the step diverged: a trajectory's energy error exceeded the kernel's threshold, or a
-   * proposal's log density was NaN or +∞ or its gradient had a non-finite entry. The step is then
-   * rejected; a divergence is counted, never thrown.
+   * proposal's log density was NaN or +∞ or its gradient had a non-finite entry. The divergent
+   * proposal is rejected (NUTS draws from the part of its trajectory built before it); a divergence
+   * is counted, never thrown.
    */
   readonly divergent?: boolean;
   /** True when a NUTS trajectory stopped at its maximum tree depth rather than by turning back. */

@@ -9,10 +9,11 @@
  * and the draw comes from what was built before it, never an exception.
  */
 import { OccamError } from "../errors.js";
+import { logAddExp } from "../math/logspace.js";
 import type { LogDensity } from "../model/model.js";
 import type { Rng } from "../random/rng.js";
 import { checkTarget, gradientStart, isUsableLogDensity } from "./accept.js";
-import type { WindowOptions } from "./adaptation.js";
+import { type WindowOptions, windowedSchedule } from "./adaptation.js";
 import { type GradLogDensityFn, leapfrog } from "./integrators.js";
 import type { AdaptiveKernel, PositionState, StepInfo } from "./kernel.js";
 import { diagonalMetric, type Metric } from "./metric.js";
@@ -90,8 +91,14 @@ function resolve(options: NutsOptions): ResolvedNuts {
   if (!(targetAccept > 0 && targetAccept < 1))
     throw invalid(`targetAccept must lie in (0, 1), got ${targetAccept}.`);
   const divergenceThreshold = options.divergenceThreshold ?? 1000;
-  if (!(divergenceThreshold > 0))
-    throw invalid(`divergenceThreshold must be > 0, got ${divergenceThreshold}.`);
+  if (!(Number.isFinite(divergenceThreshold) && divergenceThreshold > 0)) {
+    throw invalid(`divergenceThreshold must be finite and > 0, got ${divergenceThreshold}.`);
+  }
+  if (options.dense === true && options.adapt === false) {
+    throw invalid("dense: true asks warm-up to estimate a dense metric, which adapt: false turns off.");
+  }
+  // The windows' options, checked now rather than at the first warm-up step.
+  windowedSchedule(1000, options.windows);
   return {
     stepSize,
     maxTreeDepth,
@@ -102,71 +109,269 @@ function resolve(options: NutsOptions): ResolvedNuts {
   };
 }
 
-/** The buffers of one trajectory: its two ends, the draw, and per tree level the subtrees' boundaries. */
-class TreeBuffers {
-  // The trajectory's ends (integrated in place when it grows that way) and the draw.
-  readonly qF: Float64Array;
-  readonly pF: Float64Array;
-  readonly gF: Float64Array;
-  readonly qB: Float64Array;
-  readonly pB: Float64Array;
-  readonly gB: Float64Array;
-  readonly psF: Float64Array;
-  readonly psB: Float64Array;
-  readonly qS: Float64Array;
-  readonly gS: Float64Array;
-  readonly rho: Float64Array;
-  // The subtree added at the top level: its boundary momenta, velocities and summed momentum.
-  readonly pBeg: Float64Array;
-  readonly pEnd: Float64Array;
-  readonly psBeg: Float64Array;
-  readonly psEnd: Float64Array;
-  readonly rhoSub: Float64Array;
-  readonly pJunction: Float64Array;
-  readonly psJunction: Float64Array;
-  readonly check: Float64Array;
+/**
+ * One NUTS trajectory at a time, in buffers made once: the trajectory's two ends (each integrated in
+ * place as the trajectory grows that way), the draw, and for each tree level the proposal and the
+ * inner boundaries of its two halves. `run` makes one transition with the step size and metric given.
+ */
+class Trajectory {
+  // The ends: position, momentum, gradient, velocity p♯ = M⁻¹p; the draw; the summed momentum.
+  private readonly qF: Float64Array;
+  private readonly pF: Float64Array;
+  private readonly gF: Float64Array;
+  private readonly psF: Float64Array;
+  private readonly qB: Float64Array;
+  private readonly pB: Float64Array;
+  private readonly gB: Float64Array;
+  private readonly psB: Float64Array;
+  private readonly qS: Float64Array;
+  private readonly gS: Float64Array;
+  private readonly rho: Float64Array;
+  // The subtree added at the top: its boundary momenta and velocities, its summed momentum, the junction.
+  private readonly pBeg: Float64Array;
+  private readonly psBeg: Float64Array;
+  private readonly pEnd: Float64Array;
+  private readonly psEnd: Float64Array;
+  private readonly rhoSub: Float64Array;
+  private readonly pJunction: Float64Array;
+  private readonly psJunction: Float64Array;
+  private readonly check: Float64Array;
   // Per level: a proposal (the top level's is the last), and the inner boundaries of the two halves.
-  readonly proposeQ: Float64Array[];
-  readonly proposeG: Float64Array[];
-  readonly proposeLogp: Float64Array;
-  readonly pInitEnd: Float64Array[];
-  readonly psInitEnd: Float64Array[];
-  readonly rhoInit: Float64Array[];
-  readonly pFinalBeg: Float64Array[];
-  readonly psFinalBeg: Float64Array[];
-  readonly rhoFinal: Float64Array[];
+  private readonly proposeQ: Float64Array[];
+  private readonly proposeG: Float64Array[];
+  private readonly proposeLogp: Float64Array;
+  private readonly pInitEnd: Float64Array[];
+  private readonly psInitEnd: Float64Array[];
+  private readonly rhoInit: Float64Array[];
+  private readonly pFinalBeg: Float64Array[];
+  private readonly psFinalBeg: Float64Array[];
+  private readonly rhoFinal: Float64Array[];
+  // The transition under way.
+  private rng!: Rng;
+  private metric!: Metric;
+  private stepSize = 1;
+  private H0 = 0;
+  private leapfrogs = 0;
+  private metroSum = 0;
+  private divergent = false;
 
-  constructor(d: number, levels: number) {
-    const v = () => new Float64Array(d);
+  constructor(
+    private readonly dim: number,
+    private readonly grad: GradLogDensityFn,
+    private readonly maxTreeDepth: number,
+    private readonly divergenceThreshold: number,
+  ) {
+    const v = () => new Float64Array(dim);
     const perLevel = (n: number) => Array.from({ length: n }, v);
-    this.qF = v();
-    this.pF = v();
-    this.gF = v();
-    this.qB = v();
-    this.pB = v();
-    this.gB = v();
-    this.psF = v();
-    this.psB = v();
-    this.qS = v();
-    this.gS = v();
-    this.rho = v();
-    this.pBeg = v();
-    this.pEnd = v();
-    this.psBeg = v();
-    this.psEnd = v();
-    this.rhoSub = v();
-    this.pJunction = v();
-    this.psJunction = v();
-    this.check = v();
-    this.proposeQ = perLevel(levels + 1);
-    this.proposeG = perLevel(levels + 1);
-    this.proposeLogp = new Float64Array(levels + 1);
-    this.pInitEnd = perLevel(levels);
-    this.psInitEnd = perLevel(levels);
-    this.rhoInit = perLevel(levels);
-    this.pFinalBeg = perLevel(levels);
-    this.psFinalBeg = perLevel(levels);
-    this.rhoFinal = perLevel(levels);
+    [this.qF, this.pF, this.gF, this.psF] = [v(), v(), v(), v()];
+    [this.qB, this.pB, this.gB, this.psB] = [v(), v(), v(), v()];
+    [this.qS, this.gS, this.rho, this.check] = [v(), v(), v(), v()];
+    [this.pBeg, this.psBeg, this.pEnd, this.psEnd] = [v(), v(), v(), v()];
+    [this.rhoSub, this.pJunction, this.psJunction] = [v(), v(), v()];
+    this.proposeQ = perLevel(maxTreeDepth + 1);
+    this.proposeG = perLevel(maxTreeDepth + 1);
+    this.proposeLogp = new Float64Array(maxTreeDepth + 1);
+    [this.pInitEnd, this.psInitEnd, this.rhoInit] = [
+      perLevel(maxTreeDepth),
+      perLevel(maxTreeDepth),
+      perLevel(maxTreeDepth),
+    ];
+    [this.pFinalBeg, this.psFinalBeg, this.rhoFinal] = [
+      perLevel(maxTreeDepth),
+      perLevel(maxTreeDepth),
+      perLevel(maxTreeDepth),
+    ];
+  }
+
+  /** Buffers a step-size search may use between transitions. */
+  get scratch(): { q: Float64Array; p: Float64Array; g: Float64Array } {
+    return { q: this.qF, p: this.pF, g: this.gF };
+  }
+
+  /** One transition from `state` with the step size and metric given. */
+  run(rng: Rng, state: NutsState, stepSize: number, metric: Metric): { state: NutsState; info: NutsInfo } {
+    this.rng = rng;
+    this.stepSize = stepSize;
+    this.metric = metric;
+    this.leapfrogs = 0;
+    this.metroSum = 0;
+    this.divergent = false;
+    const top = this.maxTreeDepth;
+    metric.sampleMomentum(rng, this.pF);
+    this.pB.set(this.pF);
+    this.qF.set(state.position);
+    this.qB.set(state.position);
+    this.gF.set(state.gradient);
+    this.gB.set(state.gradient);
+    metric.velocity(this.pF, this.psF);
+    this.psB.set(this.psF);
+    this.rho.set(this.pF);
+    this.H0 = -state.logDensity + metric.kinetic(this.pF);
+    let logWeight = 0;
+    let sampledLogp: number | undefined;
+    let depth = 0;
+    while (depth < this.maxTreeDepth) {
+      const forward = rng.uniform() > 0.5;
+      // The junction: the trajectory's end that the new subtree grows from.
+      this.pJunction.set(forward ? this.pF : this.pB);
+      this.psJunction.set(forward ? this.psF : this.psB);
+      this.rhoSub.fill(0);
+      const [q, p, g] = forward ? [this.qF, this.pF, this.gF] : [this.qB, this.pB, this.gB];
+      const ends = [this.pBeg, this.psBeg, this.pEnd, this.psEnd] as const;
+      const subtree = this.build(depth, forward ? 1 : -1, q, p, g, top, ...ends, this.rhoSub);
+      if (Number.isNaN(subtree)) break;
+      depth++;
+      // Biased progressive sampling: the new subtree's draw replaces the current one with
+      // probability min(1, its weight / the old trajectory's).
+      if (subtree > logWeight || rng.uniform() < Math.exp(subtree - logWeight)) {
+        this.qS.set(this.proposeQ[top]);
+        this.gS.set(this.proposeG[top]);
+        sampledLogp = this.proposeLogp[top];
+      }
+      logWeight = logAddExp(logWeight, subtree);
+      const persist = this.topCriterion(forward);
+      (forward ? this.psF : this.psB).set(this.psEnd);
+      if (!persist) break;
+    }
+    const next: NutsState =
+      sampledLogp === undefined
+        ? state
+        : {
+            position: Float64Array.from(this.qS),
+            logDensity: sampledLogp,
+            gradient: Float64Array.from(this.gS),
+          };
+    return {
+      state: next,
+      info: {
+        accepted: sampledLogp !== undefined,
+        acceptProbability: this.metroSum / this.leapfrogs,
+        evaluations: this.leapfrogs,
+        divergent: this.divergent,
+        treeDepth: depth,
+        treeDepthLimited: depth === this.maxTreeDepth,
+        stepSize,
+      },
+    };
+  }
+
+  /**
+   * The no-U-turn criterion after a subtree joined the trajectory: on the whole trajectory, on the old
+   * part with the subtree's first point, and on the subtree with the old part's last (Stan's checks
+   * across the junction). Adds the subtree's summed momentum to the trajectory's.
+   */
+  private topCriterion(forward: boolean): boolean {
+    const { check, rho, dim } = this;
+    const outer = forward ? this.psB : this.psF;
+    for (let i = 0; i < dim; i++) check[i] = rho[i] + this.pBeg[i];
+    let persist = noUTurn(outer, this.psBeg, check);
+    for (let i = 0; i < dim; i++) check[i] = this.rhoSub[i] + this.pJunction[i];
+    persist &&= noUTurn(this.psJunction, this.psEnd, check);
+    for (let i = 0; i < dim; i++) rho[i] += this.rhoSub[i];
+    return persist && noUTurn(outer, this.psEnd, rho);
+  }
+
+  /**
+   * Builds a subtree of 2^depth leapfrog steps from the end (q, p, g) in direction `sign`, integrating
+   * those buffers in place. Writes its draw into proposal slot `slot`, its boundary momenta and
+   * velocities into pBeg/psBeg (the end next to the trajectory) and pEnd/psEnd (the far end), and adds
+   * its summed momentum to `rho`. Returns its log weight, or NaN when it is invalid (divergent or
+   * turning back), which stops the doubling.
+   */
+  private build(
+    depth: number,
+    sign: number,
+    q: Float64Array,
+    p: Float64Array,
+    g: Float64Array,
+    slot: number,
+    pBeg: Float64Array,
+    psBeg: Float64Array,
+    pEnd: Float64Array,
+    psEnd: Float64Array,
+    rho: Float64Array,
+  ): number {
+    if (depth === 0) return this.leaf(sign, q, p, g, slot, pBeg, psBeg, pEnd, psEnd, rho);
+    const level = depth - 1;
+    const rhoInit = this.rhoInit[level].fill(0);
+    const initWeight = this.build(
+      level,
+      sign,
+      q,
+      p,
+      g,
+      slot,
+      pBeg,
+      psBeg,
+      this.pInitEnd[level],
+      this.psInitEnd[level],
+      rhoInit,
+    );
+    if (Number.isNaN(initWeight)) return Number.NaN;
+    const rhoFinal = this.rhoFinal[level].fill(0);
+    const finalWeight = this.build(
+      level,
+      sign,
+      q,
+      p,
+      g,
+      level,
+      this.pFinalBeg[level],
+      this.psFinalBeg[level],
+      pEnd,
+      psEnd,
+      rhoFinal,
+    );
+    if (Number.isNaN(finalWeight)) return Number.NaN;
+    // Uniform progressive sampling within the subtree: the second half's draw with its share of weight.
+    const weight = logAddExp(initWeight, finalWeight);
+    if (this.rng.uniform() < Math.exp(finalWeight - weight)) {
+      this.proposeQ[slot].set(this.proposeQ[level]);
+      this.proposeG[slot].set(this.proposeG[level]);
+      this.proposeLogp[slot] = this.proposeLogp[level];
+    }
+    const { check, dim } = this;
+    for (let i = 0; i < dim; i++) rho[i] += rhoInit[i] + rhoFinal[i];
+    // The criterion on the merged subtree, and across its junction from either side.
+    for (let i = 0; i < dim; i++) check[i] = rhoInit[i] + rhoFinal[i];
+    let persist = noUTurn(psBeg, psEnd, check);
+    for (let i = 0; i < dim; i++) check[i] = rhoInit[i] + this.pFinalBeg[level][i];
+    persist &&= noUTurn(psBeg, this.psFinalBeg[level], check);
+    for (let i = 0; i < dim; i++) check[i] = rhoFinal[i] + this.pInitEnd[level][i];
+    persist &&= noUTurn(this.psInitEnd[level], psEnd, check);
+    return persist ? weight : Number.NaN;
+  }
+
+  /** One leapfrog step: a subtree of depth 0 (see {@link build}). */
+  private leaf(
+    sign: number,
+    q: Float64Array,
+    p: Float64Array,
+    g: Float64Array,
+    slot: number,
+    pBeg: Float64Array,
+    psBeg: Float64Array,
+    pEnd: Float64Array,
+    psEnd: Float64Array,
+    rho: Float64Array,
+  ): number {
+    const logp = leapfrog.step(this.grad, q, p, g, this.metric, sign * this.stepSize);
+    this.leapfrogs++;
+    // A NaN or +∞ log density, a non-finite gradient (the integrator then returns NaN) or zero
+    // density is an infinite energy: a divergence, as in Stan.
+    const h = isUsableLogDensity(logp) ? -logp + this.metric.kinetic(p) : Number.POSITIVE_INFINITY;
+    const deltaH = Number.isNaN(h) ? Number.NEGATIVE_INFINITY : this.H0 - h;
+    if (!(-deltaH <= this.divergenceThreshold)) this.divergent = true;
+    this.metroSum += deltaH > 0 ? 1 : Math.exp(deltaH);
+    this.proposeQ[slot].set(q);
+    this.proposeG[slot].set(g);
+    this.proposeLogp[slot] = logp;
+    for (let i = 0; i < this.dim; i++) rho[i] += p[i];
+    pBeg.set(p);
+    pEnd.set(p);
+    this.metric.velocity(p, psBeg);
+    psEnd.set(psBeg);
+    return this.divergent ? Number.NaN : deltaH;
   }
 }
 
@@ -179,13 +384,6 @@ function noUTurn(psA: Float64Array, psB: Float64Array, rho: Float64Array): boole
     b += psB[i] * rho[i];
   }
   return a > 0 && b > 0;
-}
-
-/** log(e^a + e^b), with −∞ handled. */
-function logAddExp(a: number, b: number): number {
-  if (a === Number.NEGATIVE_INFINITY) return b;
-  if (b === Number.NEGATIVE_INFINITY) return a;
-  return a > b ? a + Math.log1p(Math.exp(b - a)) : b + Math.log1p(Math.exp(a - b));
 }
 
 /**
@@ -208,177 +406,13 @@ export function buildNutsKernel(options: NutsOptions): NutsKernel {
   const dim = target.dim;
   const opts = resolve(options);
   const grad = target.gradLogDensity as GradLogDensityFn;
-  const buffers = new TreeBuffers(dim, opts.maxTreeDepth);
-  const TOP = opts.maxTreeDepth;
+  const trajectory = new Trajectory(dim, grad, opts.maxTreeDepth, opts.divergenceThreshold);
   let adaptation: WindowAdaptation | undefined;
   let adapting = opts.adapt;
   let stepSize = opts.stepSize;
   let metric = diagonalMetric(new Float64Array(dim).fill(1));
+  // Stan searches a step size before the first warm-up step and after each new metric.
   let pendingSearch = opts.adapt;
-
-  // Per transition: the Hamiltonian at the start, counters, and the random stream.
-  let H0 = 0;
-  let leapfrogs = 0;
-  let metroSum = 0;
-  let divergent = false;
-  let rng: Rng;
-
-  /**
-   * Builds a subtree of 2^depth leapfrog steps from the end (q, p, g) in direction `sign`, integrating
-   * those buffers in place. Writes its draw into proposal slot `slot`, its boundary momenta and
-   * velocities into pBeg/psBeg (the end next to the trajectory) and pEnd/psEnd (the far end), and adds
-   * its summed momentum to `rho`. Returns its log weight, or NaN when it is invalid (divergent or
-   * turning back), which stops the doubling.
-   */
-  const build = (
-    depth: number,
-    sign: number,
-    q: Float64Array,
-    p: Float64Array,
-    g: Float64Array,
-    slot: number,
-    pBeg: Float64Array,
-    psBeg: Float64Array,
-    pEnd: Float64Array,
-    psEnd: Float64Array,
-    rho: Float64Array,
-  ): number => {
-    if (depth === 0) {
-      const logp = leapfrog.step(grad, q, p, g, metric, sign * stepSize);
-      leapfrogs++;
-      let h = isUsableLogDensity(logp) ? -logp + metric.kinetic(p) : Number.POSITIVE_INFINITY;
-      if (Number.isNaN(h)) h = Number.POSITIVE_INFINITY;
-      if (h - H0 > opts.divergenceThreshold) divergent = true;
-      metroSum += H0 - h > 0 ? 1 : Math.exp(H0 - h);
-      buffers.proposeQ[slot].set(q);
-      buffers.proposeG[slot].set(g);
-      buffers.proposeLogp[slot] = logp;
-      for (let i = 0; i < dim; i++) rho[i] += p[i];
-      pBeg.set(p);
-      pEnd.set(p);
-      metric.velocity(p, psBeg);
-      psEnd.set(psBeg);
-      return divergent ? Number.NaN : H0 - h;
-    }
-    const level = depth - 1;
-    const rhoInit = buffers.rhoInit[level].fill(0);
-    const initWeight = build(
-      depth - 1,
-      sign,
-      q,
-      p,
-      g,
-      slot,
-      pBeg,
-      psBeg,
-      buffers.pInitEnd[level],
-      buffers.psInitEnd[level],
-      rhoInit,
-    );
-    if (Number.isNaN(initWeight)) return Number.NaN;
-    const rhoFinal = buffers.rhoFinal[level].fill(0);
-    const finalWeight = build(
-      depth - 1,
-      sign,
-      q,
-      p,
-      g,
-      level,
-      buffers.pFinalBeg[level],
-      buffers.psFinalBeg[level],
-      pEnd,
-      psEnd,
-      rhoFinal,
-    );
-    if (Number.isNaN(finalWeight)) return Number.NaN;
-    // Uniform progressive sampling within the subtree: the second half's draw with its share of weight.
-    const weight = logAddExp(initWeight, finalWeight);
-    if (finalWeight > weight || rng.uniform() < Math.exp(finalWeight - weight)) {
-      buffers.proposeQ[slot].set(buffers.proposeQ[level]);
-      buffers.proposeG[slot].set(buffers.proposeG[level]);
-      buffers.proposeLogp[slot] = buffers.proposeLogp[level];
-    }
-    const check = buffers.check;
-    for (let i = 0; i < dim; i++) rho[i] += rhoInit[i] + rhoFinal[i];
-    // The criterion on the merged subtree, and across its junction from either side.
-    for (let i = 0; i < dim; i++) check[i] = rhoInit[i] + rhoFinal[i];
-    let persist = noUTurn(psBeg, psEnd, check);
-    for (let i = 0; i < dim; i++) check[i] = rhoInit[i] + buffers.pFinalBeg[level][i];
-    persist &&= noUTurn(psBeg, buffers.psFinalBeg[level], check);
-    for (let i = 0; i < dim; i++) check[i] = rhoFinal[i] + buffers.pInitEnd[level][i];
-    persist &&= noUTurn(buffers.psInitEnd[level], psEnd, check);
-    return persist ? weight : Number.NaN;
-  };
-
-  /** One transition from `state`. */
-  const transition = (stream: Rng, state: NutsState): { state: NutsState; info: NutsInfo } => {
-    rng = stream;
-    const b = buffers;
-    metric.sampleMomentum(rng, b.pF);
-    b.pB.set(b.pF);
-    b.qF.set(state.position);
-    b.qB.set(state.position);
-    b.gF.set(state.gradient);
-    b.gB.set(state.gradient);
-    metric.velocity(b.pF, b.psF);
-    b.psB.set(b.psF);
-    b.rho.set(b.pF);
-    H0 = -state.logDensity + metric.kinetic(b.pF);
-    leapfrogs = 0;
-    metroSum = 0;
-    divergent = false;
-    let logWeight = 0;
-    let sampled = false;
-    let sampledLogp = state.logDensity;
-    let depth = 0;
-    while (depth < opts.maxTreeDepth) {
-      const forward = rng.uniform() > 0.5;
-      // The junction: the trajectory's end that the new subtree grows from.
-      b.pJunction.set(forward ? b.pF : b.pB);
-      b.psJunction.set(forward ? b.psF : b.psB);
-      b.rhoSub.fill(0);
-      const subtree = forward
-        ? build(depth, 1, b.qF, b.pF, b.gF, TOP, b.pBeg, b.psBeg, b.pEnd, b.psEnd, b.rhoSub)
-        : build(depth, -1, b.qB, b.pB, b.gB, TOP, b.pBeg, b.psBeg, b.pEnd, b.psEnd, b.rhoSub);
-      if (Number.isNaN(subtree)) break;
-      depth++;
-      // Biased progressive sampling: the new subtree's draw replaces the current one with
-      // probability min(1, its weight / the old trajectory's).
-      if (subtree > logWeight || rng.uniform() < Math.exp(subtree - logWeight)) {
-        b.qS.set(b.proposeQ[TOP]);
-        b.gS.set(b.proposeG[TOP]);
-        sampledLogp = b.proposeLogp[TOP];
-        sampled = true;
-      }
-      logWeight = logAddExp(logWeight, subtree);
-      const outer = forward ? b.psB : b.psF;
-      // The whole trajectory, the old part with the subtree's first point, the subtree with the old part's last.
-      for (let i = 0; i < dim; i++) b.check[i] = b.rho[i] + b.pBeg[i];
-      let persist = noUTurn(outer, b.psBeg, b.check);
-      for (let i = 0; i < dim; i++) b.check[i] = b.rhoSub[i] + b.pJunction[i];
-      persist &&= noUTurn(b.psJunction, b.psEnd, b.check);
-      for (let i = 0; i < dim; i++) b.rho[i] += b.rhoSub[i];
-      persist &&= noUTurn(outer, b.psEnd, b.rho);
-      (forward ? b.psF : b.psB).set(b.psEnd);
-      if (!persist) break;
-    }
-    const next: NutsState = sampled
-      ? { position: Float64Array.from(b.qS), logDensity: sampledLogp, gradient: Float64Array.from(b.gS) }
-      : state;
-    return {
-      state: next,
-      info: {
-        accepted: sampled,
-        acceptProbability: leapfrogs > 0 ? metroSum / leapfrogs : 0,
-        evaluations: leapfrogs,
-        divergent,
-        treeDepth: depth,
-        treeDepthLimited: depth === opts.maxTreeDepth,
-        stepSize,
-      },
-    };
-  };
-
   return {
     dim,
     get stepSize() {
@@ -387,24 +421,17 @@ export function buildNutsKernel(options: NutsOptions): NutsKernel {
     get metric() {
       return metric;
     },
-    init(position: Float64Array): NutsState {
-      return gradientStart(NAME, grad, position, dim);
-    },
-    step(stream: Rng, state: NutsState) {
+    init: (position: Float64Array): NutsState => gradientStart(NAME, grad, position, dim),
+    step(rng: Rng, state: NutsState) {
       let searched = 0;
       if (pendingSearch) {
         pendingSearch = false;
-        const b = buffers;
-        const found = searchStepSize(NAME, grad, leapfrog, metric, state, stepSize, stream, {
-          q: b.qF,
-          p: b.pF,
-          g: b.gF,
-        });
+        const found = searchStepSize(NAME, grad, leapfrog, metric, state, stepSize, rng, trajectory.scratch);
         stepSize = found.stepSize;
         searched = found.evaluations;
         adaptation?.restart(stepSize);
       }
-      const result = transition(stream, state);
+      const result = trajectory.run(rng, state, stepSize, metric);
       if (searched === 0) return result;
       return {
         state: result.state,
@@ -413,28 +440,23 @@ export function buildNutsKernel(options: NutsOptions): NutsKernel {
     },
     adapt(state: NutsState, info: NutsInfo, iteration: number, warmup: number) {
       if (!adapting) return;
-      if (adaptation === undefined) {
-        adaptation = new WindowAdaptation(dim, warmup, stepSize, {
-          targetAccept: opts.targetAccept,
-          dense: opts.dense,
-          windows: options.windows,
-        });
-        metric = adaptation.metric;
-      }
-      const newMetric = adaptation.update(state.position, info.acceptProbability, iteration);
+      adaptation ??= new WindowAdaptation(dim, warmup, stepSize, {
+        targetAccept: opts.targetAccept,
+        dense: opts.dense,
+        windows: options.windows,
+      });
+      if (adaptation.update(state.position, info.acceptProbability, iteration)) pendingSearch = true;
       stepSize = adaptation.stepSize;
       metric = adaptation.metric;
-      if (newMetric) pendingSearch = true;
     },
     endWarmup() {
       if (!adapting) return;
       adapting = false;
       pendingSearch = false;
-      if (adaptation !== undefined) {
-        adaptation.finish();
-        stepSize = adaptation.stepSize;
-        metric = adaptation.metric;
-      }
+      if (adaptation === undefined) return;
+      adaptation.finish();
+      stepSize = adaptation.stepSize;
+      metric = adaptation.metric;
     },
   };
 }

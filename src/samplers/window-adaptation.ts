@@ -10,10 +10,8 @@ import { checkInteger, OccamError } from "../errors.js";
 import {
   DualAveraging,
   type DualAveragingOptions,
-  WelfordVariance,
-  type WindowedSchedule,
+  WindowedVarianceAdaptation,
   type WindowOptions,
-  windowedSchedule,
 } from "./adaptation.js";
 import { denseMetric, diagonalMetric, type Metric } from "./metric.js";
 
@@ -29,62 +27,18 @@ export interface WindowAdaptationOptions {
   windows?: WindowOptions;
 }
 
-/** Welford's running mean and covariance of vectors (the dense metric's estimate). */
-class WelfordCovariance {
-  private readonly mean: Float64Array;
-  private readonly m2: Float64Array;
-  private readonly delta: Float64Array;
-  count = 0;
-
-  constructor(private readonly dim: number) {
-    this.mean = new Float64Array(dim);
-    this.m2 = new Float64Array(dim * dim);
-    this.delta = new Float64Array(dim);
-  }
-
-  add(x: Float64Array): void {
-    const d = this.dim;
-    this.count++;
-    for (let i = 0; i < d; i++) {
-      this.delta[i] = x[i] - this.mean[i];
-      this.mean[i] += this.delta[i] / this.count;
-    }
-    for (let i = 0; i < d; i++) {
-      const after = x[i] - this.mean[i];
-      for (let j = 0; j < d; j++) this.m2[i * d + j] += after * this.delta[j];
-    }
-  }
-
-  /** The sample covariance (n − 1 denominator), symmetrised, into `out`. */
-  covariance(out: Float64Array): void {
-    const d = this.dim;
-    for (let i = 0; i < d; i++) {
-      for (let j = 0; j < d; j++)
-        out[i * d + j] = (0.5 * (this.m2[i * d + j] + this.m2[j * d + i])) / (this.count - 1);
-    }
-  }
-
-  reset(): void {
-    this.count = 0;
-    this.mean.fill(0);
-    this.m2.fill(0);
-  }
-}
-
 /** The warm-up's state: the parameters it hands the kernel, updated after every warm-up iteration. */
 export class WindowAdaptation {
   /** The step size the kernel should use now. */
   stepSize: number;
-  /** The metric the kernel should use now. */
+  /** The metric the kernel should use now (diagonal and the identity until the first window ends). */
   metric: Metric;
   private readonly dim: number;
   private readonly dense: boolean;
   private readonly dual: DualAveraging;
-  private readonly schedule: WindowedSchedule;
-  private readonly variances: Float64Array;
-  private readonly diagonal: WelfordVariance;
-  private readonly full: WelfordCovariance | undefined;
-  private window = 0;
+  private readonly windows: WindowedVarianceAdaptation;
+  /** The windows' estimate: d variances (held by the diagonal metric), or d × d covariances. */
+  private readonly estimate: Float64Array;
 
   constructor(dim: number, warmup: number, stepSize: number, options: WindowAdaptationOptions = {}) {
     checkInteger(dim, "window adaptation dim", 1);
@@ -95,11 +49,10 @@ export class WindowAdaptation {
       ...options.dualAveraging,
       targetAccept: options.targetAccept ?? 0.8,
     });
-    this.schedule = windowedSchedule(warmup, options.windows);
-    this.variances = new Float64Array(dim).fill(1);
-    this.metric = diagonalMetric(this.variances);
-    this.diagonal = new WelfordVariance(dim);
-    this.full = this.dense ? new WelfordCovariance(dim) : undefined;
+    this.windows = new WindowedVarianceAdaptation(dim, warmup, options.windows, this.dense);
+    const variances = new Float64Array(dim).fill(1);
+    this.metric = diagonalMetric(variances);
+    this.estimate = this.dense ? new Float64Array(dim * dim) : variances;
   }
 
   /** Starts dual averaging again from a step size the kernel searched for (at the start, after each window). */
@@ -115,59 +68,20 @@ export class WindowAdaptation {
    */
   update(position: Float64Array, acceptProbability: number, iteration: number): boolean {
     this.stepSize = this.dual.update(acceptProbability);
-    const windows = this.schedule.windows;
-    if (this.window >= windows.length) return false;
-    const [start, end] = windows[this.window];
-    if (iteration < start) return false;
-    if (this.full === undefined) this.diagonal.add(position);
-    else this.full.add(position);
-    if (iteration < end) return false;
-    this.window++;
-    return this.full === undefined ? this.newDiagonal() : this.newDense(this.full);
+    if (!this.windows.update(iteration, position, this.estimate)) return false;
+    if (!this.dense) return true;
+    try {
+      this.metric = denseMetric(this.estimate, this.dim);
+    } catch (error) {
+      if (!(error instanceof OccamError)) throw error;
+      // A window too short to resolve every direction: keep the last metric.
+      return false;
+    }
+    return true;
   }
 
   /** Ends warm-up: the averaged step size ε̄ stays. */
   finish(): void {
     if (this.dual.iterations > 0) this.stepSize = this.dual.finalStepSize;
-  }
-
-  /** Stan's regularised variances, (n/(n + 5)) var + 10⁻³ · 5/(n + 5). */
-  private newDiagonal(): boolean {
-    const n = this.diagonal.count;
-    if (n < 2) {
-      this.diagonal.reset();
-      return false;
-    }
-    this.diagonal.variance(this.variances);
-    const shrink = n / (n + 5);
-    const floor = 1e-3 * (5 / (n + 5));
-    for (let i = 0; i < this.dim; i++) this.variances[i] = shrink * this.variances[i] + floor;
-    this.diagonal.reset();
-    return true;
-  }
-
-  /** Stan's regularised covariance, (n/(n + 5)) Σ + 10⁻³ · 5/(n + 5) I. */
-  private newDense(full: WelfordCovariance): boolean {
-    const n = full.count;
-    const d = this.dim;
-    if (n < 2) {
-      full.reset();
-      return false;
-    }
-    const covariance = new Float64Array(d * d);
-    full.covariance(covariance);
-    const shrink = n / (n + 5);
-    const floor = 1e-3 * (5 / (n + 5));
-    for (let k = 0; k < d * d; k++) covariance[k] *= shrink;
-    for (let i = 0; i < d; i++) covariance[i * d + i] += floor;
-    full.reset();
-    try {
-      this.metric = denseMetric(covariance, d);
-    } catch (error) {
-      if (!(error instanceof OccamError)) throw error;
-      // A window too short to resolve d dimensions: keep the last metric.
-      return false;
-    }
-    return true;
   }
 }

@@ -65,6 +65,7 @@ describe("annealedImportanceSampling", () => {
     const model = overflowingModel();
     const r = annealedImportanceSampling(model, { seed: 1 });
     expectAccurate(r.logZ, r.stdErr, model.exactLogEvidence());
+    expect(r.warnings.join(" ")).toMatch(/NaN or \+Infinity/);
     const broken = annealedImportanceSampling(failingModel(1, 3000), { seed: 1 });
     expect(broken.reliable).toBe(false);
   });

@@ -84,6 +84,7 @@ describe("pathSampling, ladder scheme", () => {
     const model = overflowingModel();
     const r = pathSampling(model, { seed: 1 });
     expectAccurate(r.logZ, r.stdErr, model.exactLogEvidence());
+    expect(r.warnings.join(" ")).toMatch(/NaN or \+Infinity/);
     expect(pathSampling(failingModel(1, 3000), { seed: 1 }).reliable).toBe(false);
   });
 

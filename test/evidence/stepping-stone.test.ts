@@ -104,6 +104,7 @@ describe("steppingStone", () => {
     const model = overflowingModel();
     const r = steppingStone(model, { seed: 1 });
     expectAccurate(r.logZ, r.stdErr, model.exactLogEvidence());
+    expect(r.warnings.join(" ")).toMatch(/NaN or \+Infinity/);
     expect(steppingStone(failingModel(1, 3000), { seed: 1 }).reliable).toBe(false);
   });
 });

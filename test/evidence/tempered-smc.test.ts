@@ -72,6 +72,7 @@ describe("temperedSmc", () => {
     const model = overflowingModel();
     const r = temperedSmc(model, { seed: 1 });
     expectAccurate(r.logZ, r.stdErr, model.exactLogEvidence());
+    expect(r.warnings.join(" ")).toMatch(/NaN or \+Infinity/);
     expect(temperedSmc(failingModel(2, 5000), { seed: 1, particles: 256 }).reliable).toBe(false);
   });
 

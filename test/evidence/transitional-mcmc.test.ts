@@ -43,6 +43,7 @@ describe("transitionalMcmc", () => {
     const model = overflowingModel();
     const r = transitionalMcmc(model, { seed: 1 });
     expectAccurate(r.logZ, r.stdErr, model.exactLogEvidence());
+    expect(r.warnings.join(" ")).toMatch(/NaN or \+Infinity/);
     expect(transitionalMcmc(failingModel(1, 3000), { seed: 1 }).reliable).toBe(false);
   });
 });

@@ -32,12 +32,35 @@ export default defineModel({
 });
 `;
 
+/** A model written as a class with a private field, as some users write one. */
+const CLASS_MODEL = `import { defineModel } from "occam";
+
+class Mean {
+  #y = [0.8, 1.9, 1.1, 0.4, 1.6, 1.3, 0.9, 2.2, 1.0, 1.5, 0.7, 1.2];
+  dim = 1;
+  logPrior(t) {
+    return -0.5 * (Math.log(2 * Math.PI) + 2 * Math.log(2) + (t[0] / 2) ** 2);
+  }
+  logLikelihood(t) {
+    return this.#y.reduce((s, v) => s - 0.5 * (Math.log(2 * Math.PI) + (v - t[0]) ** 2), 0);
+  }
+  samplePrior(rng) {
+    return Float64Array.of(2 * rng.normal());
+  }
+  exactLogEvidence() {
+    return -14.62281;
+  }
+}
+export default defineModel(new Mean());
+`;
+
 describe("a user's model file", () => {
   // A folder outside the repository, where no occam is installed.
   const dir = mkdtempSync(join(tmpdir(), "occam-model-"));
   writeFileSync(join(dir, "model.ts"), TYPESCRIPT_MODEL);
   writeFileSync(join(dir, "data.ts"), DATA);
   writeFileSync(join(dir, "throws.mjs"), THROWING_MODEL);
+  writeFileSync(join(dir, "class.mjs"), CLASS_MODEL);
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
   it("loads from a folder without occam, written in TypeScript, in this thread and in worker threads", async () => {
@@ -64,5 +87,13 @@ describe("a user's model file", () => {
       /^occam: .*throws\.mjs: model\.logLikelihood threw at θ = \[1\.[5-9]\d*, -?\d\.\d+\]: boom \(line 7:\d+\)\. The error is in the model's code/,
     );
     expect(run.stderr).not.toMatch(/internal error|\n {4}at /);
+  });
+
+  it("keeps a model written as a class, private fields and methods included", async () => {
+    const run = spawnOccam(["evidence", "class.mjs", "--methods", "importance,laplace", "--json"], dir);
+    const end = await run.exited;
+    expect(end.code, run.stderr).toBe(0);
+    const importance = JSON.parse(run.stdout).results[0];
+    expect(Math.abs(importance.logZ - -14.62281)).toBeLessThan(4 * importance.stdErr + 1e-3);
   });
 });

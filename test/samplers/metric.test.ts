@@ -34,7 +34,8 @@ describe("metrics", () => {
     const det = 4 * 1 - 1.2 * 1.2;
     const m = [1 / det, -1.2 / det, 4 / det];
     for (let k = 0; k < 3; k++) {
-      const se = Math.sqrt((2 * m[k] * m[k] + (k === 1 ? m[0] * m[2] - m[1] * m[1] : 0)) / n) + 1e-3;
+      // Var(p_i p_j) = M_ii M_jj + M_ij² for Gaussian momenta.
+      const se = Math.sqrt((k === 1 ? m[0] * m[2] + m[1] * m[1] : 2 * m[k] * m[k]) / n);
       expect(Math.abs(sums[k] / n - m[k])).toBeLessThan(4 * se);
     }
   });

@@ -124,6 +124,11 @@ describe("buildNutsKernel", () => {
       });
     expect(Array.from(run().values)).toEqual(Array.from(run().values));
     expect(() => buildNutsKernel({ target, maxTreeDepth: 0 })).toThrow(/maxTreeDepth/);
+    expect(() => buildNutsKernel({ target, divergenceThreshold: Number.POSITIVE_INFINITY })).toThrow(
+      /divergenceThreshold must be finite/,
+    );
+    expect(() => buildNutsKernel({ target, windows: { baseWindow: 0 } })).toThrow(/baseWindow/);
+    expect(() => buildNutsKernel({ target, dense: true, adapt: false })).toThrow(/dense/);
     expect(() => buildNutsKernel({ target, targetAccept: 1 })).toThrow(/targetAccept/);
     expect(() => buildNutsKernel({ target: { dim: 1, logDensity: () => 0 } })).toThrow(/gradLogDensity/);
   });

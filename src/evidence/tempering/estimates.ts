@@ -323,6 +323,10 @@ export interface TemperingDiagnostics {
   /** HMC trajectories that diverged; proposals that fell outside the prior's support. */
   readonly divergences: number;
   readonly outOfSupport: number;
+  /** Moves stopped where the model returned NaN or +∞ (or a non-finite gradient). */
+  readonly modelFailures: number;
+  /** Prior draws whose log likelihood was NaN or +∞, weighed as zero likelihood. */
+  readonly nonFinite: number;
 }
 
 /** The per-stage summary of a run, JSON-friendly (null for an acceptance that was never measured). */
@@ -352,6 +356,8 @@ export function temperingDiagnostics(
     stages: summariseStages(run),
     divergences: run.stages.reduce((s, t) => s + t.divergences, 0),
     outOfSupport: run.outOfSupport,
+    modelFailures: run.stages.reduce((s, t) => s + t.modelFailures, 0),
+    nonFinite: run.nonFinite,
   };
 }
 

@@ -190,7 +190,6 @@ export function hmcSweep(
   for (let i = from; i < to; i++) {
     // A particle of zero likelihood (kept, at weight 0, only when never resampled) does not move.
     if (cloud.logLikelihood[i] === Number.NEGATIVE_INFINITY) continue;
-    moved++;
     const row = i * d;
     // z = L⁻¹(θ − m) by forward substitution.
     for (let a = 0; a < d; a++) {
@@ -200,12 +199,19 @@ export function hmcSweep(
     }
     modelFailed = false;
     const logStart = density(z, gradZ);
-    if (!(logStart > Number.NEGATIVE_INFINITY && logStart < Number.POSITIVE_INFINITY) && !modelFailed) {
+    if (modelFailed) {
+      // The model fails at the particle itself (a finite value with a non-finite gradient, far out at
+      // small β): it cannot start a trajectory, and stays.
+      failed++;
+      continue;
+    }
+    if (!(logStart > Number.NEGATIVE_INFINITY && logStart < Number.POSITIVE_INFINITY)) {
       throw new OccamError(
         "internal",
         `${counter.where}: particle ${i} has zero density at ${context}; it cannot have been resampled.`,
       );
     }
+    moved++;
     let kinetic0 = 0;
     for (let a = 0; a < d; a++) {
       p[a] = rng.normal();
@@ -330,6 +336,7 @@ export function kernelSweep(
   const context = `β = ${beta}`;
   let acceptSum = 0;
   let moved = 0;
+  let divergent = 0;
   for (let i = from; i < to; i++) {
     if (cloud.logLikelihood[i] === Number.NEGATIVE_INFINITY) continue;
     moved++;
@@ -339,6 +346,7 @@ export function kernelSweep(
       const result = kernel.step(rng, kernel.init(Float64Array.from(x)));
       position = result.state.position;
       counter.evaluations += result.info?.evaluations ?? 0;
+      if (result.info?.divergent === true) divergent++;
       const a = result.info?.acceptProbability;
       acceptSum += typeof a === "number" && Number.isFinite(a) ? a : 1;
     } catch (error) {
@@ -356,5 +364,5 @@ export function kernelSweep(
     cloud.logPrior[i] = counter.logPrior(x, context);
     cloud.logLikelihood[i] = counter.logLikelihood(x, context);
   }
-  return { moved, acceptSum, divergent: 0, failed: 0 };
+  return { moved, acceptSum, divergent, failed: 0 };
 }

@@ -8,6 +8,7 @@ import { OccamError } from "../../errors.js";
 import type { BayesModel } from "../../model/model.js";
 import { tempered } from "../../model/model.js";
 import type { Rng } from "../../random/rng.js";
+import { isUsableLogDensity } from "../../samplers/accept.js";
 import { buildHmcKernel, type HmcKernel, type HmcOptions } from "../../samplers/hmc.js";
 import type { Kernel, PositionState, StepInfo } from "../../samplers/kernel.js";
 import { buildRandomWalkKernel, type RandomWalkKernel } from "../../samplers/random-walk.js";
@@ -105,6 +106,10 @@ export interface PowerPosteriorSample {
   readonly nLikelihoodEvals: number;
   /** The final position of the last temperature's chain. */
   readonly lastPosition: Float64Array;
+  /** Kept transitions of the chains that diverged (a trajectory that blew up, or NaN or +∞ from the model). */
+  readonly divergences: number;
+  /** Prior draws (β = 0) whose log likelihood was NaN or +∞, weighed as zero likelihood. */
+  readonly nonFinite: number;
 }
 
 interface ResolvedPowerPosterior {
@@ -319,6 +324,8 @@ export function samplePowerPosteriors(
 
   let position = checkPriorDraw(model.samplePrior(rng), d, where);
   let evaluations = 0;
+  let divergences = 0;
+  let nonFinite = 0;
   const temperatures: TemperatureDraws[] = [];
 
   for (let i = 0; i < temps.length; i++) {
@@ -332,7 +339,12 @@ export function samplePowerPosteriors(
       for (let t = 0; t < nDraws; t++) {
         const x = checkPriorDraw(model.samplePrior(rng), d, at);
         block.set(x, t * d);
-        logLik[t] = checkLogValue(model.logLikelihood(x), "logLikelihood", at, "prior draw", t, x, true);
+        // NaN or +∞ at a prior draw (a model that overflows in its prior's tail) is weighed as zero.
+        logLik[t] = model.logLikelihood(x);
+        if (!isUsableLogDensity(logLik[t])) {
+          logLik[t] = Number.NEGATIVE_INFINITY;
+          nonFinite++;
+        }
         evaluations++;
         // The chain at the next temperature starts from a draw of positive likelihood.
         if (logLik[t] > Number.NEGATIVE_INFINITY) position = x;
@@ -391,6 +403,7 @@ export function samplePowerPosteriors(
     const stats = draws.stats[0];
     // One evaluation at init, then what the steps reported (gradient evaluations for HMC).
     evaluations += 1 + stats.evaluations + stats.warmupEvaluations;
+    divergences += stats.divergences;
     const values = draws.values;
     for (let t = 0; t < nDraws; t++) {
       const x = values.subarray(t * d, (t + 1) * d);
@@ -436,5 +449,7 @@ export function samplePowerPosteriors(
     kernel: kind,
     nLikelihoodEvals: evaluations,
     lastPosition: position,
+    divergences,
+    nonFinite,
   });
 }

@@ -126,13 +126,13 @@ describe("samplePowerPosteriors", () => {
     expect(accept).toBeGreaterThan(0.5);
   });
 
-  it("names the temperature when the log likelihood is NaN", () => {
-    // 40 prior draws at β = 0, then the random walk: the 20th call fails at β = 0, the 500th later.
-    const atPrior = thrown(() =>
-      samplePowerPosteriors(failingModel(2, 20), BETAS, { drawsPerTemperature: 40, seed: 1 }),
-    );
+  it("weighs a prior draw whose log likelihood is NaN as zero, and names the temperature where no chain can start", () => {
+    // 40 prior draws at β = 0, then the random walk: NaN from the 20th call on at β = 0, from the 500th later.
+    const model = failingModel(2, 20);
+    const atPrior = thrown(() => samplePowerPosteriors(model, BETAS, { drawsPerTemperature: 40, seed: 1 }));
+    // The prior draws from the 20th on count as zero likelihood; the chain at β = 0.01 finds no finite start.
     expect(atPrior.code).toBe("non-finite");
-    expect(atPrior.message).toMatch(/at β = 0 \(temperature 0\).*logLikelihood is NaN/);
+    expect(atPrior.message).toMatch(/at β = 0\.01 \(temperature 1\)/);
     const later = thrown(() =>
       samplePowerPosteriors(failingModel(2, 500), BETAS, { drawsPerTemperature: 40, seed: 1 }),
     );
