@@ -211,7 +211,7 @@ export function registerClassify(program: Command, io: Io): void {
         .default(5),
     )
     .addOption(
-      new Option("--draws <n>", "posterior draws per posterior, over 4 chains")
+      new Option("--draws <n>", "posterior draws kept per posterior, all 4 chains together")
         .argParser(wholeNumber("--draws", 100))
         .default(2000),
     )

@@ -62,7 +62,9 @@ export function registerFitMlp(program: Command, io: Io): void {
     .requiredOption("--hidden <H>", "number of hidden units (≥ 1)")
     .option("--test <file>", "test CSV with the same columns: predict it and report the mean squared error")
     .addOption(
-      new Option("--draws <N>", "kept posterior draws").argParser(wholeNumber("--draws", 1)).default(200),
+      new Option("--draws <N>", "posterior draws kept after warm-up")
+        .argParser(wholeNumber("--draws", 1))
+        .default(200),
     )
     .addOption(
       new Option("--warmup <N>", "warm-up sweeps (step-size adaptation)")
