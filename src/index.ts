@@ -81,10 +81,13 @@ export {
 } from "./evidence/chaining.js";
 export {
   type CompareEstimatorsOptions,
+  CROSS_CHECK_SETTINGS,
   compareEstimators,
+  DEFAULT_EVIDENCE_METHODS,
   type EstimatePair,
   type EstimatorComparison,
   type EstimatorFailure,
+  type EvidenceSettingsByMethod,
 } from "./evidence/compare.js";
 export {
   type CrossValidatedDiagnostics,

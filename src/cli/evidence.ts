@@ -41,6 +41,8 @@ export interface EvidenceReport {
     nLikelihoodEvals: number;
     seconds: number;
   }[];
+  /** What the posterior draws the draw-based methods shared cost (not counted in their rows), when occam made them. */
+  readonly posteriorDraws?: { nLikelihoodEvals: number; seconds: number };
   /** The methods that stopped with an error, and why. */
   readonly failures: readonly { method: EvidenceMethod; message: string }[];
   /** Whether every pair of reliable results agrees within 3 standard errors (false when fewer than two are reliable). */
@@ -63,6 +65,14 @@ function evidenceReport(comparison: EstimatorComparison, file: string, seed: num
       nLikelihoodEvals: r.nLikelihoodEvals,
       seconds: r.seconds,
     })),
+    ...(comparison.posterior === undefined
+      ? {}
+      : {
+          posteriorDraws: {
+            nLikelihoodEvals: comparison.posterior.nLikelihoodEvals,
+            seconds: comparison.posterior.seconds,
+          },
+        }),
     failures: comparison.failures,
     agree: comparison.agree,
     consensus: comparison.consensus,
@@ -79,6 +89,17 @@ function formatReport(report: EvidenceReport): string {
       { header: "seconds" },
     ],
     [
+      ...(report.posteriorDraws === undefined
+        ? []
+        : [
+            [
+              "(posterior draws, shared)",
+              "",
+              "",
+              String(report.posteriorDraws.nLikelihoodEvals),
+              formatNumber(report.posteriorDraws.seconds, 2),
+            ],
+          ]),
       ...report.results.map((r) => [
         r.method,
         withError(r.logZ, r.stdErr),
@@ -120,8 +141,9 @@ export function registerEvidence(program: Command, io: Io): void {
     .argument("<model>", "an ES module whose default export is a model made with defineModel")
     .option(
       "--methods <a,b,c>",
-      `evidence methods (${EVIDENCE_METHODS.join(", ")})`,
-      DEFAULT_EVIDENCE_METHODS.join(","),
+      `evidence methods (${EVIDENCE_METHODS.join(", ")}), each at its own defaults (default: ` +
+        `${DEFAULT_EVIDENCE_METHODS.join(" and ")}, the second sized as a quick cross-check of the first; ` +
+        "bridge,smc,stepping-stone for three precise estimates)",
     )
     .option("--seed <S>", "random seed", parseSeed, 1)
     .option("--json", "print one JSON document instead of a table")
@@ -131,9 +153,11 @@ export function registerEvidence(program: Command, io: Io): void {
     .action(
       async (
         file: string,
-        options: ParallelFlags & { methods: string; seed: number; json?: boolean; report?: string },
+        options: ParallelFlags & { methods?: string; seed: number; json?: boolean; report?: string },
       ) => {
-        const methods = parseMethods(options.methods);
+        const start = performance.now();
+        const methods =
+          options.methods === undefined ? DEFAULT_EVIDENCE_METHODS : parseMethods(options.methods);
         if (methods.length < 2) {
           throw new OccamError(
             "invalid-argument",
@@ -148,6 +172,15 @@ export function registerEvidence(program: Command, io: Io): void {
             workers: options.workers,
             redis: options.redis,
             signal,
+            // Each answer as soon as it is ready: the first often comes long before the others.
+            onOutcome: (o) => {
+              if (o.result !== undefined && io.progress !== "off") {
+                io.stderr(
+                  `occam: ${o.result.method}: log Z = ${withError(o.result.logZ, o.result.stdErr)}` +
+                    `${o.result.reliable ? "" : " (unreliable)"}, after ${formatNumber((performance.now() - start) / 1000, 1)} s\n`,
+                );
+              }
+            },
           }),
         );
         const report = evidenceReport(comparison, file, options.seed);

@@ -1,12 +1,35 @@
 import { OccamError } from "../errors.js";
 import type { BayesModel } from "../model/model.js";
 import { createRng } from "../random/rng.js";
-import { type EvidenceMethod, type EvidenceResult, estimateEvidence, NEEDS_DRAWS } from "./estimate.js";
+import {
+  type EvidenceMethod,
+  type EvidenceMethodSettings,
+  type EvidenceResult,
+  estimateEvidence,
+  NEEDS_DRAWS,
+} from "./estimate.js";
 import { type PosteriorSample, samplePosterior } from "./posterior-sampling.js";
 import type { PosteriorDrawsInput } from "./result.js";
 
-/** The methods `occam evidence` runs when none are named: three that fail in different ways. */
-export const DEFAULT_EVIDENCE_METHODS: readonly EvidenceMethod[] = ["bridge", "smc", "stepping-stone"];
+/**
+ * The methods `occam evidence` and {@link compareEstimators} run when none are named: bridge sampling
+ * on NUTS draws, the precise answer in seconds, and tempered SMC from the prior as an independent
+ * cross-check, sized by {@link CROSS_CHECK_SETTINGS} to confirm it rather than to match its precision.
+ */
+export const DEFAULT_EVIDENCE_METHODS: readonly EvidenceMethod[] = ["bridge", "smc"];
+
+/** Settings for some of the methods, by method name. */
+export type EvidenceSettingsByMethod = { readonly [M in EvidenceMethod]?: EvidenceMethodSettings[M] };
+
+/**
+ * The default cross-check's size: one tempered SMC run of 512 particles in 16 islands, moved until a
+ * hundredth of each temperature's memory is left (rather than a thousandth): a standard error of about
+ * 0.2 nats, enough to tell whether bridge sampling's answer is right, at a tenth of smc's own
+ * default cost (which runs until its standard error is 0.05 nats).
+ */
+export const CROSS_CHECK_SETTINGS: EvidenceSettingsByMethod = {
+  smc: { particles: 512, islands: 16, memoryLeft: 0.01 },
+};
 
 /** Options of {@link compareEstimators}. */
 export interface CompareEstimatorsOptions {
@@ -19,6 +42,11 @@ export interface CompareEstimatorsOptions {
    * @defaultValue 3
    */
   threshold?: number;
+  /**
+   * Settings of some of the methods (each method not named here runs at its own defaults).
+   * @defaultValue {@link CROSS_CHECK_SETTINGS} when the methods are not named, else none
+   */
+  settings?: EvidenceSettingsByMethod;
 }
 
 /** One pair of estimates and how far apart they are in units of their joint error. */
@@ -93,8 +121,17 @@ export function runEstimators(
     const method = methods[i];
     // Each method's own seed comes from its own stream, so adding a method changes no other result.
     const seed = Math.floor(streams[i + 1].uniform() * 0xffffffff);
+    const settings = options.settings?.[method];
     try {
-      return { result: estimateEvidence(model, { method, draws: options.draws, sample, seed }) };
+      return {
+        result: estimateEvidence(model, {
+          method,
+          draws: options.draws,
+          sample,
+          seed,
+          ...(settings === undefined ? {} : { settings }),
+        }),
+      };
     } catch (error) {
       // A method that cannot run on the model is one failure among the methods; a model whose own
       // code threw is wrong for every method.
@@ -110,15 +147,30 @@ export function runEstimators(
  * cross-check of the numbers, not only of their spread. Methods that need posterior draws share one
  * set, sampled once. Only reliable results (see `EvidenceEstimate.reliable`: the harmonic mean and
  * Laplace never are) enter the pairs and the consensus; the others are listed with their warnings.
+ * Without `methods`, bridge sampling with a quick tempered cross-check ({@link DEFAULT_EVIDENCE_METHODS}).
+ *
+ * @example
+ * const { consensus, agree } = compareEstimators(model); // bridge, cross-checked by a quick smc
+ * const precise = compareEstimators(model, ["bridge", "smc", "stepping-stone"]); // each at its defaults
  */
 export function compareEstimators(
   model: BayesModel,
-  methods: readonly EvidenceMethod[],
+  methods: readonly EvidenceMethod[] = DEFAULT_EVIDENCE_METHODS,
   options: CompareEstimatorsOptions = {},
 ): EstimatorComparison {
   checkMethodCount(methods);
-  const runs = runEstimators(model, methods, options);
+  const runs = runEstimators(model, methods, { ...options, settings: defaultSettings(methods, options) });
   return summariseEstimators(model, runs.outcomes, runs.posterior, options.threshold);
+}
+
+/** The settings the methods run with: the cross-check's size when the methods were not named. */
+export function defaultSettings(
+  methods: readonly EvidenceMethod[],
+  options: { settings?: EvidenceSettingsByMethod },
+): EvidenceSettingsByMethod | undefined {
+  if (options.settings !== undefined) return options.settings;
+  // The default list itself, not an equal one: methods a user names run at their own defaults.
+  return methods === DEFAULT_EVIDENCE_METHODS ? CROSS_CHECK_SETTINGS : undefined;
 }
 
 /** Throws unless there are at least two methods to cross-check. */

@@ -134,8 +134,8 @@ export interface EstimateEvidenceOptions<M extends EvidenceMethod = EvidenceMeth
 
 /**
  * Estimates log Z = log p(D | M) by one method, choosing samplers and settings a user need not know:
- * posterior draws by 8 HMC chains from dispersed prior draws (random-walk Metropolis for a model
- * without gradients) for the methods that need them, whose disagreement (separated modes) or too few
+ * posterior draws by 4 NUTS chains started in the modes a small tempered run found (a random walk in
+ * that run's metric for a model without gradients) for the methods that need them, whose disagreement (separated modes) or too few
  * effective draws make the result unreliable; the tempering engine for the tempered methods; and
  * each estimator's defaults. A model with `bounds` is sampled on its unbounded scale.
  *

@@ -29,10 +29,10 @@ export interface PosteriorSamplingOptions extends RandomOptions {
    */
   kernel?: PosteriorKernelChoice;
   /**
-   * Chains, each started at its own prior draw, so that a posterior with separated modes shows as
-   * chains that disagree instead of being sampled in one mode: with 8 chains and two modes of equal
-   * basins, all chains land in one mode with probability 2⁻⁷ < 1 %.
-   * @defaultValue 8
+   * Chains, each started at its own particle of the tempered run (or prior draw), as many as Stan
+   * runs. A posterior with separated modes shows as chains that disagree, or, when all chains land
+   * in one mode (two equal modes: probability 2⁻³), as tempered particles no chain went near.
+   * @defaultValue 4
    */
   chains?: number;
   /** Warm-up iterations per chain. @defaultValue 1000 */
@@ -40,7 +40,7 @@ export interface PosteriorSamplingOptions extends RandomOptions {
   /** Kept draws per chain. @defaultValue 1000 */
   draws?: number;
   /**
-   * Where the chains start: "tempered", at particles of a small tempered SMC run (1024 particles),
+   * Where the chains start: "tempered", at particles of a small tempered SMC run (256 particles),
    * which finds the posterior's modes in proportion to their mass, so that chains land in every mode
    * worth finding, and which then checks that the chains went everywhere it found mass; or "prior", at
    * prior draws (a chain falls into whichever mode's basin it starts in, and a small mode's basin can
@@ -86,6 +86,8 @@ export interface PosteriorSample {
   readonly divergences: number;
   /** Likelihood (or likelihood-gradient) evaluations, warm-up included. */
   readonly nLikelihoodEvals: number;
+  /** Seconds spent, the tempered run included. */
+  readonly seconds: number;
   /** Why the draws cannot be trusted to represent the posterior: chains that disagree, few effective draws. */
   readonly unreliable: readonly string[];
   /** Other things to know: divergent trajectories. */
@@ -102,7 +104,7 @@ const MIN_POSTERIOR_ESS = 100;
 const NUTS_MAX_TREE_DEPTH = 10;
 
 /** Particles of the tempered run the chains start from. */
-const PILOT_PARTICLES = 1024;
+const PILOT_PARTICLES = 256;
 
 /**
  * The fraction of the tempered pilot's particles the chains' draws leave uncovered above which the
@@ -123,9 +125,10 @@ const MAX_UNCOVERED = 0.05;
  */
 export function samplePosterior(given: BayesModel, options: PosteriorSamplingOptions = {}): PosteriorSample {
   const where = "samplePosterior";
+  const start = performance.now();
   const view = unbounded(given, where);
   const model = view.model;
-  const chains = options.chains ?? 8;
+  const chains = options.chains ?? 4;
   const warmup = options.warmup ?? 1000;
   const perChain = options.draws ?? 1000;
   const starts = options.starts ?? "tempered";
@@ -216,6 +219,7 @@ export function samplePosterior(given: BayesModel, options: PosteriorSamplingOpt
     minEss,
     divergences,
     nLikelihoodEvals: evaluations,
+    seconds: (performance.now() - start) / 1000,
     unreliable,
     warnings,
   };

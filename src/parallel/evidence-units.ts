@@ -3,7 +3,7 @@
  * path inside the worker's data folder (a path outside it is refused before anything is loaded).
  */
 import { z } from "zod";
-import { type EstimatorOutcome, runEstimators } from "../evidence/compare.js";
+import { type EstimatorOutcome, type EvidenceSettingsByMethod, runEstimators } from "../evidence/compare.js";
 import { EVIDENCE_METHODS, type EvidenceMethod } from "../evidence/estimate.js";
 import type { PosteriorSample } from "../evidence/posterior-sampling.js";
 import { Draws } from "../model/draws.js";
@@ -25,6 +25,8 @@ export const evidenceMethodsCommand = defineUnitCommand({
       methods: z.array(z.enum(EVIDENCE_METHODS as unknown as [string, ...string[]])).min(1),
       only: z.array(z.number().int().min(0)).min(1),
       seed: z.number().int().min(0).max(0xffffffff),
+      // Each method's own options, checked by the method itself.
+      settings: z.record(z.string(), z.record(z.string(), z.unknown())).optional(),
     })
     .strict()
     .refine((p) => p.only.every((i) => i < p.methods.length), {
@@ -35,6 +37,7 @@ export const evidenceMethodsCommand = defineUnitCommand({
     return runEstimators(model, payload.methods as EvidenceMethod[], {
       seed: payload.seed,
       only: payload.only,
+      ...(payload.settings === undefined ? {} : { settings: payload.settings as EvidenceSettingsByMethod }),
     });
   },
 });

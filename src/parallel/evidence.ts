@@ -7,6 +7,8 @@ import { basename, dirname, resolve } from "node:path";
 import {
   type CompareEstimatorsOptions,
   checkMethodCount,
+  DEFAULT_EVIDENCE_METHODS,
+  defaultSettings,
   type EstimatorComparison,
   type EstimatorOutcome,
   summariseEstimators,
@@ -18,16 +20,22 @@ import { siblingModule } from "./pool.js";
 import { type ParallelOptions, runUnits } from "./run.js";
 import type { Unit } from "./units.js";
 
+/** Told of each method's outcome as soon as it is known, before the others finish. */
+export interface EvidenceProgress {
+  onOutcome?: (outcome: EstimatorOutcome) => void;
+}
+
 /**
  * {@link compareEstimators} on the model whose module is at `modelPath` (on a queue, a path relative
  * to the workers' data folder). Posterior draws made elsewhere (`draws`) are not taken here.
  */
 export async function compareEstimatorsInParallel(
   modelPath: string,
-  methods: readonly EvidenceMethod[],
-  options: Omit<CompareEstimatorsOptions, "draws"> & ParallelOptions = {},
+  methods: readonly EvidenceMethod[] = DEFAULT_EVIDENCE_METHODS,
+  options: Omit<CompareEstimatorsOptions, "draws"> & ParallelOptions & EvidenceProgress = {},
 ): Promise<EstimatorComparison> {
   checkMethodCount(methods);
+  const settings = defaultSettings(methods, options);
   const model = await loadModelFile(modelPath);
   const shared = methods.flatMap((m, i) => (NEEDS_DRAWS.has(m) ? [i] : []));
   const groups = [
@@ -41,11 +49,20 @@ export async function compareEstimatorsInParallel(
   const units: Unit[] = groups.map((only) => ({
     key: only.map((i) => methods[i]).join("+"),
     command: "evidence-methods",
-    payload: { model: path, methods: [...methods], only, seed },
+    payload: {
+      model: path,
+      methods: [...methods],
+      only,
+      seed,
+      ...(settings === undefined ? {} : { settings }),
+    },
   }));
   const parts = (await runUnits(units, siblingModule(import.meta.url, "evidence-units"), {
     ...options,
     ...(local ? { dataFolder: dirname(resolve(modelPath)) } : {}),
+    onResult: (_index, part) => {
+      for (const o of (part as EvidenceUnitResult).outcomes) options.onOutcome?.(o);
+    },
   })) as EvidenceUnitResult[];
   const outcomes: EstimatorOutcome[] = new Array(methods.length);
   groups.forEach((only, g) => {

@@ -135,6 +135,8 @@ export interface RunOnThreadsOptions extends ThreadPoolOptions {
   signal?: AbortSignal;
   /** Told after each unit finishes (in finishing order: for progress only). */
   onUnit?: (done: number, total: number, key: string) => void;
+  /** Told each unit's result as soon as this thread has it: a pool thread's when its share ends. */
+  onResult?: (index: number, result: unknown) => void;
 }
 
 /**
@@ -177,6 +179,7 @@ export async function runOnThreads(units: readonly Unit[], options: RunOnThreads
       for (const [i, result] of await threadPool.runShare({ units, claims, progress: port2 }, stop.signal)) {
         results[i] = result;
         finished(i);
+        options.onResult?.(i, result);
       }
     } finally {
       port1.close();
@@ -189,6 +192,7 @@ export async function runOnThreads(units: readonly Unit[], options: RunOnThreads
       // Through the encoding, as a pool thread's result is, so that both give the same numbers.
       results[i] = decodeResult(encodeResult(await runUnit(commands, units[i], context)));
       finished(i);
+      options.onResult?.(i, results[i]);
       // Let the pool threads' progress and a pending abort (Ctrl-C) through.
       await new Promise((resolve) => setImmediate(resolve));
     }

@@ -59,6 +59,8 @@ export interface RunOnQueueOptions {
   signal?: AbortSignal;
   /** Told after each unit's first result (for progress). */
   onUnit?: (done: number, total: number, key: string) => void;
+  /** Told each unit's result as soon as it is filed. */
+  onResult?: (index: number, result: unknown) => void;
   /** How often outstanding units are looked up besides the queue's events, in ms. @defaultValue 2000 */
   pollMs?: number;
 }
@@ -102,6 +104,7 @@ export async function runOnQueue(units: readonly Unit[], options: RunOnQueueOpti
         // Counted apart: `?.` would skip the increment when no one listens.
         done++;
         options.onUnit?.(done, units.length, units[i].key);
+        options.onResult?.(i, results[i]);
         if (done === units.length) resolve(results);
       };
       const look = (id: string) => {

@@ -48,6 +48,8 @@ export function resolveParallelOptions(options: ParallelOptions): ResolvedParall
 export interface RunUnitsOptions extends ParallelOptions {
   /** Told after each unit finishes, with the count done, the total and the unit's key. */
   onUnit?: (done: number, total: number, key: string) => void;
+  /** Told each unit's result (by the unit's index) as soon as this thread has it, before the run ends. */
+  onResult?: (index: number, result: unknown) => void;
   /** The folder bounding the paths units name, on this machine. @defaultValue the working directory */
   dataFolder?: string;
 }
@@ -70,7 +72,13 @@ export async function runUnits(
   if (redis !== undefined) {
     // BullMQ is loaded only for a queued run: it takes half a second that local runs need not pay.
     const { runOnQueue } = await import("./queue.js");
-    return runOnQueue(units, { redis, commands: await load(), signal, onUnit: options.onUnit });
+    return runOnQueue(units, {
+      redis,
+      commands: await load(),
+      signal,
+      onUnit: options.onUnit,
+      onResult: options.onResult,
+    });
   }
   return runOnThreads(units, {
     threads: workers,
@@ -79,5 +87,6 @@ export async function runUnits(
     dataFolder: options.dataFolder,
     signal,
     onUnit: options.onUnit,
+    onResult: options.onResult,
   });
 }

@@ -1,4 +1,11 @@
-import { compareEstimators, defineModel, EVIDENCE_METHODS, estimateEvidence, OccamError } from "occam";
+import {
+  CROSS_CHECK_SETTINGS,
+  compareEstimators,
+  defineModel,
+  EVIDENCE_METHODS,
+  estimateEvidence,
+  OccamError,
+} from "occam";
 import { describe, expect, it } from "vitest";
 import { gaussianMeanModel } from "../../src/models/gaussian-mean/index.js";
 
@@ -123,6 +130,23 @@ describe("compareEstimators", () => {
     const alone = compareEstimators(hard, ["prior", "bridge"], { seed: 4 });
     expect(alone.pairs).toEqual([]);
     expect(alone.agree).toBe(false);
+  });
+
+  it("by default runs bridge sampling with a quick smc as its cross-check, and a named smc at its own size", () => {
+    const quick = compareEstimators(model, undefined, { seed: 4 });
+    expect(quick.results.map((r) => r.method)).toEqual(["bridge", "smc"]);
+    const smc = quick.results[1];
+    if (smc.method !== "smc") throw new Error("expected smc second");
+    expect(smc.diagnostics.particles).toBe(CROSS_CHECK_SETTINGS.smc?.particles);
+    expect(smc.diagnostics.islands).toBe(CROSS_CHECK_SETTINGS.smc?.islands);
+    expect(quick.agree).toBe(true);
+    const exact = exactLogEvidence();
+    for (const r of quick.results) expect(Math.abs(r.logZ - exact)).toBeLessThan(3 * r.stdErr);
+    // The same methods named: each at its own defaults, a precise smc.
+    const named = compareEstimators(model, ["bridge", "smc"], { seed: 4 });
+    const precise = named.results[1];
+    if (precise.method !== "smc") throw new Error("expected smc second");
+    expect(precise.diagnostics.particles).toBe(2048);
   });
 
   it("needs at least two methods", () => {
