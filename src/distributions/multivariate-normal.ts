@@ -1,4 +1,5 @@
 import { OccamError } from "../errors.js";
+import { LOG_2PI } from "../math/constants.js";
 import { cholesky, logDetFromCholesky, lowerTimesTranspose } from "../math/linalg.js";
 import type { Rng } from "../random/rng.js";
 import { multivariateNormal as mvnVariate } from "../random/variates.js";
@@ -10,8 +11,6 @@ import {
   finiteVector,
   whiten,
 } from "./distribution.js";
-
-const LOG_TWO_PI = Math.log(2 * Math.PI);
 
 /** Options of {@link multivariateNormal}: the mean and the Cholesky factor of the covariance. */
 export interface MultivariateNormalOptions {
@@ -52,7 +51,7 @@ export function multivariateNormal(options: MultivariateNormalOptions): Multivar
   const d = mean.length;
   const L = checkedCholeskyFactor(options.choleskyL, d, "multivariateNormal");
   const logDet = logDetFromCholesky(L, d);
-  const logNorm = -0.5 * d * LOG_TWO_PI - 0.5 * logDet;
+  const logNorm = -0.5 * d * LOG_2PI - 0.5 * logDet;
   const z = new Float64Array(d);
 
   const whitened = (x: Float64Array): number => whiten(x, mean, L, d, z);

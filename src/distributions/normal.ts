@@ -1,3 +1,4 @@
+import { HALF_LOG_2PI } from "../math/constants.js";
 import type { Rng } from "../random/rng.js";
 import {
   type ContinuousUnivariateDistribution,
@@ -5,8 +6,6 @@ import {
   checkOptions,
   checkPositiveParameter,
 } from "./distribution.js";
-
-const HALF_LOG_TWO_PI = 0.5 * Math.log(2 * Math.PI);
 
 /** Options of {@link normal}: mean and standard deviation. */
 export interface NormalOptions {
@@ -32,7 +31,7 @@ export function normal(options: NormalOptions): Normal {
   const { mean, sd } = options;
   checkFiniteParameter(mean, "normal: mean");
   checkPositiveParameter(sd, "normal: sd");
-  const logNorm = -Math.log(sd) - HALF_LOG_TWO_PI;
+  const logNorm = -Math.log(sd) - HALF_LOG_2PI;
   const precision = 1 / (sd * sd);
   return Object.freeze({
     family: "normal" as const,

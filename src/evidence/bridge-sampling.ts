@@ -1,5 +1,6 @@
 import { cappedEss, effectiveSampleSize } from "../diagnostics/ess.js";
 import { OccamError } from "../errors.js";
+import { LOG_2PI } from "../math/constants.js";
 import { logAddExp, logSumExp } from "../math/logspace.js";
 import { Draws } from "../model/draws.js";
 import type { BayesModel } from "../model/model.js";
@@ -21,7 +22,6 @@ import {
 } from "./result.js";
 
 const WHERE = "bridgeSampling";
-const LOG_TWO_PI = Math.log(2 * Math.PI);
 
 /** Options of {@link bridgeSampling}. */
 export interface BridgeSamplingOptions extends RandomOptions {
@@ -172,7 +172,7 @@ export function bridgeSampling(given: BayesModel, options: BridgeSamplingOptions
   const { mean: m, L } = fitGaussian(fit, WHERE, "that fit the proposal");
   let logDetL = 0;
   for (let j = 0; j < d; j++) logDetL += Math.log(L[j * d + j]);
-  const logNormStd = -0.5 * d * LOG_TWO_PI; // log φ(z) = logNormStd − ½‖z‖²
+  const logNormStd = -0.5 * d * LOG_2PI; // log φ(z) = logNormStd − ½‖z‖²
 
   let evals = 0;
   const logTarget = (x: Float64Array, kind: string, index: number, allowMinusInfinity: boolean): number => {

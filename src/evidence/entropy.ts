@@ -2,6 +2,7 @@ import digamma from "@stdlib/math-base-special-digamma";
 import gammaln from "@stdlib/math-base-special-gammaln";
 import { effectiveSampleSize } from "../diagnostics/ess.js";
 import { OccamError } from "../errors.js";
+import { LOG_PI } from "../math/constants.js";
 import { cholesky } from "../math/linalg.js";
 import type { BayesModel } from "../model/model.js";
 import { unbounded } from "../model/transform.js";
@@ -220,7 +221,7 @@ export function entropyEvidence(given: BayesModel, options: EntropyEvidenceOptio
     logEps: new Float64Array(n),
     candidates: new Int32Array(n),
   };
-  const logUnitBall = 0.5 * d * Math.log(Math.PI) - gammaln(0.5 * d + 1);
+  const logUnitBall = 0.5 * d * LOG_PI - gammaln(0.5 * d + 1);
   const constant = logUnitBall - digamma(k) + logDetScale;
 
   // Whole-sample estimate and the per-draw terms a_i = log p L(θ_i) + d log ε_i.

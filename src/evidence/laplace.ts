@@ -1,4 +1,5 @@
 import { OccamError } from "../errors.js";
+import { LOG_2PI } from "../math/constants.js";
 import { cholesky, logDetFromCholesky } from "../math/linalg.js";
 import { type MinimizeOptions, type MinimizeResult, minimize, numericalHessian } from "../math/optimize.js";
 import type { BayesModel } from "../model/model.js";
@@ -15,7 +16,6 @@ import {
 } from "./result.js";
 
 const WHERE = "laplace";
-const LOG_TWO_PI = Math.log(2 * Math.PI);
 // Central-difference step ε^(1/3): balances truncation error O(h²) against rounding O(ε/h).
 const FD_STEP = 2 ** (-52 / 3);
 
@@ -264,7 +264,7 @@ export function laplace(given: BayesModel, options: LaplaceOptions = {}): Laplac
     throw error;
   }
   const logDet = logDetFromCholesky(L, d);
-  const logZ = logPost + 0.5 * d * LOG_TWO_PI - 0.5 * logDet;
+  const logZ = logPost + 0.5 * d * LOG_2PI - 0.5 * logDet;
   const converged = best === undefined ? true : best.converged;
   const warnings: string[] = [];
   if (!converged)

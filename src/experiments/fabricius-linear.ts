@@ -25,6 +25,7 @@ import { numericDesign } from "../data/design.js";
 import { OccamError } from "../errors.js";
 import { pathSampling } from "../evidence/path-sampling.js";
 import { steppingStone } from "../evidence/stepping-stone.js";
+import { LOG_2PI } from "../math/constants.js";
 import { symmetricEigen } from "../math/linalg.js";
 import { logSumExp } from "../math/logspace.js";
 import { centredStatistics } from "../models/linear/design.js";
@@ -41,8 +42,6 @@ import {
 } from "../models/linear/maximum-likelihood.js";
 import { nigFamily } from "../models/linear/nig-subsets.js";
 import { createRng, type Rng } from "../random/rng.js";
-
-const LOG_TWO_PI = Math.log(2 * Math.PI);
 
 /** A row of the thesis's Table 6.1. */
 export interface ThesisTableRow {
@@ -376,7 +375,7 @@ function testMetrics(fit: LinearMlFit, d: DataSet, s: Settings): { mse: number; 
     sse += r * r;
   }
   const mse = sse / m;
-  return { mse, logPred: -0.5 * (LOG_TWO_PI + Math.log(variance)) - (0.5 * mse) / variance };
+  return { mse, logPred: -0.5 * (LOG_2PI + Math.log(variance)) - (0.5 * mse) / variance };
 }
 
 const ML_ROWS: readonly [string, MlCriterion][] = [
@@ -565,10 +564,10 @@ export function runFabriciusLinearExperiment(
     for (const d of data) {
       const sseTrain = residuals(d.X, d.y, n);
       const sseTest = residuals(d.Xt, d.yt, s.m);
-      ell += -0.5 * n * (LOG_TWO_PI + Math.log(s2)) - sseTrain / (2 * s2);
+      ell += -0.5 * n * (LOG_2PI + Math.log(s2)) - sseTrain / (2 * s2);
       train += sseTrain / n;
       test += sseTest / s.m;
-      logPred += -0.5 * (LOG_TWO_PI + Math.log(s2)) - sseTest / (2 * s2 * s.m);
+      logPred += -0.5 * (LOG_2PI + Math.log(s2)) - sseTest / (2 * s2 * s.m);
     }
     table.push({
       method: "Truth",
@@ -818,7 +817,7 @@ export function independentPrecisionQuadrature(
     u2[k] = s * s;
   }
   const constant =
-    -0.5 * n * LOG_TWO_PI -
+    -0.5 * n * LOG_2PI -
     prior.alpha * Math.log(prior.beta) -
     gammaln(prior.alpha) -
     prior.alphaW * Math.log(prior.betaW) -

@@ -1,4 +1,5 @@
 import { effectiveSampleSize } from "../diagnostics/ess.js";
+import { HALF_LOG_2PI } from "../math/constants.js";
 import type { LogDensity } from "../model/model.js";
 import { createRng, type Rng } from "../random/rng.js";
 import { buildGaussianGibbsUpdates } from "../samplers/gaussian-gibbs.js";
@@ -94,7 +95,7 @@ export function runSamplersExperiment(options: SamplersExperimentOptions = {}): 
     seed,
     budget,
     gaussians,
-    exactLogZ: 0.5 * Math.log(2 * Math.PI),
+    exactLogZ: HALF_LOG_2PI,
     importance: importanceExperiment(importanceRng),
   };
 }

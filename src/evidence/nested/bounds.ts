@@ -6,13 +6,14 @@
  * uniform draws from the union of the ellipsoids.
  */
 import gammaln from "@stdlib/math-base-special-gammaln";
+import { LOG_PI } from "../../math/constants.js";
 import { symmetricEigen } from "../../math/linalg.js";
 import { logAddExp, logSumExp } from "../../math/logspace.js";
 import type { Rng } from "../../random/rng.js";
 
 /** log of the volume of the unit ball in d dimensions, π^{d/2} / Γ(d/2 + 1). */
 function logUnitBallVolume(d: number): number {
-  return 0.5 * d * Math.log(Math.PI) - gammaln(0.5 * d + 1);
+  return 0.5 * d * LOG_PI - gammaln(0.5 * d + 1);
 }
 
 /**

@@ -13,10 +13,11 @@
  */
 import gammaln from "@stdlib/math-base-special-gammaln";
 import { checkPositive, OccamError } from "../../errors.js";
+import { LOG_2PI } from "../../math/constants.js";
 import type { Rng } from "../../random/rng.js";
 import type { ClassificationData } from "../mixture-classifier/data.js";
 import { type ConditionalClassifier, conditionalClassifier, type LogitFunction } from "./family.js";
-import { addNormalPrior, checkHyperprior, type GammaHyperprior, LOG_2PI } from "./priors.js";
+import { addNormalPrior, checkHyperprior, type GammaHyperprior } from "./priors.js";
 
 /** Options of {@link logisticClassifier}. */
 export interface LogisticClassifierOptions {

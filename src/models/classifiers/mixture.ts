@@ -22,6 +22,7 @@
  */
 import gammaln from "@stdlib/math-base-special-gammaln";
 import { checkInteger, checkPositive } from "../../errors.js";
+import { HALF_LOG_2PI } from "../../math/constants.js";
 import type { Rng } from "../../random/rng.js";
 import type { ClassificationData } from "../mixture-classifier/data.js";
 import { type ConditionalClassifier, conditionalClassifier, type LogitFunction } from "./family.js";
@@ -34,8 +35,6 @@ import {
   sampleDirichletLogits,
   sortedFromIncrements,
 } from "./priors.js";
-
-const HALF_LOG_2PI = 0.5 * Math.log(2 * Math.PI);
 
 /** Options of {@link mixtureClassifier}. */
 export interface MixtureFamilyOptions {

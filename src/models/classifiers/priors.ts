@@ -13,11 +13,11 @@
  */
 import gammaln from "@stdlib/math-base-special-gammaln";
 import { OccamError } from "../../errors.js";
+import { LOG_2PI } from "../../math/constants.js";
 import { logGammaRatio } from "../../math/special.js";
 import type { Rng } from "../../random/rng.js";
 
 /** log 2π. */
-export const LOG_2PI = Math.log(2 * Math.PI);
 
 /** A Gamma distribution by shape and rate (mean shape/rate), the hyperprior of a precision. */
 export interface GammaHyperprior {

@@ -1,9 +1,8 @@
 import { checkSubsetIndices } from "../../data/folds.js";
 import { OccamError } from "../../errors.js";
+import { LOG_2PI } from "../../math/constants.js";
 import { type BayesModel, defineModel } from "../../model/model.js";
 import { createRng, type Rng } from "../../random/rng.js";
-
-const LOG_TWO_PI = Math.log(2 * Math.PI);
 
 /** Options of {@link gaussianMeanModel}. */
 export interface GaussianMeanOptions {
@@ -189,8 +188,8 @@ export function gaussianMeanModel(options: GaussianMeanOptions = {}): GaussianMe
 
   const sigma2 = sigma * sigma;
   const s02 = priorSd * priorSd;
-  const logLikConst = -0.5 * n * dim * (LOG_TWO_PI + Math.log(sigma2));
-  const logPriorConst = -0.5 * dim * (LOG_TWO_PI + Math.log(s02));
+  const logLikConst = -0.5 * n * dim * (LOG_2PI + Math.log(sigma2));
+  const logPriorConst = -0.5 * dim * (LOG_2PI + Math.log(s02));
   const postPrecision = 1 / s02 + n / sigma2;
   const postVar = 1 / postPrecision;
   const postSd = Math.sqrt(postVar);
@@ -207,7 +206,7 @@ export function gaussianMeanModel(options: GaussianMeanOptions = {}): GaussianMe
       srr += r * r;
     }
     exact +=
-      -0.5 * n * (LOG_TWO_PI + Math.log(sigma2)) -
+      -0.5 * n * (LOG_2PI + Math.log(sigma2)) -
       0.5 * Math.log1p((n * s02) / sigma2) -
       (srr - (s02 * sr * sr) / (sigma2 + n * s02)) / (2 * sigma2);
   }
@@ -271,7 +270,7 @@ export function gaussianMeanModel(options: GaussianMeanOptions = {}): GaussianMe
           `gaussianMeanModel.logLikelihoodPointwise: out has length ${out.length}, expected n = ${n}.`,
         );
       }
-      const c = -0.5 * dim * (LOG_TWO_PI + Math.log(sigma2));
+      const c = -0.5 * dim * (LOG_2PI + Math.log(sigma2));
       for (let i = 0; i < n; i++) {
         let q = 0;
         for (let j = 0; j < dim; j++) q += (data[i * dim + j] - theta[j]) ** 2;

@@ -7,6 +7,7 @@
  */
 import erfc from "@stdlib/math-base-special-erfc";
 import { checkInteger, checkPositive, OccamError } from "../../errors.js";
+import { LOG_2PI } from "../../math/constants.js";
 import {
   cholesky,
   choleskySolve,
@@ -24,7 +25,6 @@ import {
 } from "./problem.js";
 
 const WHERE = "correlatedGaussianProblem";
-const LOG_TWO_PI = Math.log(2 * Math.PI);
 
 /** Options of {@link correlatedGaussianProblem}. */
 export interface CorrelatedGaussianOptions {
@@ -118,7 +118,7 @@ export function ar1Covariance(dim: number, rho: number): Float64Array {
 function ar1LogDensity(mean: Float64Array, rho: number) {
   const d = mean.length;
   const oneMinus = 1 - rho * rho;
-  const logConst = -0.5 * d * LOG_TWO_PI - 0.5 * (d - 1) * Math.log(oneMinus);
+  const logConst = -0.5 * d * LOG_2PI - 0.5 * (d - 1) * Math.log(oneMinus);
   const value = (theta: Float64Array): number => {
     let e = theta[0] - mean[0];
     const first = e * e;
@@ -159,7 +159,7 @@ function normalPriorLogZ(mean: Float64Array, rho: number, priorSd: number): numb
   const z = solveLower(L, d, mean);
   let q = 0;
   for (let j = 0; j < d; j++) q += z[j] * z[j];
-  return -0.5 * d * LOG_TWO_PI - 0.5 * logDetFromCholesky(L, d) - 0.5 * q;
+  return -0.5 * d * LOG_2PI - 0.5 * logDetFromCholesky(L, d) - 0.5 * q;
 }
 
 /**
@@ -249,7 +249,7 @@ export function correlatedGaussianProblem(options: CorrelatedGaussianOptions = {
       );
     }
     const logZ = -d * Math.log(2 * s.halfWidth);
-    const information = -logZ - 0.5 * d * (LOG_TWO_PI + 1) - 0.5 * (d - 1) * Math.log(1 - rho * rho);
+    const information = -logZ - 0.5 * d * (LOG_2PI + 1) - 0.5 * (d - 1) * Math.log(1 - rho * rho);
     return Object.freeze({
       name: `correlated-box-d${d}`,
       description: `Uniform prior on [−${s.halfWidth}, ${s.halfWidth}]^${d}, L = N(θ; μ, Σ) with ${correlation}: a narrow correlated ridge (condition number up to ${(((1 + rho) / (1 - rho)) ** 2).toFixed(0)}) filling about e^{−${information.toFixed(0)}} of the box.`,

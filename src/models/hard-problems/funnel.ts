@@ -5,13 +5,13 @@
  * hopeless in the mouth (v ≈ 5, sd 12), and the neck holds a share of Z that samplers miss.
  */
 import { checkInteger, checkPositive } from "../../errors.js";
+import { LOG_2PI } from "../../math/constants.js";
 import { logAddExp } from "../../math/logspace.js";
 import { type BayesModel, defineModel } from "../../model/model.js";
 import { logIntegrate, trapezoid } from "./numerics.js";
 import { checkTheta, type EvidenceProblem, indexedNames, isotropicNormalPrior } from "./problem.js";
 
 const WHERE = "funnelProblem";
-const LOG_TWO_PI = Math.log(2 * Math.PI);
 
 /** Options of {@link funnelProblem}. */
 export interface FunnelOptions {
@@ -59,18 +59,16 @@ export function funnelReference(
   const n = Math.ceil((80 * sd) / h);
   const rule = trapezoid(-40 * sd, (80 * sd) / n, n);
   const logF = (v: number): number =>
-    -LOG_TWO_PI -
+    -LOG_2PI -
     0.5 * Math.log(s2 * tau2) -
     0.5 * v * v * (1 / s2 + 1 / tau2) -
-    0.5 * k * (LOG_TWO_PI + logAddExp(v, logS2));
+    0.5 * k * (LOG_2PI + logAddExp(v, logS2));
   const conditionalLogL = (v: number): number => {
     // s²/(e^v + s²) as a logistic function of v − log s², which neither overflows nor cancels.
     const shrink =
       v > logS2 ? Math.exp(logS2 - v) / (1 + Math.exp(logS2 - v)) : 1 / (1 + Math.exp(v - logS2));
     return (
-      -0.5 * (LOG_TWO_PI + Math.log(tau2)) -
-      (0.5 * v * v) / tau2 +
-      k * (-0.5 * LOG_TWO_PI - 0.5 * v - 0.5 * shrink)
+      -0.5 * (LOG_2PI + Math.log(tau2)) - (0.5 * v * v) / tau2 + k * (-0.5 * LOG_2PI - 0.5 * v - 0.5 * shrink)
     );
   };
   const { logIntegral, mean } = logIntegrate(rule, logF, conditionalLogL);
@@ -92,7 +90,7 @@ export function funnelProblem(options: FunnelOptions = {}): EvidenceProblem {
   checkPositive(priorSd, `${WHERE}: priorSd`);
   const k = dim - 1;
   const tau2 = vSd * vSd;
-  const logConst = -0.5 * (LOG_TWO_PI + Math.log(tau2)) - 0.5 * k * LOG_TWO_PI;
+  const logConst = -0.5 * (LOG_2PI + Math.log(tau2)) - 0.5 * k * LOG_2PI;
   /** Σ x_i² e^{−v}, taken as 0 when every x_i is 0 (so e^{−v} = Infinity cannot make 0 · ∞ = NaN). */
   const scaled = (sumSq: number, v: number): number => (sumSq === 0 ? 0 : sumSq * Math.exp(-v));
   const model: BayesModel = {

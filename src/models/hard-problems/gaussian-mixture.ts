@@ -11,13 +11,13 @@
  * (`components` can set such a problem up).
  */
 import { checkInteger, checkPositive, OccamError } from "../../errors.js";
+import { LOG_2PI } from "../../math/constants.js";
 import { logSumExp } from "../../math/logspace.js";
 import { type BayesModel, defineModel } from "../../model/model.js";
 import { logNormalInterval, truncatedNormalSecondMoment } from "./numerics.js";
 import { checkTheta, type EvidenceProblem, indexedNames, uniformBoxPrior } from "./problem.js";
 
 const WHERE = "gaussianMixtureProblem";
-const LOG_TWO_PI = Math.log(2 * Math.PI);
 
 /** One isotropic component w N(θ; location · 1, sd² I). */
 export interface MixtureComponent {
@@ -112,7 +112,7 @@ export function temperedShares(components: readonly MixtureComponent[], dim: num
 export function gaussianMixtureProblem(options: GaussianMixtureOptions = {}): EvidenceProblem {
   const { dim: d, components, halfWidth: h } = resolveMixtureOptions(options);
   const K = components.length;
-  const logConst = components.map((c) => Math.log(c.weight) - d * Math.log(c.sd) - 0.5 * d * LOG_TWO_PI);
+  const logConst = components.map((c) => Math.log(c.weight) - d * Math.log(c.sd) - 0.5 * d * LOG_2PI);
   const terms = new Float64Array(K);
   /** log w_k N(θ; a_k 1, σ_k² I) into `terms`. */
   const fillTerms = (theta: Float64Array): void => {

@@ -7,13 +7,13 @@
  */
 import gammaln from "@stdlib/math-base-special-gammaln";
 import { checkInteger, checkPositive, OccamError } from "../../errors.js";
+import { LOG_2PI, LOG_PI } from "../../math/constants.js";
 import { logAddExp } from "../../math/logspace.js";
 import { type BayesModel, defineModel } from "../../model/model.js";
 import { compositeGaussLegendre, gaussLegendre } from "./numerics.js";
 import { checkTheta, type EvidenceProblem, indexedNames, uniformBoxPrior } from "./problem.js";
 
 const WHERE = "gaussianShellsProblem";
-const LOG_TWO_PI = Math.log(2 * Math.PI);
 
 /** The published log evidences (Feroz & Hobson 2008, Table 1, "analytical"), by dimension. */
 export const SHELLS_PUBLISHED_LOG_Z: Readonly<Record<number, number>> = Object.freeze({
@@ -110,7 +110,7 @@ export function shellMassBeyond(h: number, s: ShellSettings): number {
   const { dim: d, radius: r, width: w } = s;
   const top = r + 40 * w; // e^{−800} of the mass lies beyond
   if (h >= top) return 0;
-  const logCapNorm = 0.5 * Math.log(Math.PI) + gammaln((d - 1) / 2) - gammaln(d / 2);
+  const logCapNorm = 0.5 * LOG_PI + gammaln((d - 1) / 2) - gammaln(d / 2);
   const phi = gaussLegendre(40);
   const cap = (t: number): number => {
     const end = Math.acos(Math.min(1, t));
@@ -125,7 +125,7 @@ export function shellMassBeyond(h: number, s: ShellSettings): number {
   for (let i = 0; i < rule.nodes.length; i++) {
     const u = rule.nodes[i];
     const rho = h + u * u;
-    const density = (rho ** (d - 1) * Math.exp(-((rho - r) ** 2) / (2 * w * w) - 0.5 * LOG_TWO_PI)) / w;
+    const density = (rho ** (d - 1) * Math.exp(-((rho - r) ** 2) / (2 * w * w) - 0.5 * LOG_2PI)) / w;
     beyond += Math.exp(rule.logWeights[i]) * 2 * u * density * cap(h / rho);
   }
   return beyond / shiftedMoment(r, w, d - 1, 0);
@@ -145,7 +145,7 @@ export function shellMassBeyond(h: number, s: ShellSettings): number {
  */
 function shellsReference(s: ShellSettings): { logZ: number; cut: number; information?: number } {
   const { dim: d, radius: r, width: w, offset, halfWidth } = s;
-  const logSphere = Math.log(2) + (d / 2) * Math.log(Math.PI) - gammaln(d / 2);
+  const logSphere = Math.log(2) + (d / 2) * LOG_PI - gammaln(d / 2);
   const moment = shiftedMoment(r, w, d - 1, 0);
   const logI = logSphere + Math.log(moment);
   const cut =
@@ -164,7 +164,7 @@ function shellsReference(s: ShellSettings): { logZ: number; cut: number; informa
   // E_post[log L] = −½ log 2πw² − E[(ρ − r)²]/2w², the truncation changing it by about the cut.
   if (2 * offset - 2 * r < 20 * w) return { logZ, cut };
   const meanSq = shiftedMoment(r, w, d - 1, 2) / moment;
-  const meanLogL = -0.5 * (LOG_TWO_PI + 2 * Math.log(w)) - meanSq / (2 * w * w);
+  const meanLogL = -0.5 * (LOG_2PI + 2 * Math.log(w)) - meanSq / (2 * w * w);
   return { logZ, cut, information: meanLogL - logZ };
 }
 
@@ -172,7 +172,7 @@ function shellsReference(s: ShellSettings): { logZ: number; cut: number; informa
 function shellsModel(s: ShellSettings): BayesModel {
   const { dim: d, radius: r, width: w, offset, halfWidth } = s;
   const prior = uniformBoxPrior(d, -halfWidth, halfWidth, "gaussianShells");
-  const logNorm = -0.5 * (LOG_TWO_PI + 2 * Math.log(w));
+  const logNorm = -0.5 * (LOG_2PI + 2 * Math.log(w));
   const w2 = w * w;
   /** |θ − c_k| for c_k = (∓offset, 0, …, 0), sharing the sum over the coordinates the centres agree on. */
   const radii = (theta: Float64Array): [number, number] => {

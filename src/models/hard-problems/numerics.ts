@@ -5,10 +5,10 @@
  */
 import erfc from "@stdlib/math-base-special-erfc";
 import { OccamError } from "../../errors.js";
+import { HALF_LOG_2PI } from "../../math/constants.js";
 import { logSumExp } from "../../math/logspace.js";
 
 const SQRT2 = Math.SQRT2;
-const LOG_SQRT_2PI = 0.5 * Math.log(2 * Math.PI);
 
 /** A quadrature rule: ∫ f ≈ Σ_i exp(logWeights[i]) f(nodes[i]). */
 export interface QuadratureRule {
@@ -151,7 +151,7 @@ export function logIntegrate(
 
 /** The standard normal density φ(z). */
 export function normalDensity(z: number): number {
-  return Math.exp(-0.5 * z * z - LOG_SQRT_2PI);
+  return Math.exp(-0.5 * z * z - HALF_LOG_2PI);
 }
 
 /**

@@ -4,10 +4,9 @@
  */
 import erfcinv from "@stdlib/math-base-special-erfcinv";
 import { OccamError } from "../../errors.js";
+import { LOG_2PI } from "../../math/constants.js";
 import type { BayesModel, ParameterBounds } from "../../model/model.js";
 import type { Rng } from "../../random/rng.js";
-
-const LOG_TWO_PI = Math.log(2 * Math.PI);
 
 /**
  * An evidence problem with a trusted reference: the model, log Z = log p(D | M) derived without
@@ -110,7 +109,7 @@ export function isotropicNormalPrior(dim: number, sd: number, where: string): Pr
     throw new OccamError("invalid-argument", `${where}: the prior sd must be finite and > 0, got ${sd}.`);
   }
   const variance = sd * sd;
-  const logConst = -0.5 * dim * (LOG_TWO_PI + Math.log(variance));
+  const logConst = -0.5 * dim * (LOG_2PI + Math.log(variance));
   const value = (theta: Float64Array): number => {
     let s = 0;
     for (let j = 0; j < dim; j++) s += theta[j] * theta[j];

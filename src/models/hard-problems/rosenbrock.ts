@@ -7,6 +7,7 @@
  */
 import erfc from "@stdlib/math-base-special-erfc";
 import { checkPositive, OccamError } from "../../errors.js";
+import { SQRT_2PI } from "../../math/constants.js";
 import { type BayesModel, defineModel } from "../../model/model.js";
 import { compositeGaussLegendre, normalDensity } from "./numerics.js";
 import { checkTheta, type EvidenceProblem, indexedNames, uniformBoxPrior } from "./problem.js";
@@ -64,9 +65,7 @@ export function rosenbrockReference(
     const inner = (Math.sqrt(Math.PI / b) * (erfc(sb * (m - h)) - erfc(sb * (m + h)))) / 2;
     const alpha = (-h - m) / s;
     const beta = (h - m) / s;
-    const ridge =
-      0.5 *
-      (inner + s * Math.sqrt(2 * Math.PI) * (alpha * normalDensity(alpha) - beta * normalDensity(beta)));
+    const ridge = 0.5 * (inner + s * SQRT_2PI * (alpha * normalDensity(alpha) - beta * normalDensity(beta)));
     const e = Math.exp(-((1 - x) ** 2));
     z += w * e * inner;
     zLogL += w * e * (-((1 - x) ** 2) * inner - ridge);

@@ -17,6 +17,7 @@
  * interval whose ends come from bounds on the tails (see {@link gMixtureLogIntegral}).
  */
 import { OccamError } from "../../errors.js";
+import { LOG_PI } from "../../math/constants.js";
 import { adaptiveGaussKronrod, peakPanelBreaks } from "../../math/quadrature.js";
 import { logGammaRatio } from "../../math/special.js";
 
@@ -55,7 +56,7 @@ export function logistic(x: number): number {
  */
 export function zellnerSiowDensity(n: number, r: number): GMixingDensity {
   const s = (r * r * n) / 2;
-  const constant = 0.5 * Math.log(s) - 0.5 * Math.log(Math.PI);
+  const constant = 0.5 * Math.log(s) - 0.5 * LOG_PI;
   return {
     logDensity: (u) => constant - 0.5 * u - s * Math.exp(-u),
     slope: (u) => -0.5 + s * Math.exp(-u),

@@ -2,6 +2,7 @@ import gammaln from "@stdlib/math-base-special-gammaln";
 import type { LinearDesign } from "../../data/design.js";
 import { checkSubsetIndices } from "../../data/folds.js";
 import { OccamError } from "../../errors.js";
+import { LOG_2PI } from "../../math/constants.js";
 import { choleskyInPlace, choleskySolve, solveLower, solveLowerTranspose } from "../../math/linalg.js";
 import { type BayesModel, defineModel, tempered } from "../../model/model.js";
 import type { Rng } from "../../random/rng.js";
@@ -11,7 +12,6 @@ import type { Kernel, PositionState, StepInfo } from "../../samplers/kernel.js";
 import type { SubsetFamily } from "../family.js";
 import { type CentredStatistics, rSquaredOf, subsetColumns, subsetDesignMatrix } from "./design.js";
 
-const LOG_TWO_PI = Math.log(2 * Math.PI);
 const NAME = "independentPrecisionRegression";
 
 /**
@@ -217,11 +217,7 @@ export function independentPrecisionRegression(
   }
 
   const logPriorConst =
-    -0.5 * p * LOG_TWO_PI -
-    alpha * Math.log(beta) -
-    gammaln(alpha) -
-    alphaW * Math.log(betaW) -
-    gammaln(alphaW);
+    -0.5 * p * LOG_2PI - alpha * Math.log(beta) - gammaln(alpha) - alphaW * Math.log(betaW) - gammaln(alphaW);
   const d = p + 2;
   const iTau = p;
   const iTauW = p + 1;
@@ -272,7 +268,7 @@ export function independentPrecisionRegression(
     );
   };
   const likelihoodValue = (s: number, r: number): number =>
-    0.5 * n * (s - LOG_TWO_PI) - 0.5 * scaled(r, Math.exp(s));
+    0.5 * n * (s - LOG_2PI) - 0.5 * scaled(r, Math.exp(s));
 
   const model: IndependentPrecisionModel = {
     dim: d,
@@ -325,7 +321,7 @@ export function independentPrecisionRegression(
       }
       const s = theta[iTau];
       const tau = Math.exp(s);
-      const c = 0.5 * (s - LOG_TWO_PI);
+      const c = 0.5 * (s - LOG_2PI);
       for (let i = 0; i < n; i++) {
         const row = i * p;
         let r = y[i];

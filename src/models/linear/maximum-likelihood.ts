@@ -32,10 +32,9 @@
  * only ρ > 0. The empty subset (k = 0) is the model y = ε.
  */
 import { OccamError } from "../../errors.js";
+import { LOG_2PI } from "../../math/constants.js";
 import { cholesky, solveLower, solveLowerTranspose } from "../../math/linalg.js";
 import { enumerateSubsets, type SubsetSystem, type SubsetView } from "./subsets.js";
-
-const LOG_TWO_PI = Math.log(2 * Math.PI);
 
 /** The selection criteria of {@link scoreMlSubsets} (see the module comment for their formulas). */
 export type MlCriterion = "ml" | "regularised" | "penalised" | "penalised-regularised" | "bic" | "fpe";
@@ -67,7 +66,7 @@ export function defaultRhoGrid(): Float64Array {
 export function unbiasedLogLikelihood(n: number, rss: number, gamma: number): number {
   const dof = n - gamma;
   if (!(dof > 0 && rss > 0)) return Number.NEGATIVE_INFINITY;
-  return 0.5 * n * (Math.log(dof / rss) - LOG_TWO_PI) - 0.5 * dof;
+  return 0.5 * n * (Math.log(dof / rss) - LOG_2PI) - 0.5 * dof;
 }
 
 /** The maximised log likelihood ℓ_max = −(N/2)(log(2π RSS/N) + 1) (τ = N/RSS); −Infinity for RSS ≤ 0. */

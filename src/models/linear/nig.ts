@@ -1,6 +1,7 @@
 import gammaln from "@stdlib/math-base-special-gammaln";
 import { checkSubsetIndices } from "../../data/folds.js";
 import { OccamError } from "../../errors.js";
+import { LOG_2PI } from "../../math/constants.js";
 import {
   cholesky,
   logDetFromCholesky,
@@ -14,8 +15,6 @@ import { type BayesModel, defineModel } from "../../model/model.js";
 import type { Rng } from "../../random/rng.js";
 import { logGammaVariate } from "../../random/variates.js";
 import type { Kernel, PositionState, StepInfo } from "../../samplers/kernel.js";
-
-const LOG_TWO_PI = Math.log(2 * Math.PI);
 
 /** Options of {@link nigRegression}. */
 export interface NigRegressionOptions {
@@ -298,8 +297,7 @@ export function nigRegression(options: NigRegressionOptions): NigRegressionModel
     for (let j = 0; j < p; j++) g0[j] += X[row + j] * ri;
   }
 
-  const logPriorConst =
-    -0.5 * p * LOG_TWO_PI - 0.5 * logDetFromCholesky(LV, p) + a * Math.log(b) - gammaln(a);
+  const logPriorConst = -0.5 * p * LOG_2PI - 0.5 * logDetFromCholesky(LV, p) + a * Math.log(b) - gammaln(a);
   const d = p + 1;
   // Scratch buffers of the density evaluations (no allocation per call).
   const z = new Float64Array(p);
@@ -378,7 +376,7 @@ export function nigRegression(options: NigRegressionOptions): NigRegressionModel
     logLikelihood(theta) {
       checkTheta(theta, "logLikelihood");
       const s = theta[p];
-      return -0.5 * n * (LOG_TWO_PI + s) - 0.5 * scaled(rss(theta), Math.exp(-s));
+      return -0.5 * n * (LOG_2PI + s) - 0.5 * scaled(rss(theta), Math.exp(-s));
     },
     gradLogLikelihood(theta, grad) {
       checkTheta(theta, "gradLogLikelihood");
@@ -388,7 +386,7 @@ export function nigRegression(options: NigRegressionOptions): NigRegressionModel
       // ∂/∂w = e^{−s} Xᵀ(y − Xw) = e^{−s} (g0 − XᵀX d); ∂/∂s = −n/2 + RSS e^{−s}/2.
       for (let j = 0; j < p; j++) grad[j] = scaled(g0[j] - Ad[j], e);
       grad[p] = -0.5 * n + 0.5 * scaled(r, e);
-      return -0.5 * n * (LOG_TWO_PI + s) - 0.5 * scaled(r, e);
+      return -0.5 * n * (LOG_2PI + s) - 0.5 * scaled(r, e);
     },
     logLikelihoodPointwise(theta, out) {
       checkTheta(theta, "logLikelihoodPointwise");
@@ -400,7 +398,7 @@ export function nigRegression(options: NigRegressionOptions): NigRegressionModel
       }
       const s = theta[p];
       const e = Math.exp(-s);
-      const c = -0.5 * (LOG_TWO_PI + s);
+      const c = -0.5 * (LOG_2PI + s);
       for (let i = 0; i < n; i++) {
         const row = i * p;
         let r = y[i];
@@ -468,7 +466,7 @@ export function nigRegression(options: NigRegressionOptions): NigRegressionModel
  */
 export function nigLogEvidence(n: number, a: number, b: number, logDetA: number, bracket: number): number {
   return (
-    -0.5 * n * LOG_TWO_PI -
+    -0.5 * n * LOG_2PI -
     0.5 * logDetA +
     a * Math.log(b) -
     (a + 0.5 * n) * Math.log(b + 0.5 * bracket) +

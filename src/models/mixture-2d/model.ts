@@ -1,9 +1,8 @@
 import { OccamError } from "../../errors.js";
+import { LOG_2PI } from "../../math/constants.js";
 import { logAddExp } from "../../math/logspace.js";
 import { type BayesModel, defineModel } from "../../model/model.js";
 import type { Rng } from "../../random/rng.js";
-
-const LOG_TWO_PI = Math.log(2 * Math.PI);
 
 /** One Gaussian component in 2-D: mean and covariance [[s11, s12], [s12, s22]]. */
 export interface Gaussian2d {
@@ -90,7 +89,7 @@ function component(g: Gaussian2d, logWeight: number, index: number): Component {
     );
   }
   const l22 = Math.sqrt(d);
-  return { m0, m1, l11, l21, l22, logConst: logWeight - LOG_TWO_PI - Math.log(l11) - Math.log(l22) };
+  return { m0, m1, l11, l21, l22, logConst: logWeight - LOG_2PI - Math.log(l11) - Math.log(l22) };
 }
 
 const DEFAULT_COMPONENTS: readonly [Gaussian2d, Gaussian2d] = [
@@ -138,7 +137,7 @@ export function mixture2dModel(options: Mixture2dOptions = {}): Mixture2dModel {
   const c1 = component(components[0], Math.log(w), 0);
   const c2 = component(components[1], Math.log1p(-w), 1);
   const s2 = priorSd * priorSd;
-  const logPriorConst = -LOG_TWO_PI - 2 * Math.log(priorSd);
+  const logPriorConst = -LOG_2PI - 2 * Math.log(priorSd);
 
   const checkTheta = (theta: Float64Array, where: string): void => {
     if (theta.length !== 2) {

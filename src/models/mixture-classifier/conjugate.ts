@@ -5,6 +5,7 @@
  */
 import gammaln from "@stdlib/math-base-special-gammaln";
 import { OccamError } from "../../errors.js";
+import { LOG_2PI, LOG_PI } from "../../math/constants.js";
 import { logSumExp } from "../../math/logspace.js";
 import type { Rng } from "../../random/rng.js";
 import type { ClassificationData } from "./data.js";
@@ -103,9 +104,6 @@ export function countTables(n: number, a: number, D: number, deltaW: number): Co
   }
   return { lgA, lgRatio, logCountW, lgCountW, logTotal };
 }
-
-const LOG_PI = Math.log(Math.PI);
-const LOG_2PI = Math.log(2 * Math.PI);
 
 /**
  * The collapsed Normal–Gamma kernels of one input's values u: μ | λ ~ N(0, 1/(κ₀ λ)), λ ~ Gamma(a, β).

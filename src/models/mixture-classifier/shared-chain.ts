@@ -39,6 +39,7 @@
  */
 
 import gammaln from "@stdlib/math-base-special-gammaln";
+import { LOG_2PI } from "../../math/constants.js";
 import { logSumExp } from "../../math/logspace.js";
 import type { Rng } from "../../random/rng.js";
 import { metropolisHastings } from "../../samplers/accept.js";
@@ -53,8 +54,6 @@ import {
 import type { ClassificationData } from "./data.js";
 import type { ChainResult, Settings } from "./sampler.js";
 import { buildJumpStep, runSweeps, Subset } from "./subset-moves.js";
-
-const LOG_2PI = Math.log(2 * Math.PI);
 
 /**
  * The background's regressions of every input on the others' centred values, from the centred Gram

@@ -24,6 +24,7 @@
 import erfc from "@stdlib/math-base-special-erfc";
 import gammaln from "@stdlib/math-base-special-gammaln";
 import { OccamError } from "../../errors.js";
+import { LOG_2PI } from "../../math/constants.js";
 import { minimize } from "../../math/optimize.js";
 import type { BayesModel } from "../../model/model.js";
 import { createRng, type Rng } from "../../random/rng.js";
@@ -46,8 +47,6 @@ import {
   type SumOfSquares,
   sumOfSquares,
 } from "./network.js";
-
-const LOG_2PI = Math.log(2 * Math.PI);
 
 /** A Gamma distribution by shape and rate: density ∝ x^(shape − 1) e^(−rate·x), mean shape/rate. */
 export interface GammaPrior {

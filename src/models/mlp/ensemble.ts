@@ -22,14 +22,13 @@ import {
   meanAndSd,
   weightReasons,
 } from "../../evidence/result.js";
+import { LOG_2PI } from "../../math/constants.js";
 import { invertFromCholesky, lowerTriMatVec, lowerTriTransposeMatVec } from "../../math/linalg.js";
 import { minimize } from "../../math/optimize.js";
 import { createRng, type Rng } from "../../random/rng.js";
 import type { BayesianMlp, GammaPrior, MlpHyperparameters } from "./bayesian.js";
 import { mlpEnergyHessian, mlpSymmetryLogFactor, ridgedCholesky } from "./evidence-framework.js";
 import { randomWeights } from "./network.js";
-
-const LOG_2PI = Math.log(2 * Math.PI);
 
 /** Options of {@link ensembleMlp}. */
 export interface EnsembleMlpOptions {

@@ -8,13 +8,12 @@
 import gammaln from "@stdlib/math-base-special-gammaln";
 import { OccamError } from "../../errors.js";
 import { type EvidenceEstimate, evidenceResult } from "../../evidence/result.js";
+import { LOG_2PI } from "../../math/constants.js";
 import { choleskyInPlace, invertFromCholesky, logDetFromCholesky } from "../../math/linalg.js";
 import { minimize, numericalHessian } from "../../math/optimize.js";
 import { createRng } from "../../random/rng.js";
 import type { BayesianMlp } from "./bayesian.js";
 import { randomWeights } from "./network.js";
-
-const LOG_2PI = Math.log(2 * Math.PI);
 
 /**
  * The Hessian of E(w) = ½ β τ S(w) + ½ Σ_k α_k ‖w_k‖² (the negative log of the weights' power
