@@ -263,6 +263,19 @@ export {
 export type { FamilyTerm, FamilyView, StudentTPredictive, SubsetFamily } from "./models/family.js";
 export { type GaussianMeanModel, gaussianMeanModel } from "./models/gaussian-mean/index.js";
 export {
+  type GlmDesign,
+  type GlmEvidence,
+  type GlmEvidenceOptions,
+  glmEvidence,
+} from "./models/glm/evidence.js";
+export {
+  GLM_LINKS,
+  type GlmFamilyName,
+  type GlmLink,
+  type GlmOutcome,
+  glmOutcome,
+} from "./models/glm/family.js";
+export {
   type EvidenceProblem,
   HARD_PROBLEM_NAMES,
   type HardProblem,
@@ -432,7 +445,6 @@ export {
   type RejectionState,
 } from "./samplers/rejection.js";
 export { type InitialPoints, type Progress, type RunChainOptions, runChain } from "./samplers/run.js";
-
 // ---- Selection: comparing and averaging models (linear models over subsets; classifier families with
 // their evidence-based probabilities and stacking weights); the search that streams every subset
 // through a running summary (estimates' errors reach the probabilities through probabilityIntervals).
@@ -476,6 +488,12 @@ export {
   type StackingWeights,
   stackingWeights,
 } from "./selection/family-weights.js";
+export {
+  type CompareGlmOptions,
+  compareGlms,
+  type GlmComparison,
+  type GlmModelRow,
+} from "./selection/glm.js";
 export {
   type CoefficientSummary,
   type CompareLinearOptions,

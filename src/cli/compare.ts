@@ -4,6 +4,7 @@ import { type CsvColumns, readCsvColumns } from "../data/csv.js";
 import type { LinearData } from "../data/design.js";
 import { formulaDesign, parseFormula } from "../data/formula.js";
 import { OccamError } from "../errors.js";
+import type { GlmLink } from "../models/glm/family.js";
 import type { CompareLinearInParallelOptions } from "../parallel/compare.js";
 import {
   DEFAULT_MCMC_STEPS,
@@ -15,6 +16,7 @@ import {
   MAX_ESTIMATED_MODELS,
 } from "../selection/linear-options.js";
 import { columnList, parseSeed, positiveNumber, wholeNumber } from "./arguments.js";
+import { binaryTargetColumns, COMPARE_FAMILIES, compareGlmAction } from "./compare-glm.js";
 import { type Io, progressLine } from "./io.js";
 import { checkedJson } from "./json.js";
 import { interruptible, redisOption, refuseRedis, workersOption } from "./parallel.js";
@@ -30,12 +32,17 @@ export function parseSubsets(text: string): "all" | "none" | { max: number } {
 }
 
 interface CompareFlags {
+  family: (typeof COMPARE_FAMILIES)[number];
+  link?: GlmLink;
+  scale?: number;
+  trials?: string;
+  offset?: string;
   target?: string;
   inputs?: string;
   formula?: string;
   heredity: boolean;
   subsets: "all" | "none" | { max: number };
-  prior: LinearPrior;
+  prior: LinearPrior | "normal";
   v?: number;
   a?: number;
   b?: number;
@@ -66,8 +73,33 @@ interface CompareFlags {
 export function registerCompare(program: Command, io: Io): void {
   program
     .command("compare")
-    .description("compare linear regressions on subsets of a CSV's inputs by their evidence")
+    .description(
+      "compare regressions on subsets of a CSV's inputs by their evidence: linear, logistic or probit, binomial, Poisson",
+    )
     .argument("<data>", "CSV file with a header row")
+    .addOption(
+      new Option(
+        "--family <name>",
+        "the target's distribution: gaussian (linear regression), bernoulli (two levels: text or 0/1), binomial (successes out of --trials), poisson (counts)",
+      )
+        .choices([...COMPARE_FAMILIES])
+        .default("gaussian"),
+    )
+    .addOption(
+      new Option("--link <name>", "bernoulli, binomial: logit (default) or probit").choices([
+        "logit",
+        "probit",
+        "log",
+      ]),
+    )
+    .addOption(
+      new Option(
+        "--scale <S>",
+        "--prior normal: every coefficient ~ N(0, S²) on standardised inputs (e.g. 10, or 2.5 as rstanarm)",
+      ).argParser(positiveNumber("--scale")),
+    )
+    .option("--trials <column>", "binomial: the column of each row's number of trials")
+    .option("--offset <column>", "poisson: the column added to the linear predictor (log exposure)")
     .option("--target <column>", "the column to explain (or give --formula)")
     .option("--inputs <a,b,c>", "the candidate inputs (default: every other column)")
     .option(
@@ -81,7 +113,9 @@ export function registerCompare(program: Command, io: Io): void {
         .default("all"),
     )
     .addOption(
-      new Option("--prior <name>", "prior of each model").choices([...LINEAR_PRIORS]).default("zellner-siow"),
+      new Option("--prior <name>", "prior of each model (normal: for --family bernoulli, binomial, poisson)")
+        .choices([...LINEAR_PRIORS, "normal"])
+        .default("zellner-siow"),
     )
     .addOption(
       new Option("--v <v>", "NIG prior scale of the coefficients (default 10⁴)").argParser(
@@ -154,6 +188,56 @@ export function registerCompare(program: Command, io: Io): void {
     .addOption(workersOption())
     .addOption(redisOption())
     .action(async (path: string, flags: CompareFlags, command: Command) => {
+      if (flags.family !== "gaussian") {
+        const given = (name: string) => command.getOptionValueSource(name) === "cli";
+        const linearOnly = [
+          "v",
+          "a",
+          "b",
+          "r",
+          "alpha",
+          "beta",
+          "alphaW",
+          "betaW",
+          "estimator",
+          "samples",
+          "folds",
+          "mcmcSteps",
+          "intercept",
+          "standardize",
+          "report",
+        ].filter(given);
+        if (linearOnly.length > 0) {
+          throw new OccamError(
+            "invalid-argument",
+            `${linearOnly.map((o) => (o === "intercept" ? "--no-intercept" : `--${o.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`)).join(", ")} ` +
+              `${linearOnly.length === 1 ? "does" : "do"} not apply to --family ${flags.family}: a GLM comparison takes --prior normal --scale S, and its own estimator.`,
+          );
+        }
+        const csv = await readCsvColumns(path);
+        const data = linearData(
+          binaryTargetColumns(
+            csv,
+            flags.formula === undefined ? (flags.target ?? "") : parseFormula(flags.formula).target,
+            flags.family,
+          ),
+          { ...flags, exclude: [flags.trials, flags.offset] },
+        );
+        refuseRedis(flags, "--family bernoulli, binomial and poisson run on this machine.");
+        compareGlmAction(
+          csv,
+          data,
+          { ...flags, family: flags.family, prior: given("prior") ? flags.prior : "normal" },
+          io,
+        );
+        return;
+      }
+      if (flags.prior === "normal" || flags.scale !== undefined || flags.link !== undefined) {
+        throw new OccamError(
+          "invalid-argument",
+          "--prior normal, --scale and --link apply to --family bernoulli, binomial and poisson; a gaussian target takes the linear priors.",
+        );
+      }
       const exact = (flags.estimator ?? "exact") === "exact" && flags.prior !== "independent";
       const threads = flags.workers ?? availableParallelism();
       const pool =
@@ -192,7 +276,8 @@ async function compareAction(path: string, flags: CompareFlags, command: Command
   const options: CompareLinearInParallelOptions = {
     workers: flags.workers,
     redis: flags.redis,
-    prior: flags.prior,
+    // "normal" was refused above for a gaussian target.
+    prior: flags.prior as LinearPrior,
     v: flags.v,
     a: flags.a,
     b: flags.b,
@@ -240,12 +325,18 @@ function warnIfBinary(data: LinearData, io: Io): void {
   const [a, b] = [...values].sort((u, v) => u - v);
   io.stderr(
     `occam: warning: ${data.targetName} takes only the values ${a} and ${b}: compare fits a Gaussian linear model, ` +
-      "which is wrong for a binary outcome (its residuals are not Gaussian and its fitted values leave [0, 1]).\n",
+      "which is wrong for a binary outcome (its residuals are not Gaussian and its fitted values leave [0, 1]); " +
+      "compare logistic regressions with --family bernoulli --prior normal --scale S.\n",
   );
 }
 
 /** The design of the comparison: from --formula, or the target and the numeric or text input columns. */
-function linearData(csv: CsvColumns, flags: CompareFlags): LinearData {
+function linearData(
+  csv: CsvColumns,
+  flags: Pick<CompareFlags, "formula" | "target" | "inputs" | "heredity"> & {
+    exclude?: (string | undefined)[];
+  },
+): LinearData {
   if (flags.formula !== undefined) {
     if (flags.target !== undefined || flags.inputs !== undefined) {
       throw new OccamError(
@@ -259,7 +350,7 @@ function linearData(csv: CsvColumns, flags: CompareFlags): LinearData {
     throw new OccamError("invalid-argument", "give the column to explain with --target (or a --formula).");
   }
   const inputs = flags.inputs === undefined ? undefined : columnList(flags.inputs, "--inputs");
-  const columns = inputs ?? csv.columns.filter((c) => c !== flags.target);
+  const columns = inputs ?? csv.columns.filter((c) => c !== flags.target && !flags.exclude?.includes(c));
   return formulaDesign(
     csv,
     { target: flags.target, terms: columns.map((c) => [c]), dot: false },

@@ -1,0 +1,158 @@
+/**
+ * `occam compare --family bernoulli|binomial|poisson`: generalised linear models on subsets of the
+ * inputs (see `compareGlms`), read from a CSV whose binary target may be text (two levels).
+ */
+import type { CsvColumns } from "../data/csv.js";
+import type { LinearData } from "../data/design.js";
+import { OccamError } from "../errors.js";
+import type { GlmFamilyName, GlmLink } from "../models/glm/family.js";
+import { formatLogBayesFactor, formatProbability, withError } from "../report/format.js";
+import type { ModelPrior } from "../selection/compare.js";
+import { compareGlms, type GlmComparison } from "../selection/glm.js";
+import type { Io } from "./io.js";
+import { progressLine } from "./io.js";
+import { checkedJson } from "./json.js";
+import { formatTable } from "./table.js";
+
+/** The outcome families `occam compare --family` takes. */
+export const COMPARE_FAMILIES = ["gaussian", "bernoulli", "binomial", "poisson"] as const;
+
+/** The flags of a GLM comparison. */
+export interface GlmFlags {
+  family: GlmFamilyName;
+  link?: GlmLink;
+  prior: string;
+  scale?: number;
+  trials?: string;
+  offset?: string;
+  subsets: "all" | "none" | { max: number };
+  modelPrior: ModelPrior;
+  heredity: boolean;
+  top?: number;
+  seed: number;
+  json?: boolean;
+}
+
+/**
+ * The CSV with a two-level text target read as 0/1 (the second level in sorted order is 1: for
+ * No/Yes, Yes), for the bernoulli family; other columns and families as they are.
+ */
+export function binaryTargetColumns(csv: CsvColumns, target: string, family: GlmFamilyName): CsvColumns {
+  if (family !== "bernoulli" || !csv.columns.includes(target)) return csv;
+  return {
+    columns: csv.columns,
+    rows: csv.rows,
+    typed(name, role) {
+      const column = csv.typed(name, role);
+      if (name !== target || column.kind !== "factor") return column;
+      if (column.levels.length !== 2) {
+        throw new OccamError(
+          "invalid-data",
+          `the target ${target} has ${column.levels.length} levels (${column.levels.slice(0, 5).join(", ")}${column.levels.length > 5 ? ", …" : ""}); a bernoulli target has two.`,
+        );
+      }
+      const order = [...column.levels].sort();
+      const one = column.levels.indexOf(order[1]);
+      return { kind: "numeric", values: Float64Array.from(column.codes, (c) => (c === one ? 1 : 0)) };
+    },
+  };
+}
+
+/** A numeric column of the CSV by name (for --trials and --offset). */
+function numericColumn(csv: CsvColumns, name: string, flag: string): Float64Array {
+  if (!csv.columns.includes(name)) {
+    throw new OccamError(
+      "invalid-data",
+      `${flag}: unknown column "${name}"; the columns are ${csv.columns.map((c) => `"${c}"`).join(", ")}.`,
+    );
+  }
+  const column = csv.typed(name, flag);
+  if (column.kind !== "numeric")
+    throw new OccamError("invalid-data", `${flag}: the column ${name} is text, not numbers.`);
+  return column.values;
+}
+
+/** Runs the comparison and writes its table or JSON. */
+export function compareGlmAction(csv: CsvColumns, data: LinearData, flags: GlmFlags, io: Io): void {
+  if (flags.prior !== "normal") {
+    throw new OccamError(
+      "invalid-argument",
+      `--family ${flags.family} takes --prior normal with --scale S (every coefficient ~ N(0, S²) on standardised inputs), not --prior ${flags.prior}.`,
+    );
+  }
+  if (flags.scale === undefined) {
+    throw new OccamError(
+      "invalid-argument",
+      "--prior normal needs its scale: --scale S (10 as Friel & Wyse 2012, 2.5 as rstanarm's default).",
+    );
+  }
+  if (flags.trials !== undefined && flags.family !== "binomial") {
+    throw new OccamError("invalid-argument", "--trials applies to --family binomial only.");
+  }
+  if (flags.offset !== undefined && flags.family !== "poisson") {
+    throw new OccamError("invalid-argument", "--offset applies to --family poisson only.");
+  }
+  const progress = progressLine(io, `compare (${flags.family})`);
+  const result = compareGlms(data, {
+    family: flags.family,
+    ...(flags.link === undefined ? {} : { link: flags.link }),
+    prior: { name: "normal", scale: flags.scale },
+    ...(flags.trials === undefined ? {} : { trials: numericColumn(csv, flags.trials, "--trials") }),
+    ...(flags.offset === undefined ? {} : { offset: numericColumn(csv, flags.offset, "--offset") }),
+    subsets: flags.subsets,
+    modelPrior: flags.modelPrior,
+    heredity: flags.heredity,
+    seed: flags.seed,
+    ...(flags.json || flags.top === undefined ? {} : { top: flags.top }),
+    onProgress:
+      progress === undefined ? undefined : (done, total) => progress.show(`model ${done} of ${total}`),
+  });
+  progress?.clear();
+  io.stdout(
+    flags.json
+      ? `${checkedJson(result)}\n`
+      : `${formatGlmComparison(result, data.targetName, flags.top ?? 10)}\n`,
+  );
+}
+
+/** The text report: the best models and the inclusion probabilities. */
+export function formatGlmComparison(result: GlmComparison, target: string, top: number): string {
+  const models = formatTable(
+    [
+      { header: "inputs", align: "left" },
+      { header: "log evidence ± s.e." },
+      { header: "log BF vs none" },
+      { header: "probability [90 %]" },
+      { header: "reliable", align: "left" },
+    ],
+    result.models
+      .slice(0, top)
+      .map((m) => [
+        m.inputs.length === 0 ? "(none)" : m.inputs.join(", "),
+        withError(m.logEvidence, m.stdErr),
+        formatLogBayesFactor(m.logBayesFactor, m.logBayesFactorStdErr),
+        `${formatProbability(m.posteriorProbability)} [${formatProbability(m.probabilityInterval[0])}, ${formatProbability(m.probabilityInterval[1])}]`,
+        m.reliable ? "yes" : "NO",
+      ]),
+  );
+  const inclusion = formatTable(
+    [{ header: "input", align: "left" }, { header: "inclusion probability" }],
+    Object.entries(result.inclusionProbabilities)
+      .sort((a, b) => b[1] - a[1])
+      .map(([name, p]) => [name, formatProbability(p)]),
+  );
+  const link = `${result.family} (${result.link} link)`;
+  return [
+    `${target}: ${link}, every coefficient ~ N(0, ${result.prior.scale}²) on standardised inputs; ${result.modelCount} models, ${result.modelPrior} model prior`,
+    "",
+    models,
+    "",
+    inclusion,
+    ...(result.unreliableModels > 0
+      ? [
+          "",
+          `${result.unreliableModels} model(s) have evidences that are not reliable: see --json for their warnings.`,
+        ]
+      : []),
+  ].join("\n");
+}

@@ -1,0 +1,233 @@
+/**
+ * Which inputs explain a binary, binomial or count outcome: generalised linear models on every subset
+ * of the candidate terms, each model's log evidence with its standard error ({@link glmEvidence}:
+ * Laplace at the mode, corrected by importance sampling), turned into posterior model probabilities
+ * with 90 % intervals over those errors, and inclusion probabilities. The sibling of
+ * `compareLinearModels` for outcomes that are not Gaussian.
+ */
+
+import { standardize } from "../data/csv.js";
+import type { LinearData } from "../data/design.js";
+import { OccamError } from "../errors.js";
+import { glmEvidence } from "../models/glm/evidence.js";
+import { GLM_LINKS, type GlmFamilyName, type GlmLink, glmOutcome } from "../models/glm/family.js";
+import { createRng } from "../random/rng.js";
+import { logModelPrior, type ModelPrior, probabilityIntervals } from "./compare.js";
+import { subsetSeed } from "./linear-estimated.js";
+
+/** Options of {@link compareGlms}. */
+export interface CompareGlmOptions {
+  /** The outcome's distribution. */
+  family: GlmFamilyName;
+  /** @defaultValue the family's canonical link: logit, or log for poisson */
+  link?: GlmLink;
+  /**
+   * The prior of the coefficients: every one, the intercept included, ~ N(0, scale²) on inputs
+   * standardised to mean 0 and standard deviation 1 (n − 1), as Friel & Wyse (2012) and rstanarm use.
+   */
+  prior: { name: "normal"; scale: number };
+  /** Binomial trials per row. */
+  trials?: Float64Array;
+  /** Poisson offset per row (log exposure), added to the linear predictor. */
+  offset?: Float64Array;
+  /** Which models: every subset of terms, those of at most `max` terms, or only the full model. @defaultValue "all" */
+  subsets?: "all" | "none" | { max: number };
+  /** Prior over models. @defaultValue "uniform" */
+  modelPrior?: ModelPrior;
+  /** A model holds an interaction only with its main effects. @defaultValue true */
+  heredity?: boolean;
+  /** Importance draws per model to start with (more follow until the standard error is 0.005 nats). @defaultValue 400 */
+  draws?: number;
+  /** @defaultValue 1 */
+  seed?: number;
+  /** List only the best `top` models. @defaultValue all */
+  top?: number;
+  /** Told after each model with the count done and the total. */
+  onProgress?: (done: number, total: number) => void;
+}
+
+/** One model of a GLM comparison. */
+export interface GlmModelRow {
+  readonly inputs: readonly string[];
+  readonly logEvidence: number;
+  readonly stdErr: number;
+  /** Laplace's approximation, before importance sampling corrected it. */
+  readonly laplaceLogEvidence: number;
+  /** Against the model without inputs (the intercept alone). */
+  readonly logBayesFactor: number;
+  readonly logBayesFactorStdErr: number;
+  readonly posteriorProbability: number;
+  /** 90 % interval of the probability over the evidences' errors. */
+  readonly probabilityInterval: readonly [number, number];
+  readonly reliable: boolean;
+  readonly warnings: readonly string[];
+}
+
+/** What {@link compareGlms} returns. */
+export interface GlmComparison {
+  readonly family: GlmFamilyName;
+  readonly link: GlmLink;
+  readonly prior: { readonly name: "normal"; readonly scale: number };
+  readonly modelPrior: ModelPrior;
+  /** The models, most probable first (the best `top`). */
+  readonly models: readonly GlmModelRow[];
+  /** How many models were compared. */
+  readonly modelCount: number;
+  /** Each term's posterior inclusion probability. */
+  readonly inclusionProbabilities: Readonly<Record<string, number>>;
+  /** Models whose evidence is not reliable (their warnings say why). */
+  readonly unreliableModels: number;
+  readonly nLikelihoodEvals: number;
+  readonly seconds: number;
+}
+
+/** Importance draws behind each probability interval. */
+const INTERVAL_DRAWS = 4000;
+/** The most models compared at once (2^15: every subset of 15 terms). */
+const MAX_MODELS = 1 << 15;
+
+/**
+ * Compares GLMs of `data`'s target on subsets of its terms (see the module header). The target must
+ * suit the family: 0/1 for bernoulli, successes out of `trials` for binomial, counts for poisson.
+ */
+export function compareGlms(data: LinearData, options: CompareGlmOptions): GlmComparison {
+  const start = performance.now();
+  const { design } = data;
+  const { n, columns: P, terms } = design;
+  const link = options.link ?? GLM_LINKS[options.family]?.[0];
+  if (link === undefined) {
+    throw new OccamError(
+      "invalid-argument",
+      `unknown family "${String(options.family)}": choose bernoulli, binomial or poisson.`,
+    );
+  }
+  const scale = options.prior?.scale;
+  if (options.prior?.name !== "normal" || !(Number.isFinite(scale) && scale > 0)) {
+    throw new OccamError(
+      "invalid-argument",
+      "a bernoulli, binomial or poisson comparison takes the normal prior with its scale (--prior normal --scale S, e.g. 10 as Friel & Wyse, 2.5 as rstanarm).",
+    );
+  }
+  if (options.family === "binomial" && options.trials === undefined) {
+    throw new OccamError(
+      "invalid-argument",
+      "a binomial target needs the trials of each row (--trials COLUMN).",
+    );
+  }
+  const outcome = glmOutcome(options.family, link, design.y, {
+    trials: options.trials,
+    offset: options.offset,
+    where: `the target ${data.targetName}`,
+  });
+  const standardized = standardizedColumns(design.X, n, P, design.columnNames);
+  const subsets = listSubsets(data, options.subsets ?? "all", options.heredity ?? true);
+  const modelPrior = options.modelPrior ?? "uniform";
+  const seed = options.seed ?? 1;
+  const rows = subsets.map((members, i) => {
+    const columns = members.flatMap((t) => terms[t].columns);
+    const k = columns.length + 1;
+    const X = new Float64Array(n * k);
+    for (let r = 0; r < n; r++) {
+      X[r * k] = 1;
+      for (let c = 0; c < columns.length; c++) X[r * k + c + 1] = standardized[r * P + columns[c]];
+    }
+    const e = glmEvidence({ X, n, k }, outcome, {
+      priorSd: scale,
+      ...(options.draws === undefined ? {} : { draws: options.draws }),
+      rng: createRng(subsetSeed(seed, members)),
+    });
+    options.onProgress?.(i + 1, subsets.length);
+    return { members, e };
+  });
+  const p = terms.length;
+  const logPost = rows.map((r) => r.e.logZ + logModelPrior(modelPrior, p, r.members.length));
+  const max = Math.max(...logPost);
+  const total = logPost.reduce((s, v) => s + Math.exp(v - max), 0);
+  const probability = logPost.map((v) => Math.exp(v - max) / total);
+  const intervals = probabilityIntervals(
+    logPost,
+    rows.map((r) => r.e.stdErr),
+    createRng(seed),
+    INTERVAL_DRAWS,
+  );
+  const nullRow = rows.find((r) => r.members.length === 0);
+  const inclusion: Record<string, number> = {};
+  for (const [j, term] of terms.entries()) {
+    // Clamped: a sum of probabilities can pass 1 by a rounding error.
+    inclusion[term.name] = Math.min(
+      1,
+      rows.reduce((s, r, i) => s + (r.members.includes(j) ? probability[i] : 0), 0),
+    );
+  }
+  const order = rows.map((_, i) => i).sort((a, b) => probability[b] - probability[a]);
+  const models = order.slice(0, options.top ?? order.length).map((i): GlmModelRow => {
+    const { members, e } = rows[i];
+    return {
+      inputs: members.map((t) => terms[t].name),
+      logEvidence: e.logZ,
+      stdErr: e.stdErr,
+      laplaceLogEvidence: e.laplaceLogZ,
+      logBayesFactor: nullRow === undefined ? Number.NaN : e.logZ - nullRow.e.logZ,
+      logBayesFactorStdErr:
+        nullRow === undefined || nullRow === rows[i] ? 0 : Math.hypot(e.stdErr, nullRow.e.stdErr),
+      posteriorProbability: probability[i],
+      probabilityInterval: [intervals.lower[i], intervals.upper[i]],
+      reliable: e.reliable,
+      warnings: e.warnings,
+    };
+  });
+  return {
+    family: options.family,
+    link,
+    prior: { name: "normal", scale },
+    modelPrior,
+    models,
+    modelCount: rows.length,
+    inclusionProbabilities: inclusion,
+    unreliableModels: rows.filter((r) => !r.e.reliable).length,
+    nLikelihoodEvals: rows.reduce((s, r) => s + r.e.nLikelihoodEvals, 0),
+    seconds: (performance.now() - start) / 1000,
+  };
+}
+
+/** The candidate columns standardised to mean 0 and standard deviation 1 (n − 1 denominator, as R's `scale`). */
+function standardizedColumns(X: Float64Array, n: number, P: number, names: readonly string[]): Float64Array {
+  for (let c = 0; c < P; c++) {
+    let constant = true;
+    for (let r = 1; r < n && constant; r++) constant = X[r * P + c] === X[c];
+    if (constant) {
+      throw new OccamError(
+        "invalid-data",
+        `the input ${names[c]} is constant: it cannot explain anything; drop it.`,
+      );
+    }
+  }
+  return standardize(X, n, P).X;
+}
+
+/** The subsets of terms compared, as ascending term lists, with heredity's filter. */
+function listSubsets(
+  data: LinearData,
+  which: "all" | "none" | { max: number },
+  heredity: boolean,
+): number[][] {
+  const { terms } = data.design;
+  const p = terms.length;
+  if (which === "none") return [terms.map((_, j) => j)];
+  const maxSize = which === "all" ? p : Math.min(which.max, p);
+  const out: number[][] = [];
+  const grow = (from: number, chosen: number[]) => {
+    if (!heredity || chosen.every((t) => terms[t].parents.every((q) => chosen.includes(q))))
+      out.push([...chosen]);
+    if (out.length > MAX_MODELS) {
+      throw new OccamError(
+        "invalid-argument",
+        `more than ${MAX_MODELS} models: narrow the search with --subsets max=K or fewer --inputs.`,
+      );
+    }
+    if (chosen.length === maxSize) return;
+    for (let j = from; j < p; j++) grow(j + 1, [...chosen, j]);
+  };
+  grow(0, []);
+  return out;
+}
