@@ -6,9 +6,8 @@
  * within 60 s per data set. Usage: `npm run bench -- classify-wide` (long: minutes per family).
  */
 import { fileURLToPath } from "node:url";
-import type { Io } from "../src/cli/io.js";
-import { main } from "../src/cli/program.js";
 import { CLASSIFIER_FAMILIES } from "../src/models/classifiers/families.js";
+import { timedCli } from "./in-process.js";
 
 const SETS = [
   { name: "breast-cancer", target: "diagnosis" },
@@ -26,25 +25,14 @@ export async function measurements(): Promise<Record<string, number>> {
     const path = (part: string) =>
       fileURLToPath(new URL(`../data/classification/${set.name}-${part}.csv`, import.meta.url));
     for (const family of CLASSIFIER_FAMILIES) {
-      let stdout = "";
-      const io: Io = {
-        stdout: (t) => {
-          stdout += t;
-        },
-        stderr: () => undefined,
-        progress: "off",
-      };
-      const cpu0 = process.cpuUsage();
-      const start = performance.now();
       const args = ["classify", path("train"), "--target", set.target, "--test", path("test")];
-      const code = await main([...args, "--families", family, "--workers", "1", "--json"], io);
-      const wall = (performance.now() - start) / 1000;
-      const cpu = process.cpuUsage(cpu0);
-      if (code !== 0) throw new Error(`occam classify ${set.name} --families ${family} exited with ${code}`);
-      const f = (JSON.parse(stdout) as Report).families[0];
+      const run = await timedCli([...args, "--families", family, "--workers", "1", "--json"]);
+      if (run.code !== 0)
+        throw new Error(`occam classify ${set.name} --families ${family} exited with ${run.code}`);
+      const f = (JSON.parse(run.stdout) as Report).families[0];
       const at = `classify ${set.name}, ${family} alone`;
-      out[`${at}: wall seconds`] = wall;
-      out[`${at}: CPU seconds`] = (cpu.user + cpu.system) / 1e6;
+      out[`${at}: wall seconds`] = run.wall;
+      out[`${at}: CPU seconds`] = run.cpu;
       out[`${at}: reliable (1 yes)`] = f.reliable ? 1 : 0;
       out[`${at}: log evidence`] = f.logEvidence;
       out[`${at}: test accuracy`] = f.accuracy;

@@ -6,8 +6,7 @@
  */
 import { loadavg } from "node:os";
 import { fileURLToPath } from "node:url";
-import type { Io } from "../src/cli/io.js";
-import { main } from "../src/cli/program.js";
+import { timedCli } from "./in-process.js";
 
 const TRAIN = fileURLToPath(new URL("../data/sykacek/pima-train.csv", import.meta.url));
 const TEST = fileURLToPath(new URL("../data/sykacek/pima-test.csv", import.meta.url));
@@ -26,21 +25,9 @@ interface Report {
 }
 
 async function classify(extra: string[]): Promise<{ wall: number; cpu: number; report: Report }> {
-  let stdout = "";
-  const io: Io = {
-    stdout: (t) => {
-      stdout += t;
-    },
-    stderr: () => undefined,
-    progress: "off",
-  };
-  const cpu0 = process.cpuUsage();
-  const start = performance.now();
-  const code = await main(["classify", TRAIN, "--target", "type", "--test", TEST, "--json", ...extra], io);
-  const wall = (performance.now() - start) / 1000;
-  const cpu = process.cpuUsage(cpu0);
-  if (code !== 0) throw new Error(`occam classify exited with ${code}`);
-  return { wall, cpu: (cpu.user + cpu.system) / 1e6, report: JSON.parse(stdout) as Report };
+  const run = await timedCli(["classify", TRAIN, "--target", "type", "--test", TEST, "--json", ...extra]);
+  if (run.code !== 0) throw new Error(`occam classify exited with ${run.code}`);
+  return { wall: run.wall, cpu: run.cpu, report: JSON.parse(run.stdout) as Report };
 }
 
 /** Seconds for `occam classify` on Pima at default settings, and with the cheap families only. */

@@ -3,8 +3,7 @@
  * regressions, 532 rows), end to end in process: wall and CPU seconds (target: 3 s), likelihood
  * evaluations, and the largest standard error. Usage: `npm run bench -- compare-glm`.
  */
-import type { Io } from "../src/cli/io.js";
-import { main } from "../src/cli/program.js";
+import { timedCli } from "./in-process.js";
 
 interface Report {
   modelCount: number;
@@ -17,25 +16,13 @@ interface Report {
 export async function measurements(): Promise<Record<string, number>> {
   const out: Record<string, number> = {};
   for (const link of ["logit", "probit"]) {
-    let stdout = "";
-    const io: Io = {
-      stdout: (t) => {
-        stdout += t;
-      },
-      stderr: () => undefined,
-      progress: "off",
-    };
     const args = ["compare", "examples/real-models/pima.csv", "--target", "type", "--family", "bernoulli"];
-    const cpu0 = process.cpuUsage();
-    const start = performance.now();
-    const code = await main([...args, "--link", link, "--prior", "normal", "--scale", "10", "--json"], io);
-    const wall = (performance.now() - start) / 1000;
-    const cpu = process.cpuUsage(cpu0);
-    if (code !== 0) throw new Error(`occam compare exited with ${code}`);
-    const report = JSON.parse(stdout) as Report;
+    const run = await timedCli([...args, "--link", link, "--prior", "normal", "--scale", "10", "--json"]);
+    if (run.code !== 0) throw new Error(`occam compare exited with ${run.code}`);
+    const report = JSON.parse(run.stdout) as Report;
     const at = `compare Pima, 128 ${link} regressions`;
-    out[`${at}: wall seconds (target 3)`] = wall;
-    out[`${at}: CPU seconds`] = (cpu.user + cpu.system) / 1e6;
+    out[`${at}: wall seconds (target 3)`] = run.wall;
+    out[`${at}: CPU seconds`] = run.cpu;
     out[`${at}: likelihood evaluations`] = report.nLikelihoodEvals;
     out[`${at}: largest standard error`] = Math.max(...report.models.map((m) => m.stdErr));
     out[`${at}: unreliable models`] = report.unreliableModels;

@@ -9,8 +9,7 @@
 import { readFileSync } from "node:fs";
 import { loadavg } from "node:os";
 import { fileURLToPath } from "node:url";
-import type { Io } from "../src/cli/io.js";
-import { main } from "../src/cli/program.js";
+import { timedCli } from "./in-process.js";
 
 const FOLDER = fileURLToPath(new URL("../examples/real-models/", import.meta.url));
 const MODELS = ["pima-logistic-4", "pima-logistic-5", "birthwt-probit", "bacteria-glmm"];
@@ -30,25 +29,13 @@ export async function measurements(): Promise<Record<string, number>> {
   >;
   const out: Record<string, number> = {};
   for (const name of MODELS) {
-    let stdout = "";
-    const io: Io = {
-      stdout: (t) => {
-        stdout += t;
-      },
-      stderr: () => undefined,
-      progress: "off",
-    };
     const load = loadavg()[0];
-    const cpu0 = process.cpuUsage();
-    const start = performance.now();
-    const code = await main(["evidence", `${FOLDER}${name}.mjs`, "--json"], io);
-    const wall = (performance.now() - start) / 1000;
-    const cpu = process.cpuUsage(cpu0);
-    if (code !== 0) throw new Error(`occam evidence ${name} exited with ${code}`);
-    const report = JSON.parse(stdout) as Report;
+    const run = await timedCli(["evidence", `${FOLDER}${name}.mjs`, "--json"]);
+    if (run.code !== 0) throw new Error(`occam evidence ${name} exited with ${run.code}`);
+    const report = JSON.parse(run.stdout) as Report;
     const at = `evidence ${name}`;
-    out[`${at}: wall seconds`] = wall;
-    out[`${at}: CPU seconds of this thread`] = (cpu.user + cpu.system) / 1e6;
+    out[`${at}: wall seconds`] = run.wall;
+    out[`${at}: CPU seconds of the process`] = run.cpu;
     out[`${at}: load average at the start`] = load;
     const draws = report.posteriorDraws?.nLikelihoodEvals ?? 0;
     out[`${at}: evaluations, posterior draws`] = draws;
