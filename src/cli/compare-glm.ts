@@ -143,7 +143,7 @@ export function formatGlmComparison(result: GlmComparison, target: string, top: 
   );
   const link = `${result.family} (${result.link} link)`;
   return [
-    `${target}: ${link}, every coefficient ~ N(0, ${result.prior.scale}²) on standardised inputs; ${result.modelCount} models, ${result.modelPrior} model prior`,
+    `${target}: ${link}, every coefficient ~ N(0, ${result.prior.scale}²) on standardised inputs; ${result.modelCount} model${result.modelCount === 1 ? "" : "s"}, ${result.modelPrior} model prior`,
     "",
     models,
     "",

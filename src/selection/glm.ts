@@ -123,7 +123,7 @@ export function compareGlms(data: LinearData, options: CompareGlmOptions): GlmCo
   const subsets = listSubsets(data, options.subsets ?? "all", options.heredity ?? true);
   const modelPrior = options.modelPrior ?? "uniform";
   const seed = options.seed ?? 1;
-  const rows = subsets.map((members, i) => {
+  const evidence = (members: readonly number[]) => {
     const columns = members.flatMap((t) => terms[t].columns);
     const k = columns.length + 1;
     const X = new Float64Array(n * k);
@@ -131,14 +131,19 @@ export function compareGlms(data: LinearData, options: CompareGlmOptions): GlmCo
       X[r * k] = 1;
       for (let c = 0; c < columns.length; c++) X[r * k + c + 1] = standardized[r * P + columns[c]];
     }
-    const e = glmEvidence({ X, n, k }, outcome, {
+    return glmEvidence({ X, n, k }, outcome, {
       priorSd: scale,
       ...(options.draws === undefined ? {} : { draws: options.draws }),
       rng: createRng(subsetSeed(seed, members)),
     });
+  };
+  const rows = subsets.map((members, i) => {
+    const e = evidence(members);
     options.onProgress?.(i + 1, subsets.length);
     return { members, e };
   });
+  // The reference of the log Bayes factors, the intercept alone: computed besides when not listed.
+  const nullEvidence = rows.find((r) => r.members.length === 0)?.e ?? evidence([]);
   const p = terms.length;
   const logPost = rows.map((r) => r.e.logZ + logModelPrior(modelPrior, p, r.members.length));
   const max = Math.max(...logPost);
@@ -150,7 +155,6 @@ export function compareGlms(data: LinearData, options: CompareGlmOptions): GlmCo
     createRng(seed),
     INTERVAL_DRAWS,
   );
-  const nullRow = rows.find((r) => r.members.length === 0);
   const inclusion: Record<string, number> = {};
   for (const [j, term] of terms.entries()) {
     // Clamped: a sum of probabilities can pass 1 by a rounding error.
@@ -167,9 +171,8 @@ export function compareGlms(data: LinearData, options: CompareGlmOptions): GlmCo
       logEvidence: e.logZ,
       stdErr: e.stdErr,
       laplaceLogEvidence: e.laplaceLogZ,
-      logBayesFactor: nullRow === undefined ? Number.NaN : e.logZ - nullRow.e.logZ,
-      logBayesFactorStdErr:
-        nullRow === undefined || nullRow === rows[i] ? 0 : Math.hypot(e.stdErr, nullRow.e.stdErr),
+      logBayesFactor: e.logZ - nullEvidence.logZ,
+      logBayesFactorStdErr: e === nullEvidence ? 0 : Math.hypot(e.stdErr, nullEvidence.stdErr),
       posteriorProbability: probability[i],
       probabilityInterval: [intervals.lower[i], intervals.upper[i]],
       reliable: e.reliable,
@@ -185,7 +188,9 @@ export function compareGlms(data: LinearData, options: CompareGlmOptions): GlmCo
     modelCount: rows.length,
     inclusionProbabilities: inclusion,
     unreliableModels: rows.filter((r) => !r.e.reliable).length,
-    nLikelihoodEvals: rows.reduce((s, r) => s + r.e.nLikelihoodEvals, 0),
+    nLikelihoodEvals:
+      rows.reduce((s, r) => s + r.e.nLikelihoodEvals, 0) +
+      (rows.some((r) => r.e === nullEvidence) ? 0 : nullEvidence.nLikelihoodEvals),
     seconds: (performance.now() - start) / 1000,
   };
 }
