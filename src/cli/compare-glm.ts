@@ -7,7 +7,7 @@ import type { LinearData } from "../data/design.js";
 import { OccamError } from "../errors.js";
 import type { GlmFamilyName, GlmLink } from "../models/glm/family.js";
 import { formatLogBayesFactor, formatProbability, withError } from "../report/format.js";
-import type { ModelPrior } from "../selection/compare.js";
+import { describeModelPrior, type ModelPrior } from "../selection/compare.js";
 import { compareGlms, type GlmComparison } from "../selection/glm.js";
 import type { Io } from "./io.js";
 import { progressLine } from "./io.js";
@@ -143,7 +143,7 @@ export function formatGlmComparison(result: GlmComparison, target: string, top: 
   );
   const link = `${result.family} (${result.link} link)`;
   return [
-    `${target}: ${link}, every coefficient ~ N(0, ${result.prior.scale}²) on standardised inputs; ${result.modelCount} model${result.modelCount === 1 ? "" : "s"}, ${result.modelPrior} model prior`,
+    `${target}: ${link}, every coefficient ~ N(0, ${result.prior.scale}²) on standardised inputs; ${result.modelCount} model${result.modelCount === 1 ? "" : "s"}, ${describeModelPrior(result.modelPrior)} model prior`,
     "",
     models,
     "",

@@ -6,6 +6,7 @@ import { formulaDesign, parseFormula } from "../data/formula.js";
 import { OccamError } from "../errors.js";
 import type { GlmLink } from "../models/glm/family.js";
 import type { CompareLinearInParallelOptions } from "../parallel/compare.js";
+import { type ModelPrior, parseModelPrior } from "../selection/compare.js";
 import {
   DEFAULT_MCMC_STEPS,
   DEFAULT_SAMPLES,
@@ -53,7 +54,7 @@ interface CompareFlags {
   betaW?: number;
   intercept: boolean;
   standardize?: boolean;
-  modelPrior: "uniform" | "uniform-size";
+  modelPrior: ModelPrior;
   top?: number;
   json?: boolean;
   estimator?: LinearEstimator;
@@ -151,8 +152,11 @@ export function registerCompare(program: Command, io: Io): void {
     .option("--standardize", "NIG, independent: standardise the inputs first (the default)")
     .option("--no-standardize", "NIG, independent: keep the inputs in their own units")
     .addOption(
-      new Option("--model-prior <name>", "prior over models")
-        .choices(["uniform", "uniform-size"])
+      new Option(
+        "--model-prior <name>",
+        "prior over models: uniform, uniform-size, beta-binomial (BAS's default, a = b = 1) or beta-binomial:A,B",
+      )
+        .argParser(parseModelPrior)
         .default("uniform"),
     )
     .addOption(new Option("--top <K>", "list only the best K models").argParser(wholeNumber("--top")))

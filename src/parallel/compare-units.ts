@@ -136,7 +136,12 @@ export const compareBlockCommand = defineUnitCommand({
 export const enumerateOptionsSchema = z
   .object({
     ...familyOptions,
-    modelPrior: z.enum(["uniform", "uniform-size"]),
+    modelPrior: z.union([
+      z.enum(["uniform", "uniform-size"]),
+      z
+        .object({ name: z.literal("beta-binomial"), a: z.number().positive(), b: z.number().positive() })
+        .strict(),
+    ]),
     top: z
       .number()
       .int()

@@ -3,6 +3,7 @@
  * intervals when the evidences were estimated), log Bayes factor against model size, inclusion
  * probabilities, model-averaged coefficients, and the model space as an image (terms × top models).
  */
+import { describeModelPrior } from "../selection/compare.js";
 import type { LinearComparison, LinearModelRow } from "../selection/linear-options.js";
 import { describePrior, formatLogBayesFactor, formatNumber, formatProbability } from "./format.js";
 import { type ReportDocument, type ReportSection, reportHtml } from "./html.js";
@@ -70,7 +71,7 @@ export function modelLabel(model: LinearModelRow): string {
 function summary(result: LinearComparison, target: string): string {
   const parts = [
     `${target} on ${result.inputs.length} candidate terms; prior ${describePrior(result.prior)}` +
-      `${result.intercept ? ", intercept in every model" : ", no intercept"}; model prior ${result.modelPrior}.`,
+      `${result.intercept ? ", intercept in every model" : ", no intercept"}; model prior ${describeModelPrior(result.modelPrior)}.`,
   ];
   if (result.mcmc !== undefined) {
     parts.push(

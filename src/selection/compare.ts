@@ -1,3 +1,4 @@
+import betaln from "@stdlib/math-base-special-betaln";
 import gammaln from "@stdlib/math-base-special-gammaln";
 import { OccamError } from "../errors.js";
 import type { Rng } from "../random/rng.js";
@@ -11,9 +12,14 @@ import type { Rng } from "../random/rng.js";
 
 /**
  * A prior over input subsets S ⊆ {1 … p}: "uniform" gives every subset 2^−p; "uniform-size" gives
- * each size 1/(p + 1) and spreads it evenly within the size: p(S) = 1/((p + 1) C(p, |S|)).
+ * each size 1/(p + 1) and spreads it evenly within the size: p(S) = 1/((p + 1) C(p, |S|));
+ * beta-binomial(a, b) includes each input with a probability θ ~ Beta(a, b):
+ * p(S) = B(a + |S|, b + p − |S|)/B(a, b) (BAS's `beta.binomial`; a = b = 1 is "uniform-size").
  */
-export type ModelPrior = "uniform" | "uniform-size";
+export type ModelPrior =
+  | "uniform"
+  | "uniform-size"
+  | { readonly name: "beta-binomial"; readonly a: number; readonly b: number };
 
 /** log p(S) of a subset of `size` inputs among p under the model prior (normalised over all 2^p subsets). */
 export function logModelPrior(prior: ModelPrior, p: number, size: number): number {
@@ -21,9 +27,36 @@ export function logModelPrior(prior: ModelPrior, p: number, size: number): numbe
   if (prior === "uniform-size") {
     return -Math.log(p + 1) - (gammaln(p + 1) - gammaln(size + 1) - gammaln(p - size + 1));
   }
+  if (typeof prior === "object" && prior?.name === "beta-binomial" && prior.a > 0 && prior.b > 0) {
+    return betaln(prior.a + size, prior.b + p - size) - betaln(prior.a, prior.b);
+  }
   throw new OccamError(
     "invalid-argument",
-    `logModelPrior: the model prior must be "uniform" or "uniform-size", got ${String(prior)}.`,
+    `logModelPrior: the model prior must be "uniform", "uniform-size" or { name: "beta-binomial", a, b } with a, b > 0, got ${JSON.stringify(prior)}.`,
+  );
+}
+
+/** The model prior in words: "uniform", "uniform-size" or "beta-binomial(a, b)". */
+export function describeModelPrior(prior: ModelPrior): string {
+  return typeof prior === "string" ? prior : `beta-binomial(${prior.a}, ${prior.b})`;
+}
+
+/**
+ * Parses a model prior as the command line gives it: uniform, uniform-size, beta-binomial (a = b =
+ * 1, BAS's default) or beta-binomial:A,B.
+ */
+export function parseModelPrior(text: string): ModelPrior {
+  if (text === "uniform" || text === "uniform-size") return text;
+  if (text === "beta-binomial") return { name: "beta-binomial", a: 1, b: 1 };
+  const match = /^beta-binomial:([^,]+),([^,]+)$/.exec(text);
+  const a = Number(match?.[1]);
+  const b = Number(match?.[2]);
+  if (match !== null && a > 0 && b > 0 && Number.isFinite(a) && Number.isFinite(b)) {
+    return { name: "beta-binomial", a, b };
+  }
+  throw new OccamError(
+    "invalid-argument",
+    `--model-prior takes uniform, uniform-size, beta-binomial or beta-binomial:A,B (A, B > 0), got "${text}".`,
   );
 }
 

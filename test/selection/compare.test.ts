@@ -6,6 +6,8 @@ import {
   compareModels,
   compareSubsets,
   logModelPrior,
+  type ModelPrior,
+  parseModelPrior,
   type SubsetCollection,
   subsetMembers,
 } from "../../src/selection/compare.js";
@@ -44,9 +46,15 @@ function toCsr(table: SubsetCollection): SubsetCollection {
 }
 
 describe("logModelPrior", () => {
-  it("is normalised over all 2^p subsets for both priors", () => {
+  it("is normalised over all 2^p subsets for every prior", () => {
+    const priors: ModelPrior[] = [
+      "uniform",
+      "uniform-size",
+      { name: "beta-binomial", a: 2, b: 5 },
+      { name: "beta-binomial", a: 0.5, b: 0.5 },
+    ];
     for (const p of [0, 1, 5, 20]) {
-      for (const prior of ["uniform", "uniform-size"] as const) {
+      for (const prior of priors) {
         let total = 0;
         for (let k = 0; k <= p; k++) {
           let c = 1;
@@ -58,6 +66,25 @@ describe("logModelPrior", () => {
     }
     expect(logModelPrior("uniform-size", 4, 2)).toBeCloseTo(-Math.log(5 * 6), 14);
     expect(() => logModelPrior("flat" as never, 3, 1)).toThrow(OccamError);
+    expect(() => logModelPrior({ name: "beta-binomial", a: 0, b: 1 }, 3, 1)).toThrow(OccamError);
+  });
+
+  it("makes beta-binomial(1, 1) uniform over sizes, as BAS's default is", () => {
+    for (let k = 0; k <= 7; k++) {
+      expect(logModelPrior({ name: "beta-binomial", a: 1, b: 1 }, 7, k)).toBeCloseTo(
+        logModelPrior("uniform-size", 7, k),
+        12,
+      );
+    }
+  });
+
+  it("parses the command line's forms and refuses others", () => {
+    expect(parseModelPrior("uniform")).toBe("uniform");
+    expect(parseModelPrior("beta-binomial")).toEqual({ name: "beta-binomial", a: 1, b: 1 });
+    expect(parseModelPrior("beta-binomial:2,0.5")).toEqual({ name: "beta-binomial", a: 2, b: 0.5 });
+    for (const bad of ["beta-binomial:0,1", "beta-binomial:2", "flat", "beta-binomial:a,b"]) {
+      expect(() => parseModelPrior(bad)).toThrow(/--model-prior takes/);
+    }
   });
 });
 
