@@ -1,9 +1,9 @@
 import type { CalibrationCell, CalibrationExperiment } from "../../experiments/calibration.js";
-import { formatNumber, formatTable } from "../table.js";
+import { calibrationCellRow } from "../../report/reproductions/calibration.js";
+import { formatTable } from "../table.js";
 
 /** The cells of a calibration-like experiment as a table: one row per problem (or model) and method. */
 export function formatCalibrationCells(cells: readonly CalibrationCell[], problemHeader = "problem"): string {
-  const cell = (v: number | null, digits: number) => (v === null ? "—" : formatNumber(v, digits));
   return formatTable(
     [
       { header: problemHeader, align: "left" },
@@ -17,18 +17,7 @@ export function formatCalibrationCells(cells: readonly CalibrationCell[], proble
       { header: "likelihood evals" },
       { header: "seconds" },
     ],
-    cells.map((c) => [
-      c.problem,
-      c.method,
-      `${c.unreliable}/${c.runs}`,
-      String(c.silentFailures),
-      cell(c.meanError, 2),
-      cell(c.meanStdErr, 2),
-      c.fractionWithin2 === null ? "—" : `${Math.round(100 * c.fractionWithin2)} %`,
-      cell(c.worstZ, 2),
-      formatNumber(c.nLikelihoodEvals, 3),
-      formatNumber(c.seconds, 2),
-    ]),
+    cells.map(calibrationCellRow),
   );
 }
 

@@ -17,12 +17,28 @@ import { reproduceCommand, type SeriesPoint, seriesPlot } from "./common.js";
 /** z beyond this is drawn at this value, so that one wild run does not flatten the others. */
 const Z_CLIP = 10;
 
+/** One cell of a calibration-like experiment as the texts of a table row (the report's and the CLI's). */
+export function calibrationCellRow(c: CalibrationCell): string[] {
+  const cell = (v: number | null, digits: number) => (v === null ? "—" : formatNumber(v, digits));
+  return [
+    c.problem,
+    c.method,
+    `${c.unreliable}/${c.runs}`,
+    String(c.silentFailures),
+    cell(c.meanError, 2),
+    cell(c.meanStdErr, 2),
+    c.fractionWithin2 === null ? "—" : `${Math.round(100 * c.fractionWithin2)} %`,
+    cell(c.worstZ, 2),
+    formatNumber(c.nLikelihoodEvals, 3),
+    formatNumber(c.seconds, 2),
+  ];
+}
+
 /** The cells of a calibration-like experiment as a report table: one row per problem (or model) and method. */
 export function calibrationCellsTable(
   cells: readonly CalibrationCell[],
   problemHeader = "problem",
 ): ReportTable {
-  const cell = (v: number | null, digits: number) => (v === null ? "—" : formatNumber(v, digits));
   return {
     columns: [
       problemHeader,
@@ -36,18 +52,7 @@ export function calibrationCellsTable(
       "likelihood evals",
       "seconds",
     ],
-    rows: cells.map((c) => [
-      c.problem,
-      c.method,
-      `${c.unreliable}/${c.runs}`,
-      String(c.silentFailures),
-      cell(c.meanError, 2),
-      cell(c.meanStdErr, 2),
-      c.fractionWithin2 === null ? "—" : `${Math.round(100 * c.fractionWithin2)} %`,
-      cell(c.worstZ, 2),
-      formatNumber(c.nLikelihoodEvals, 3),
-      formatNumber(c.seconds, 2),
-    ]),
+    rows: cells.map(calibrationCellRow),
   };
 }
 

@@ -132,10 +132,10 @@ describe("glmEvidence", () => {
       priorSd,
       rng: createRng(11),
     });
-    // Either within its error, or flagged.
-    if (e.reliable) expectNear(e, logZ);
-    else expect(e.warnings.join(" ")).toMatch(/Pareto/);
-    expect(Number.isFinite(e.logZ)).toBe(true);
+    expect(e.reliable).toBe(true);
+    expectNear(e, logZ);
+    // Laplace alone misses there: the posterior of the slope is skewed by the prior's bound.
+    expect(Math.abs(e.laplaceLogZ - logZ)).toBeGreaterThan(0.03);
   });
 
   it("gives a Poisson regression with an exposure offset as quadrature does", () => {
