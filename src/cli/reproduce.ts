@@ -1,5 +1,6 @@
 import { type Command, InvalidArgumentError, Option } from "commander";
 import { OccamError } from "../errors.js";
+import { fileCheckpoint } from "../parallel/checkpoint.js";
 import { parseSeed, positiveNumber, wholeNumber } from "./arguments.js";
 import { type Io, progressLine } from "./io.js";
 import { checkedJson } from "./json.js";
@@ -62,6 +63,10 @@ export function registerReproduce(program: Command, io: Io): void {
     )
     .addOption(workersOption())
     .addOption(redisOption())
+    .option(
+      "--checkpoint <FILE>",
+      `keep each finished unit in FILE as it ends; run again with the same FILE to resume a stopped run (${parallelNames})`,
+    )
     .action(
       async (
         name: string,
@@ -75,6 +80,7 @@ export function registerReproduce(program: Command, io: Io): void {
           report?: string;
           workers?: number;
           redis?: string;
+          checkpoint?: string;
         },
       ) => {
         const load = reproductions[name];
@@ -105,7 +111,7 @@ export function registerReproduce(program: Command, io: Io): void {
             `reproduce ${name} has no HTML report; run it without --report (its table and --json have every number).`,
           );
         }
-        for (const flag of ["workers", "redis"] as const) {
+        for (const flag of ["workers", "redis", "checkpoint"] as const) {
           if (options[flag] !== undefined && !reproduction.parallel) {
             throw new OccamError(
               "invalid-argument",
@@ -125,7 +131,15 @@ export function registerReproduce(program: Command, io: Io): void {
         // so there the default (the process ends at once, having written nothing) is the better stop.
         const result = reproduction.parallel
           ? await withInterrupt((signal) =>
-              reproduction.run({ ...settings, workers: options.workers, redis: options.redis, signal }),
+              reproduction.run({
+                ...settings,
+                workers: options.workers,
+                redis: options.redis,
+                signal,
+                ...(options.checkpoint === undefined
+                  ? {}
+                  : { checkpoint: fileCheckpoint(options.checkpoint) }),
+              }),
             )
           : reproduction.run(settings);
         progress?.clear();

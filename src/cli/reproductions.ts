@@ -1,9 +1,13 @@
 import { OccamError } from "../errors.js";
 import type { RealModelReference } from "../experiments/real-models.js";
+import type { ParallelOptions } from "../parallel/run.js";
 import type { ReportDocument } from "../report/html.js";
 
-/** What every reproduction takes from the command line. */
-export interface ReproductionOptions {
+/**
+ * What every reproduction takes from the command line; the {@link ParallelOptions} (`--workers`,
+ * `--redis`, `--checkpoint`, Ctrl-C) only for the reproductions that split into units.
+ */
+export interface ReproductionOptions extends ParallelOptions {
   seed: number;
   quick: boolean;
   /** Told what the experiment is working on; the CLI shows it on a terminal. */
@@ -14,11 +18,6 @@ export interface ReproductionOptions {
   noise?: number;
   /** Seeds per problem and method (`--seeds`), for calibration. */
   seeds?: number;
-  /** Worker threads and the Redis queue (`--workers`, `--redis`), for the reproductions that split into units. */
-  workers?: number;
-  redis?: string;
-  /** Stops a run that splits into units (Ctrl-C). */
-  signal?: AbortSignal;
 }
 
 /** An experiment the CLI can run: its computation, its table and its HTML report. */

@@ -5,8 +5,9 @@
  */
 import { availableParallelism } from "node:os";
 import { OccamError } from "../errors.js";
+import type { UnitCheckpoint } from "./checkpoint.js";
 import { abortedError, runOnThreads } from "./pool.js";
-import type { Unit, UnitCommands } from "./units.js";
+import { decodeResult, encodeResult, type Unit, type UnitCommands } from "./units.js";
 
 /** Where and how widely the units of a long computation run. */
 export interface ParallelOptions {
@@ -23,6 +24,11 @@ export interface ParallelOptions {
   redis?: string;
   /** Stops the run: threads are terminated, queued units withdrawn, and the call rejects (`aborted`). */
   signal?: AbortSignal;
+  /**
+   * Keeps each finished unit's result as it comes (see `fileCheckpoint`); units it already holds are not
+   * run again, so a stopped run resumes where it was, with the same result.
+   */
+  checkpoint?: UnitCheckpoint;
 }
 
 /** {@link ParallelOptions} checked, with the default filled in. */
@@ -66,8 +72,41 @@ export async function runUnits(
   commandsModule: string,
   options: RunUnitsOptions = {},
 ): Promise<unknown[]> {
+  const { checkpoint, ...rest } = options;
+  if (checkpoint === undefined) return runFreshUnits(units, commandsModule, rest);
+  const results = units.map((unit) => {
+    const encoded = checkpoint.find(unit);
+    return encoded === undefined ? undefined : decodeResult(encoded);
+  });
+  const pending = units.flatMap((_unit, i) => (results[i] === undefined ? [i] : []));
+  const kept = units.length - pending.length;
+  const fresh = await runFreshUnits(
+    pending.map((i) => units[i]),
+    commandsModule,
+    {
+      ...rest,
+      onUnit: (done, _total, key) => options.onUnit?.(kept + done, units.length, key),
+      onResult(index, result) {
+        checkpoint.keep(units[pending[index]], encodeResult(result));
+        options.onResult?.(pending[index], result);
+      },
+    },
+  );
+  pending.forEach((i, k) => {
+    results[i] = fresh[k];
+  });
+  return results;
+}
+
+/** {@link runUnits} without a checkpoint: every unit runs. */
+async function runFreshUnits(
+  units: readonly Unit[],
+  commandsModule: string,
+  options: RunUnitsOptions,
+): Promise<unknown[]> {
   const { workers, redis, signal } = resolveParallelOptions(options);
   if (signal?.aborted) throw abortedError();
+  if (units.length === 0) return [];
   const load = async () => ((await import(commandsModule)) as { commands: UnitCommands }).commands;
   if (redis !== undefined) {
     // BullMQ is loaded only for a queued run: it takes half a second that local runs need not pay.

@@ -39,4 +39,19 @@ describe("occam reproduce robot-arm --hidden", () => {
       expect(r.stderr).toMatch(/--noise/);
     }
   });
+
+  it("refuses --checkpoint for a reproduction that does not split into units", async () => {
+    const { code, stdout, stderr } = await run([
+      "reproduce",
+      "everson",
+      "--quick",
+      "--checkpoint",
+      "run.jsonl",
+    ]);
+    expect(code).toBe(2);
+    expect(stdout).toBe("");
+    expect(stderr).toBe(
+      "occam: --checkpoint applies only to robot-arm, calibration and real-models, not to everson.\n",
+    );
+  });
 });
