@@ -10,7 +10,7 @@ import { fileURLToPath, pathToFileURL } from "node:url";
 import { MessageChannel } from "node:worker_threads";
 import { Piscina } from "piscina";
 import { OccamError, type OccamErrorCode } from "../errors.js";
-import type { ShareOutcome, ThreadData, ThreadOutcome, ThreadShare } from "./thread-entry.js";
+import type { ShareOutcome, ShareProgress, ThreadData, ThreadOutcome, ThreadShare } from "./thread-entry.js";
 import {
   dataFolderContext,
   decodeResult,
@@ -166,20 +166,22 @@ export async function runOnThreads(units: readonly Unit[], options: RunOnThreads
   const results = new Array<unknown>(total);
   const reported = new Uint8Array(total);
   let done = 0;
-  const finished = (i: number) => {
+  const finished = (i: number, result: unknown) => {
     if (reported[i] === 1) return;
     reported[i] = 1;
+    results[i] = result;
     done++;
     options.onUnit?.(done, total, units[i].key);
+    options.onResult?.(i, result);
   };
   const poolShare = async (threadPool: ThreadPool) => {
     const { port1, port2 } = new MessageChannel();
-    port1.on("message", finished);
+    // Each result as its unit ends; the share's returned results, at its end, fill in any message
+    // the closing port did not deliver.
+    port1.on("message", ([i, encoded]: ShareProgress) => finished(i, decodeResult(encoded)));
     try {
       for (const [i, result] of await threadPool.runShare({ units, claims, progress: port2 }, stop.signal)) {
-        results[i] = result;
-        finished(i);
-        options.onResult?.(i, result);
+        finished(i, result);
       }
     } finally {
       port1.close();
@@ -190,9 +192,7 @@ export async function runOnThreads(units: readonly Unit[], options: RunOnThreads
     const context = dataFolderContext(options.dataFolder ?? process.cwd());
     for (let i = Atomics.add(claims, 0, 1); i < total; i = Atomics.add(claims, 0, 1)) {
       // Through the encoding, as a pool thread's result is, so that both give the same numbers.
-      results[i] = decodeResult(encodeResult(await runUnit(commands, units[i], context)));
-      finished(i);
-      options.onResult?.(i, results[i]);
+      finished(i, decodeResult(encodeResult(await runUnit(commands, units[i], context))));
       // Let the pool threads' progress and a pending abort (Ctrl-C) through.
       await new Promise((resolve) => setImmediate(resolve));
     }

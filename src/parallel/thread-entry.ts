@@ -43,13 +43,17 @@ commands.catch(() => {});
 /**
  * A thread's share of a job run on this machine: the thread claims the units one by one from the
  * counter it shares with the other threads (`Atomics.add` on `claims[0]`), so that no thread waits for
- * another to hand it work, and posts each finished unit's index on `progress`.
+ * another to hand it work, and posts each finished unit's index and encoded result on `progress`
+ * (a {@link ShareProgress}), so that the caller has it at once (to show, or to keep in a checkpoint).
  */
 export interface ThreadShare {
   readonly units: readonly unknown[];
   readonly claims: Int32Array;
   readonly progress: MessagePort;
 }
+
+/** A finished unit of a share, as its thread posts it: its index in the job and its encoded result. */
+export type ShareProgress = readonly [number, string];
 
 /** The outcomes of a share's units, by their index in the job. */
 export type ShareOutcome = readonly (readonly [number, ThreadOutcome])[];
@@ -73,7 +77,7 @@ async function runShare({ units, claims, progress }: ThreadShare): Promise<Share
       Atomics.store(claims, 0, units.length);
       break;
     }
-    progress.postMessage(i);
+    progress.postMessage([i, outcome.result] satisfies ShareProgress);
   }
   progress.close();
   return outcomes;
