@@ -32,6 +32,19 @@ export class OccamError extends Error {
   }
 }
 
+/**
+ * An `invalid-argument` OccamError whose message starts with `where` (the function or option at
+ * fault), unless `where` is empty.
+ */
+export function invalidArgument(where: string, message: string): OccamError {
+  return new OccamError("invalid-argument", where === "" ? message : `${where}: ${message}`);
+}
+
+/** An `invalid-data` OccamError: the data, not an argument, is wrong. */
+export function invalidData(message: string): OccamError {
+  return new OccamError("invalid-data", message);
+}
+
 /** Throws an `invalid-argument` OccamError unless `condition` holds. */
 export function check(condition: boolean, message: string): asserts condition {
   if (!condition) throw new OccamError("invalid-argument", message);

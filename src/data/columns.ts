@@ -7,7 +7,7 @@
  * (target or input), because a column the comparison does not use may hold anything. Rows are numbered
  * as a spreadsheet shows them: the header is row 1, the first data row is row 2.
  */
-import { OccamError } from "../errors.js";
+import { invalidData, type OccamError } from "../errors.js";
 
 /** A decimal number as a spreadsheet writes it: optional sign, digits with an optional point, optional exponent. */
 const NUMBER = /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/;
@@ -22,10 +22,6 @@ function isMissing(cell: string): boolean {
 export type TypedColumn =
   | { readonly kind: "numeric"; readonly values: Float64Array }
   | { readonly kind: "factor"; readonly levels: readonly string[]; readonly codes: Int32Array };
-
-function invalid(message: string): OccamError {
-  return new OccamError("invalid-data", message);
-}
 
 /** The first cell of a kind: its 0-based data-row index and its text; row −1 when there is none. */
 interface FirstCell {
@@ -111,13 +107,13 @@ export class ColumnBuilder {
   private missingError(role: string): OccamError {
     const { row, cell } = this.firstMissing;
     const shown = cell === "" ? "an empty cell" : `"${cell}"`;
-    return invalid(
+    return invalidData(
       `Row ${row + 2}, column "${this.name}" (${role}): missing value (${shown}). occam does not impute or drop rows: fill in the value or remove the row before loading.`,
     );
   }
 
   private notANumber(role: string, first: FirstCell): OccamError {
-    return invalid(
+    return invalidData(
       `Row ${first.row + 2}, column "${this.name}" (${role}): "${first.cell}" is not a finite number. Fix the cell${role === "input" ? ", or leave the column out of inputs" : ""}; numbers are written like 3, -0.25 or 1.5e-3.`,
     );
   }
@@ -133,7 +129,7 @@ export class ColumnBuilder {
     const { firstNumber, firstText } = this;
     if (firstText.row < 0) return { kind: "numeric", values: this.numeric(role) };
     if (firstNumber.row >= 0) {
-      throw invalid(
+      throw invalidData(
         `Column "${this.name}" (${role}) mixes numbers (row ${firstNumber.row + 2}: "${firstNumber.cell}") and text (row ${firstText.row + 2}: "${firstText.cell}"): fix the cell that is wrong, or make every cell text if the column is a category.`,
       );
     }

@@ -12,7 +12,7 @@
 import { createReadStream, readFileSync, statSync } from "node:fs";
 import { parse as parseStream } from "csv-parse";
 import { parse } from "csv-parse/sync";
-import { OccamError } from "../errors.js";
+import { invalidData, OccamError } from "../errors.js";
 import { ColumnBuilder, columnFromCells, type TypedColumn } from "./columns.js";
 
 /** Options of {@link parseCsv} and {@link readCsv}. */
@@ -32,10 +32,6 @@ export interface CsvTable {
   readonly rows: number;
   /** The raw cells of each column, trimmed of surrounding spaces, one string per data row. */
   readonly data: ReadonlyMap<string, readonly string[]>;
-}
-
-function invalid(message: string): OccamError {
-  return new OccamError("invalid-data", message);
 }
 
 function fillCsvOptions(options: CsvOptions): Required<CsvOptions> {
@@ -102,17 +98,17 @@ function parserOptions(delimiter: string) {
 
 function unparsable(error: unknown): OccamError {
   const detail = error instanceof Error ? error.message : String(error);
-  return invalid(`The CSV text could not be parsed: ${detail} Check the quoting near that line.`);
+  return invalidData(`The CSV text could not be parsed: ${detail} Check the quoting near that line.`);
 }
 
 function emptyText(): OccamError {
-  return invalid(
+  return invalidData(
     "The CSV text is empty: it needs a header row naming the columns, then one row per observation.",
   );
 }
 
 function noDataRows(): OccamError {
-  return invalid(
+  return invalidData(
     "The CSV text has a header row but no data rows: add one row per observation below the header.",
   );
 }
@@ -123,13 +119,13 @@ function checkHeader(header: string[]): string[] {
   for (let j = 0; j < header.length; j++) {
     const name = header[j];
     if (name === "") {
-      throw invalid(
+      throw invalidData(
         `Column ${j + 1} of the header (row 1) has no name: give every column a name in the header row.`,
       );
     }
     const earlier = seen.get(name);
     if (earlier !== undefined) {
-      throw invalid(
+      throw invalidData(
         `Duplicate column name "${name}" (columns ${earlier + 1} and ${j + 1} of the header): rename one of them so every column name is unique.`,
       );
     }
@@ -140,7 +136,7 @@ function checkHeader(header: string[]): string[] {
 
 function raggedRow(record: readonly string[], row: number, p: number, delimiter: string): OccamError {
   const blank = isBlankRecord(record) ? " (the line is empty)" : "";
-  return invalid(
+  return invalidData(
     `Row ${row} has ${record.length} field${record.length === 1 ? "" : "s"} but the header has ${p}${blank}: make every row have exactly ${p} fields separated by "${delimiter}".`,
   );
 }
@@ -307,7 +303,7 @@ function numericColumn(csv: CsvTable, name: string, role: string): Float64Array 
 export function numericTable(csv: CsvTable, options: NumericTableOptions): NumericTable {
   const { target } = options;
   if (!csv.data.has(target)) {
-    throw invalid(
+    throw invalidData(
       `Unknown target column "${target}": the columns are ${listColumns(csv.columns)}. Pass one of them as target.`,
     );
   }
@@ -315,27 +311,27 @@ export function numericTable(csv: CsvTable, options: NumericTableOptions): Numer
   const seen = new Set<string>();
   for (const name of inputs) {
     if (!csv.data.has(name)) {
-      throw invalid(
+      throw invalidData(
         `Unknown input column "${name}": the columns are ${listColumns(csv.columns)}. Check the spelling in inputs.`,
       );
     }
     if (name === target) {
-      throw invalid(`Column "${name}" is both the target and an input: remove it from inputs.`);
+      throw invalidData(`Column "${name}" is both the target and an input: remove it from inputs.`);
     }
     if (seen.has(name))
-      throw invalid(`Input column "${name}" is listed twice in inputs: list each input once.`);
+      throw invalidData(`Input column "${name}" is listed twice in inputs: list each input once.`);
     seen.add(name);
   }
   const n = csv.rows;
   const p = inputs.length;
   if (n < p + 2) {
-    throw invalid(
+    throw invalidData(
       `The table has ${n} data row${n === 1 ? "" : "s"} for ${p} input${p === 1 ? "" : "s"}: a regression with an intercept needs at least inputs + 2 = ${p + 2} rows (one per weight, one for the intercept, one for the noise). Use fewer inputs or more rows.`,
     );
   }
   const y = numericColumn(csv, target, "target");
   if (isConstant(y)) {
-    throw invalid(
+    throw invalidData(
       `The target column "${target}" is constant (every row is ${y[0]}): there is nothing to explain. Choose another target.`,
     );
   }
@@ -343,7 +339,7 @@ export function numericTable(csv: CsvTable, options: NumericTableOptions): Numer
   for (let j = 0; j < p; j++) {
     const column = numericColumn(csv, inputs[j], "input");
     if (isConstant(column)) {
-      throw invalid(
+      throw invalidData(
         `The input column "${inputs[j]}" is constant (every row is ${column[0]}): it duplicates the intercept and makes the design singular. Leave it out of inputs.`,
       );
     }

@@ -6,7 +6,7 @@
  * enters or leaves a model as a whole.
  */
 
-import { OccamError } from "../errors.js";
+import { invalidArgument, OccamError } from "../errors.js";
 import type { TypedColumn } from "./columns.js";
 import type { CsvColumns } from "./csv.js";
 import type { DesignTerm, FactorSummary, LinearData, LinearDesign } from "./design.js";
@@ -18,10 +18,6 @@ export interface Formula {
   readonly terms: readonly (readonly string[])[];
   /** True when the right side used `.`; its terms are expanded by {@link formulaDesign}. */
   readonly dot: boolean;
-}
-
-function invalid(message: string): OccamError {
-  return new OccamError("invalid-argument", message);
 }
 
 type TermSet = string[][];
@@ -39,13 +35,17 @@ function tokenize(text: string): string[] {
     } else if (ch === "`") {
       const end = text.indexOf("`", i + 1);
       if (end < 0)
-        throw invalid(`--formula: the name starting at "${text.slice(i)}" has no closing backquote.`);
+        throw invalidArgument(
+          "",
+          `--formula: the name starting at "${text.slice(i)}" has no closing backquote.`,
+        );
       tokens.push(`\`${text.slice(i + 1, end)}`);
       i = end + 1;
     } else {
       const match = /^[A-Za-z0-9_.]+/.exec(text.slice(i));
       if (!match)
-        throw invalid(
+        throw invalidArgument(
+          "",
           `--formula: unexpected "${ch}" in "${text}"; occam reads + - * : ( ) and . in formulas.`,
         );
       tokens.push(`\`${match[0]}`);
@@ -63,7 +63,7 @@ export function parseFormula(text: string): Formula {
   const tokens = tokenize(text);
   const tilde = tokens.indexOf("~");
   if (tilde !== 1 || !tokens[0].startsWith("`")) {
-    throw invalid(`--formula must read "target ~ terms", e.g. "y ~ a + b + a:b"; got "${text}".`);
+    throw invalidArgument("", `--formula must read "target ~ terms", e.g. "y ~ a + b + a:b"; got "${text}".`);
   }
   const target = tokens[0].slice(1);
   let at = 2;
@@ -76,7 +76,8 @@ export function parseFormula(text: string): Formula {
       .map((t) => (t.startsWith("`") ? t.slice(1) : t))
       .join(" ");
   const expect = (what: string) => {
-    if (tokens[at] !== what) throw invalid(`--formula: expected "${what}" at "${rest()}" in "${text}".`);
+    if (tokens[at] !== what)
+      throw invalidArgument("", `--formula: expected "${what}" at "${rest()}" in "${text}".`);
     at++;
   };
   const unique = (set: TermSet): TermSet => {
@@ -104,7 +105,8 @@ export function parseFormula(text: string): Formula {
       return [["."]];
     }
     if (t === "`1" || t === "`0") {
-      throw invalid(
+      throw invalidArgument(
+        "",
         `--formula: occam puts the intercept in every model; leave out "${t.slice(1)}" (use --no-intercept with --prior nig to drop it).`,
       );
     }
@@ -112,7 +114,7 @@ export function parseFormula(text: string): Formula {
       at++;
       return [[t.slice(1)]];
     }
-    throw invalid(`--formula: expected a column name at "${rest() || "the end"}" in "${text}".`);
+    throw invalidArgument("", `--formula: expected a column name at "${rest() || "the end"}" in "${text}".`);
   };
   const interaction = (): TermSet => {
     let set = atom();
@@ -145,9 +147,9 @@ export function parseFormula(text: string): Formula {
     return set;
   };
   const terms = sum();
-  if (at !== tokens.length) throw invalid(`--formula: unexpected "${rest()}" in "${text}".`);
+  if (at !== tokens.length) throw invalidArgument("", `--formula: unexpected "${rest()}" in "${text}".`);
   if (terms.some((t) => t.length > 1 && t.includes("."))) {
-    throw invalid('--formula: write interactions with named columns, not with ".".');
+    throw invalidArgument("", '--formula: write interactions with named columns, not with ".".');
   }
   return { target, terms, dot };
 }
@@ -228,7 +230,10 @@ export function formulaDesign(csv: CsvColumns, formula: Formula, options: { here
   for (const t of terms) for (const v of t) known(v, "column");
   for (const t of terms) {
     if (t.includes(target))
-      throw invalid(`Column "${target}" is both the target and an input: remove it from the inputs.`);
+      throw invalidArgument(
+        "",
+        `Column "${target}" is both the target and an input: remove it from the inputs.`,
+      );
   }
   const keyOf = (t: readonly string[]) => [...t].sort().join(":");
   const index = new Map(terms.map((t, j) => [keyOf(t), j]));

@@ -22,7 +22,7 @@
  */
 import gammaln from "@stdlib/math-base-special-gammaln";
 import { numericDesign } from "../data/design.js";
-import { OccamError } from "../errors.js";
+import { invalidArgument, OccamError } from "../errors.js";
 import { pathSampling } from "../evidence/path-sampling.js";
 import { steppingStone } from "../evidence/stepping-stone.js";
 import { LOG_2PI } from "../math/constants.js";
@@ -333,13 +333,10 @@ interface Settings {
   sigma: number;
 }
 
-function invalid(message: string): OccamError {
-  return new OccamError("invalid-argument", `runFabriciusLinearExperiment: ${message}`);
-}
-
 function integer(value: number | undefined, fallback: number, name: string, min: number): number {
   const v = value ?? fallback;
-  if (!(Number.isInteger(v) && v >= min)) throw invalid(`${name} must be an integer ≥ ${min}, got ${v}.`);
+  if (!(Number.isInteger(v) && v >= min))
+    throw invalidArgument("runFabriciusLinearExperiment", `${name} must be an integer ≥ ${min}, got ${v}.`);
   return v;
 }
 
@@ -407,22 +404,33 @@ export function runFabriciusLinearExperiment(
     q: integer(options.relevant, 3, "relevant", 1),
     sigma: options.noiseSd ?? 0.1,
   };
-  if (s.p > 20) throw invalid(`inputs must be at most 20 (all 2^p subsets are scored), got ${s.p}.`);
-  if (s.q > s.p) throw invalid(`relevant (${s.q}) cannot exceed inputs (${s.p}).`);
+  if (s.p > 20)
+    throw invalidArgument(
+      "runFabriciusLinearExperiment",
+      `inputs must be at most 20 (all 2^p subsets are scored), got ${s.p}.`,
+    );
+  if (s.q > s.p)
+    throw invalidArgument("runFabriciusLinearExperiment", `relevant (${s.q}) cannot exceed inputs (${s.p}).`);
   if (!(Number.isFinite(s.sigma) && s.sigma > 0))
-    throw invalid(`noiseSd must be finite and > 0, got ${s.sigma}.`);
+    throw invalidArgument("runFabriciusLinearExperiment", `noiseSd must be finite and > 0, got ${s.sigma}.`);
   const mlRhoGrid = options.mlRhoGrid === undefined ? defaultRhoGrid() : Float64Array.from(options.mlRhoGrid);
   const nigRhoGrid = Float64Array.from(
     options.nigRhoGrid ?? (quick ? [1e-4, 1e-2, 1] : Array.from({ length: 9 }, (_, i) => 10 ** (i - 6))),
   );
   for (const rho of nigRhoGrid) {
     if (!(Number.isFinite(rho) && rho > 0))
-      throw invalid(`every nigRhoGrid value must be finite and > 0, got ${rho}.`);
+      throw invalidArgument(
+        "runFabriciusLinearExperiment",
+        `every nigRhoGrid value must be finite and > 0, got ${rho}.`,
+      );
   }
   const noisePriors = options.noisePriors ?? NOISE_PRIORS;
   for (const prior of noisePriors) {
     if (!(prior.alpha > 0 && prior.beta > 0 && Number.isFinite(prior.alpha) && Number.isFinite(prior.beta))) {
-      throw invalid(`noise prior "${prior.name}" needs finite alpha, beta > 0.`);
+      throw invalidArgument(
+        "runFabriciusLinearExperiment",
+        `noise prior "${prior.name}" needs finite alpha, beta > 0.`,
+      );
     }
   }
   const progress = options.onProgress ?? (() => {});
@@ -499,7 +507,11 @@ export function runFabriciusLinearExperiment(
         let v: number;
         if (criterion === "bic" || criterion === "fpe") v = sumScore[criterion][k - 1];
         else {
-          if (rIndex < 0) throw invalid("mlRhoGrid must contain 0 (pure maximum likelihood).");
+          if (rIndex < 0)
+            throw invalidArgument(
+              "runFabriciusLinearExperiment",
+              "mlRhoGrid must contain 0 (pure maximum likelihood).",
+            );
           v = sumLogLik[k - 1][rIndex];
           if (criterion === "penalised" || criterion === "penalised-regularised") v -= reps * (k + 1);
         }
@@ -689,7 +701,11 @@ export function runFabriciusLinearExperiment(
   if (options.pathSampling ?? true) {
     const temperatures = integer(options.temperatures, quick ? 200 : 1000, "temperatures", 2);
     const models = integer(options.pathModels, Math.min(9, p), "pathModels", 1);
-    if (models > p) throw invalid(`pathModels (${models}) cannot exceed inputs (${p}).`);
+    if (models > p)
+      throw invalidArgument(
+        "runFabriciusLinearExperiment",
+        `pathModels (${models}) cannot exceed inputs (${p}).`,
+      );
     const d = data[0];
     const readingStreams = streams[reps].split(PRIOR_READINGS.length);
     const readings: PathSamplingReading[] = PRIOR_READINGS.map((reading, ri) => {

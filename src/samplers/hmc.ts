@@ -1,4 +1,4 @@
-import { OccamError } from "../errors.js";
+import { invalidArgument, OccamError } from "../errors.js";
 import type { LogDensity } from "../model/model.js";
 import type { Rng } from "../random/rng.js";
 import { checkTarget, gradientStart, isUsableLogDensity, metropolisHastings } from "./accept.js";
@@ -138,38 +138,35 @@ interface ResolvedHmc {
   divergenceThreshold: number;
 }
 
-function invalid(message: string): OccamError {
-  return new OccamError("invalid-argument", `${NAME}: ${message}`);
-}
-
 /** Fills the defaults of {@link HmcOptions} and checks every field. */
 function resolve(options: HmcOptions, dim: number): ResolvedHmc {
   const stepSize = options.stepSize ?? 1;
   if (!(Number.isFinite(stepSize) && stepSize > 0))
-    throw invalid(`stepSize must be finite and > 0, got ${stepSize}.`);
+    throw invalidArgument(NAME, `stepSize must be finite and > 0, got ${stepSize}.`);
   if (options.steps !== undefined && options.trajectoryLength !== undefined) {
-    throw invalid("give steps or trajectoryLength, not both.");
+    throw invalidArgument(NAME, "give steps or trajectoryLength, not both.");
   }
   const steps = options.steps ?? 10;
-  if (!(Number.isInteger(steps) && steps >= 1)) throw invalid(`steps must be an integer ≥ 1, got ${steps}.`);
+  if (!(Number.isInteger(steps) && steps >= 1))
+    throw invalidArgument(NAME, `steps must be an integer ≥ 1, got ${steps}.`);
   const { trajectoryLength } = options;
   if (trajectoryLength !== undefined && !(Number.isFinite(trajectoryLength) && trajectoryLength > 0)) {
-    throw invalid(`trajectoryLength must be finite and > 0, got ${trajectoryLength}.`);
+    throw invalidArgument(NAME, `trajectoryLength must be finite and > 0, got ${trajectoryLength}.`);
   }
   const maxSteps = options.maxSteps ?? 1024;
   if (!(Number.isInteger(maxSteps) && maxSteps >= 1))
-    throw invalid(`maxSteps must be an integer ≥ 1, got ${maxSteps}.`);
+    throw invalidArgument(NAME, `maxSteps must be an integer ≥ 1, got ${maxSteps}.`);
   const stepsJitter = options.stepsJitter ?? 0.5;
   const stepSizeJitter = options.stepSizeJitter ?? 0;
   for (const [value, name] of [
     [stepsJitter, "stepsJitter"],
     [stepSizeJitter, "stepSizeJitter"],
   ] as const) {
-    if (!(value >= 0 && value < 1)) throw invalid(`${name} must lie in [0, 1), got ${value}.`);
+    if (!(value >= 0 && value < 1)) throw invalidArgument(NAME, `${name} must lie in [0, 1), got ${value}.`);
   }
   const targetAccept = options.targetAccept ?? 0.8;
   if (!(targetAccept > 0 && targetAccept < 1))
-    throw invalid(`targetAccept must lie in (0, 1), got ${targetAccept}.`);
+    throw invalidArgument(NAME, `targetAccept must lie in (0, 1), got ${targetAccept}.`);
   const inverseMass = new Float64Array(dim).fill(1);
   if (options.inverseMassMatrix !== undefined) {
     const m = options.inverseMassMatrix;
@@ -181,17 +178,17 @@ function resolve(options: HmcOptions, dim: number): ResolvedHmc {
     }
     for (let i = 0; i < dim; i++) {
       if (!(Number.isFinite(m[i]) && m[i] > 0))
-        throw invalid(`inverseMassMatrix[${i}] must be finite and > 0, got ${m[i]}.`);
+        throw invalidArgument(NAME, `inverseMassMatrix[${i}] must be finite and > 0, got ${m[i]}.`);
     }
     inverseMass.set(m);
   }
   const integrator = options.integrator ?? leapfrog;
   if (integrator === null || typeof integrator !== "object" || typeof integrator.step !== "function") {
-    throw invalid("integrator must be an Integrator such as leapfrog or mclachlan.");
+    throw invalidArgument(NAME, "integrator must be an Integrator such as leapfrog or mclachlan.");
   }
   const divergenceThreshold = options.divergenceThreshold ?? 1000;
   if (!(divergenceThreshold > 0))
-    throw invalid(`divergenceThreshold must be > 0, got ${divergenceThreshold}.`);
+    throw invalidArgument(NAME, `divergenceThreshold must be > 0, got ${divergenceThreshold}.`);
   return {
     stepSize,
     steps,
@@ -227,7 +224,7 @@ function resolve(options: HmcOptions, dim: number): ResolvedHmc {
  */
 export function buildHmcKernel(options: HmcOptions): HmcKernel {
   if (options === null || typeof options !== "object") {
-    throw invalid("options must be an object with a target.");
+    throw invalidArgument(NAME, "options must be an object with a target.");
   }
   const { target } = options;
   checkTarget(NAME, target, true);

@@ -8,7 +8,7 @@
  * (the log density NaN or +∞, a non-finite gradient, zero density) is divergent: the doubling stops
  * and the draw comes from what was built before it, never an exception.
  */
-import { OccamError } from "../errors.js";
+import { invalidArgument } from "../errors.js";
 import { logAddExp } from "../math/logspace.js";
 import type { LogDensity } from "../model/model.js";
 import type { Rng } from "../random/rng.js";
@@ -75,27 +75,26 @@ interface ResolvedNuts {
   divergenceThreshold: number;
 }
 
-function invalid(message: string): OccamError {
-  return new OccamError("invalid-argument", `${NAME}: ${message}`);
-}
-
 function resolve(options: NutsOptions): ResolvedNuts {
   const stepSize = options.stepSize ?? 1;
   if (!(Number.isFinite(stepSize) && stepSize > 0))
-    throw invalid(`stepSize must be finite and > 0, got ${stepSize}.`);
+    throw invalidArgument(NAME, `stepSize must be finite and > 0, got ${stepSize}.`);
   const maxTreeDepth = options.maxTreeDepth ?? 10;
   if (!(Number.isInteger(maxTreeDepth) && maxTreeDepth >= 1 && maxTreeDepth <= 30)) {
-    throw invalid(`maxTreeDepth must be an integer from 1 to 30, got ${maxTreeDepth}.`);
+    throw invalidArgument(NAME, `maxTreeDepth must be an integer from 1 to 30, got ${maxTreeDepth}.`);
   }
   const targetAccept = options.targetAccept ?? 0.8;
   if (!(targetAccept > 0 && targetAccept < 1))
-    throw invalid(`targetAccept must lie in (0, 1), got ${targetAccept}.`);
+    throw invalidArgument(NAME, `targetAccept must lie in (0, 1), got ${targetAccept}.`);
   const divergenceThreshold = options.divergenceThreshold ?? 1000;
   if (!(Number.isFinite(divergenceThreshold) && divergenceThreshold > 0)) {
-    throw invalid(`divergenceThreshold must be finite and > 0, got ${divergenceThreshold}.`);
+    throw invalidArgument(NAME, `divergenceThreshold must be finite and > 0, got ${divergenceThreshold}.`);
   }
   if (options.dense === true && options.adapt === false) {
-    throw invalid("dense: true asks warm-up to estimate a dense metric, which adapt: false turns off.");
+    throw invalidArgument(
+      NAME,
+      "dense: true asks warm-up to estimate a dense metric, which adapt: false turns off.",
+    );
   }
   // The windows' options, checked now rather than at the first warm-up step.
   windowedSchedule(1000, options.windows);
@@ -400,7 +399,7 @@ function noUTurn(psA: Float64Array, psB: Float64Array, rho: Float64Array): boole
  */
 export function buildNutsKernel(options: NutsOptions): NutsKernel {
   if (options === null || typeof options !== "object")
-    throw invalid("options must be an object with a target.");
+    throw invalidArgument(NAME, "options must be an object with a target.");
   const { target } = options;
   checkTarget(NAME, target, true);
   const dim = target.dim;

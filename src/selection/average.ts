@@ -1,5 +1,5 @@
 import tCdf from "@stdlib/stats-base-dists-t-cdf";
-import { OccamError } from "../errors.js";
+import { invalidArgument, OccamError } from "../errors.js";
 import { logGammaRatio } from "../math/special.js";
 import type { StudentTPredictive, SubsetFamily } from "../models/family.js";
 
@@ -72,10 +72,6 @@ export interface ModelAverage {
   quantile(r: number, probability: number): number;
 }
 
-function invalid(message: string): OccamError {
-  return new OccamError("invalid-argument", `modelAverage: ${message}`);
-}
-
 /**
  * Averages the Student-t predictives of several models with their posterior probabilities.
  *
@@ -85,28 +81,32 @@ function invalid(message: string): OccamError {
  */
 export function modelAverage(options: ModelAverageOptions): ModelAverage {
   if (options === null || typeof options !== "object") {
-    throw invalid("options { weights, predictive, m } are required.");
+    throw invalidArgument("modelAverage", "options { weights, predictive, m } are required.");
   }
   const { weights, m } = options;
   const levels = options.levels ?? [0.5, 0.9, 0.95];
   const threshold = options.threshold ?? 1e-6;
   if (typeof options.predictive !== "function")
-    throw invalid("predictive must be a function (i) => StudentTPredictive.");
-  if (!(Number.isInteger(m) && m >= 1)) throw invalid(`m must be a positive integer, got ${m}.`);
-  if (!(threshold >= 0 && threshold < 1)) throw invalid(`threshold must be in [0, 1), got ${threshold}.`);
+    throw invalidArgument("modelAverage", "predictive must be a function (i) => StudentTPredictive.");
+  if (!(Number.isInteger(m) && m >= 1))
+    throw invalidArgument("modelAverage", `m must be a positive integer, got ${m}.`);
+  if (!(threshold >= 0 && threshold < 1))
+    throw invalidArgument("modelAverage", `threshold must be in [0, 1), got ${threshold}.`);
   for (const level of levels) {
-    if (!(level > 0 && level < 1)) throw invalid(`every interval level must be in (0, 1), got ${level}.`);
+    if (!(level > 0 && level < 1))
+      throw invalidArgument("modelAverage", `every interval level must be in (0, 1), got ${level}.`);
   }
   if (weights === null || typeof weights !== "object" || weights.length < 1) {
-    throw invalid("weights must be a non-empty array of numbers.");
+    throw invalidArgument("modelAverage", "weights must be a non-empty array of numbers.");
   }
   let total = 0;
   for (let i = 0; i < weights.length; i++) {
     const w = weights[i];
-    if (!(w >= 0 && Number.isFinite(w))) throw invalid(`weights[${i}] must be finite and ≥ 0, got ${w}.`);
+    if (!(w >= 0 && Number.isFinite(w)))
+      throw invalidArgument("modelAverage", `weights[${i}] must be finite and ≥ 0, got ${w}.`);
     total += w;
   }
-  if (!(total > 0)) throw invalid("the weights sum to 0.");
+  if (!(total > 0)) throw invalidArgument("modelAverage", "the weights sum to 0.");
   const kept: number[] = [];
   let keptWeight = 0;
   let droppedWeight = 0;
@@ -179,8 +179,10 @@ export function modelAverage(options: ModelAverageOptions): ModelAverage {
     return f;
   };
   const quantile = (r: number, prob: number): number => {
-    if (!(Number.isInteger(r) && r >= 0 && r < m)) throw invalid(`new input ${r} is not in [0, ${m}).`);
-    if (!(prob > 0 && prob < 1)) throw invalid(`probability must be in (0, 1), got ${prob}.`);
+    if (!(Number.isInteger(r) && r >= 0 && r < m))
+      throw invalidArgument("modelAverage", `new input ${r} is not in [0, ${m}).`);
+    if (!(prob > 0 && prob < 1))
+      throw invalidArgument("modelAverage", `probability must be in (0, 1), got ${prob}.`);
     let sMin = Number.POSITIVE_INFINITY;
     let lo = Number.POSITIVE_INFINITY;
     let hi = Number.NEGATIVE_INFINITY;
@@ -234,7 +236,8 @@ export function modelAverage(options: ModelAverageOptions): ModelAverage {
     weights: w,
     weightDropped: droppedWeight / total,
     cdf: (r, value) => {
-      if (!(Number.isInteger(r) && r >= 0 && r < m)) throw invalid(`new input ${r} is not in [0, ${m}).`);
+      if (!(Number.isInteger(r) && r >= 0 && r < m))
+        throw invalidArgument("modelAverage", `new input ${r} is not in [0, ${m}).`);
       return cdf(r, value);
     },
     quantile,

@@ -1,6 +1,6 @@
 import betaln from "@stdlib/math-base-special-betaln";
 import gammaln from "@stdlib/math-base-special-gammaln";
-import { OccamError } from "../errors.js";
+import { invalidArgument, OccamError } from "../errors.js";
 import type { Rng } from "../random/rng.js";
 
 /**
@@ -110,10 +110,6 @@ export interface ModelComparison {
   readonly order: Int32Array;
 }
 
-function invalid(where: string, message: string): OccamError {
-  return new OccamError("invalid-argument", `${where}: ${message}`);
-}
-
 function checkLogEvidence(values: ArrayLike<number>, where: string): void {
   for (let i = 0; i < values.length; i++) {
     const x = values[i];
@@ -136,10 +132,10 @@ function checkLogEvidence(values: ArrayLike<number>, where: string): void {
 export function compareModels(options: CompareModelsOptions): ModelComparison {
   const where = "compareModels";
   if (options === null || typeof options !== "object")
-    throw invalid(where, "options { logEvidence } are required.");
+    throw invalidArgument(where, "options { logEvidence } are required.");
   const { logEvidence, stdErr, logPrior } = options;
   if (logEvidence === null || typeof logEvidence !== "object" || logEvidence.length < 1) {
-    throw invalid(where, "logEvidence must be a non-empty array of numbers.");
+    throw invalidArgument(where, "logEvidence must be a non-empty array of numbers.");
   }
   const count = logEvidence.length;
   checkLogEvidence(logEvidence, where);
@@ -164,7 +160,7 @@ export function compareModels(options: CompareModelsOptions): ModelComparison {
   if (stdErr) {
     for (let i = 0; i < count; i++) {
       if (!(stdErr[i] >= 0 && Number.isFinite(stdErr[i]))) {
-        throw invalid(where, `stdErr[${i}] must be a finite number ≥ 0, got ${stdErr[i]}.`);
+        throw invalidArgument(where, `stdErr[${i}] must be a finite number ≥ 0, got ${stdErr[i]}.`);
       }
     }
   }
@@ -173,7 +169,8 @@ export function compareModels(options: CompareModelsOptions): ModelComparison {
   checkLogEvidence(logPost, `${where} (log evidence + log prior)`);
   let max = Number.NEGATIVE_INFINITY;
   for (let i = 0; i < count; i++) if (logPost[i] > max) max = logPost[i];
-  if (max === Number.NEGATIVE_INFINITY) throw invalid(where, "every model has zero posterior probability.");
+  if (max === Number.NEGATIVE_INFINITY)
+    throw invalidArgument(where, "every model has zero posterior probability.");
   // Shift by the max first (exact for nearby values), then normalise: the probabilities sum to 1 to
   // rounding even when the log evidences are of order 10⁵ (a log-sum-exp subtraction would leave
   // errors of ε·|log Z| in each).
@@ -195,7 +192,7 @@ export function compareModels(options: CompareModelsOptions): ModelComparison {
   if (options.reference !== undefined) {
     reference = typeof options.reference === "string" ? names.indexOf(options.reference) : options.reference;
     if (!(Number.isInteger(reference) && reference >= 0 && reference < count)) {
-      throw invalid(where, `reference ${String(options.reference)} is not a model index or name.`);
+      throw invalidArgument(where, `reference ${String(options.reference)} is not a model index or name.`);
     }
   }
   const logBayesFactor = new Float64Array(count);
@@ -308,11 +305,12 @@ export function compareSubsets(
 ): SubsetComparison {
   const where = "compareSubsets";
   if (collection === null || typeof collection !== "object")
-    throw invalid(where, "a subset collection is required.");
+    throw invalidArgument(where, "a subset collection is required.");
   const { p, logEvidence, sizes, masks, members, offsets } = collection;
   const count = logEvidence?.length ?? 0;
-  if (!(Number.isInteger(p) && p >= 0)) throw invalid(where, `p must be a non-negative integer, got ${p}.`);
-  if (count < 1) throw invalid(where, "the collection holds no subsets.");
+  if (!(Number.isInteger(p) && p >= 0))
+    throw invalidArgument(where, `p must be a non-negative integer, got ${p}.`);
+  if (count < 1) throw invalidArgument(where, "the collection holds no subsets.");
   if (sizes?.length !== count) {
     throw new OccamError(
       "dimension-mismatch",
@@ -328,16 +326,19 @@ export function compareSubsets(
       );
     }
     if (p > 32)
-      throw invalid(where, `bitmasks hold at most 32 inputs, got p = ${p}; give members and offsets.`);
+      throw invalidArgument(
+        where,
+        `bitmasks hold at most 32 inputs, got p = ${p}; give members and offsets.`,
+      );
   } else if (
     !(members instanceof Int32Array && offsets instanceof Int32Array && offsets.length === count + 1)
   ) {
-    throw invalid(where, "give masks, or members and offsets (offsets of length count + 1).");
+    throw invalidArgument(where, "give masks, or members and offsets (offsets of length count + 1).");
   }
   const prior = options.prior ?? "uniform";
   const top = options.top ?? 10;
   if (!(Number.isInteger(top) && top >= 0))
-    throw invalid(where, `top must be a non-negative integer, got ${top}.`);
+    throw invalidArgument(where, `top must be a non-negative integer, got ${top}.`);
   checkLogEvidence(logEvidence, where);
   // log prior by size, computed once (p + 1 values).
   const logPriorBySize = new Float64Array(p + 1);
@@ -348,7 +349,7 @@ export function compareSubsets(
   for (let i = 0; i < count; i++) {
     const s = sizes[i];
     if (!(Number.isInteger(s) && s >= 0 && s <= p))
-      throw invalid(where, `sizes[${i}] = ${s} is not in [0, ${p}].`);
+      throw invalidArgument(where, `sizes[${i}] = ${s} is not in [0, ${p}].`);
     const l = logEvidence[i] + logPriorBySize[s];
     logPost[i] = l;
     if (l > max) {
@@ -356,7 +357,8 @@ export function compareSubsets(
       best = i;
     }
   }
-  if (max === Number.NEGATIVE_INFINITY) throw invalid(where, "every subset has zero posterior probability.");
+  if (max === Number.NEGATIVE_INFINITY)
+    throw invalidArgument(where, "every subset has zero posterior probability.");
   // Shift by the max (exact for nearby values), sum, then divide: probabilities sum to 1 to rounding
   // even for log evidences of order 10⁵.
   const probability = new Float64Array(count);
@@ -384,7 +386,7 @@ export function compareSubsets(
   }
   const reference = options.reference ?? best;
   if (!(Number.isInteger(reference) && reference >= 0 && reference < count)) {
-    throw invalid(where, `reference must be an index in [0, ${count}), got ${reference}.`);
+    throw invalidArgument(where, `reference must be an index in [0, ${count}), got ${reference}.`);
   }
   const logBayesFactor = new Float64Array(count);
   const refEv = logEvidence[reference];

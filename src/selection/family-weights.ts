@@ -12,7 +12,7 @@
  * the second answers "which mixture predicts best", and keeps several families when each predicts some
  * rows better. A user should see both.
  */
-import { OccamError } from "../errors.js";
+import { invalidArgument, OccamError } from "../errors.js";
 import { createRng } from "../random/rng.js";
 import { compareModels } from "./compare.js";
 
@@ -72,10 +72,6 @@ export interface FamilyProbabilities {
   readonly warnings: readonly string[];
 }
 
-function invalid(message: string): OccamError {
-  return new OccamError("invalid-argument", `familyProbabilities: ${message}`);
-}
-
 /**
  * Posterior probabilities of families from their estimated log evidences, with intervals that carry
  * the estimates' standard errors (see the module header). When no family can take part (every
@@ -88,7 +84,7 @@ function invalid(message: string): OccamError {
 export function familyProbabilities(options: FamilyProbabilitiesOptions): FamilyProbabilities {
   const { names, logEvidence, stdErr, reliable } = options;
   const count = names.length;
-  if (count < 1) throw invalid("give at least one family.");
+  if (count < 1) throw invalidArgument("familyProbabilities", "give at least one family.");
   if (logEvidence.length !== count || stdErr.length !== count || reliable.length !== count) {
     throw new OccamError(
       "dimension-mismatch",
@@ -96,15 +92,18 @@ export function familyProbabilities(options: FamilyProbabilitiesOptions): Family
     );
   }
   const prior = options.prior ?? new Array<number>(count).fill(1 / count);
-  if (prior.length !== count) throw invalid(`prior has ${prior.length} entries, expected ${count}.`);
+  if (prior.length !== count)
+    throw invalidArgument("familyProbabilities", `prior has ${prior.length} entries, expected ${count}.`);
   for (let i = 0; i < count; i++) {
-    if (!(prior[i] >= 0 && Number.isFinite(prior[i]))) throw invalid(`prior[${i}] must be finite and ≥ 0.`);
+    if (!(prior[i] >= 0 && Number.isFinite(prior[i])))
+      throw invalidArgument("familyProbabilities", `prior[${i}] must be finite and ≥ 0.`);
   }
   const level = options.level ?? 0.95;
-  if (!(level > 0 && level < 1)) throw invalid(`level must lie in (0, 1), got ${level}.`);
+  if (!(level > 0 && level < 1))
+    throw invalidArgument("familyProbabilities", `level must lie in (0, 1), got ${level}.`);
   const simulations = options.simulations ?? 4000;
   if (!(Number.isInteger(simulations) && simulations >= 100))
-    throw invalid("simulations must be an integer ≥ 100.");
+    throw invalidArgument("familyProbabilities", "simulations must be an integer ≥ 100.");
   const includeUnreliable = options.includeUnreliable ?? false;
   const warnings: string[] = [];
   const included = names.map((name, i) => {

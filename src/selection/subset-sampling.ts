@@ -3,14 +3,10 @@
  * ({@link sampleSubsets}), each visited subset scored exactly. Their exact-enumeration counterpart is
  * `searchSubsets` (subsets.ts).
  */
-import { OccamError } from "../errors.js";
+import { invalidArgument, OccamError } from "../errors.js";
 import type { Rng } from "../random/rng.js";
 import { type Move, mixture, moveStep } from "../samplers/mixture.js";
 import { logModelPrior, type ModelPrior } from "./compare.js";
-
-function invalid(where: string, message: string): OccamError {
-  return new OccamError("invalid-argument", `${where}: ${message}`);
-}
 
 /** Options of {@link sampleSubsets}. */
 export interface SampleSubsetsOptions {
@@ -79,34 +75,35 @@ export interface SubsetSample {
 function resolveSampleOptions(options: SampleSubsetsOptions) {
   const where = "sampleSubsets";
   if (options === null || typeof options !== "object") {
-    throw invalid(where, "options { p, logEvidence, rng } are required.");
+    throw invalidArgument(where, "options { p, logEvidence, rng } are required.");
   }
   const { p, rng, allowed } = options;
   if (!(Number.isInteger(p) && p >= 1 && p <= 255)) {
-    throw invalid(where, `p must be an integer in [1, 255], got ${p}.`);
+    throw invalidArgument(where, `p must be an integer in [1, 255], got ${p}.`);
   }
-  if (typeof options.logEvidence !== "function") throw invalid(where, "logEvidence must be a function.");
+  if (typeof options.logEvidence !== "function")
+    throw invalidArgument(where, "logEvidence must be a function.");
   if (rng === null || typeof rng !== "object" || typeof rng.uniform !== "function") {
-    throw invalid(where, "rng must be an Rng (createRng(seed)).");
+    throw invalidArgument(where, "rng must be an Rng (createRng(seed)).");
   }
   const prior = options.prior ?? "uniform";
   const iterations = options.iterations ?? 10000;
   const burnIn = options.burnIn ?? 1000;
   const swapProbability = options.swapProbability ?? 0.5;
   if (!(Number.isInteger(iterations) && iterations >= 1)) {
-    throw invalid(where, `iterations must be a positive integer, got ${iterations}.`);
+    throw invalidArgument(where, `iterations must be a positive integer, got ${iterations}.`);
   }
   if (!(Number.isInteger(burnIn) && burnIn >= 0)) {
-    throw invalid(where, `burnIn must be a non-negative integer, got ${burnIn}.`);
+    throw invalidArgument(where, `burnIn must be a non-negative integer, got ${burnIn}.`);
   }
   if (!(swapProbability >= 0 && swapProbability <= 1)) {
-    throw invalid(where, `swapProbability must be in [0, 1], got ${swapProbability}.`);
+    throw invalidArgument(where, `swapProbability must be in [0, 1], got ${swapProbability}.`);
   }
   logModelPrior(prior, p, 0); // validates the prior name
   const inModel = new Uint8Array(p);
   for (const j of options.start ?? []) {
     if (!(Number.isInteger(j) && j >= 0 && j < p) || inModel[j]) {
-      throw invalid(where, `start must list distinct input indices in [0, ${p}); got ${j}.`);
+      throw invalidArgument(where, `start must list distinct input indices in [0, ${p}); got ${j}.`);
     }
     inModel[j] = 1;
   }
@@ -160,7 +157,7 @@ export function sampleSubsets(options: SampleSubsetsOptions): SubsetSample {
   let key = keyOf();
   let logTarget = evaluate(key) + logModelPrior(prior, p, size);
   if (logTarget === Number.NEGATIVE_INFINITY) {
-    throw invalid(where, "the starting subset has zero posterior probability; give another start.");
+    throw invalidArgument(where, "the starting subset has zero posterior probability; give another start.");
   }
   const inclusion = new Float64Array(p);
   let accepted = 0;

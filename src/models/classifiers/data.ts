@@ -5,16 +5,12 @@
  */
 import type { CsvTable } from "../../data/csv.js";
 import { standardize } from "../../data/csv.js";
-import { OccamError } from "../../errors.js";
+import { invalidData, OccamError } from "../../errors.js";
 import type { Rng } from "../../random/rng.js";
 import type { ClassificationData } from "../mixture-classifier/data.js";
 
 const NUMBER = /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/;
 const MISSING = new Set(["", "na", "nan", "n/a", "null", "?"]);
-
-function invalid(message: string): OccamError {
-  return new OccamError("invalid-data", message);
-}
 
 /** Options of {@link classifierTable}. */
 export interface ClassifierTableOptions {
@@ -70,7 +66,7 @@ export function classifierTable(csv: CsvTable, options: ClassifierTableOptions):
   const raw = targetCells(csv, options.target, source);
   const classNames = sortLabels([...new Set(raw)]);
   if (classNames.length < 2) {
-    throw invalid(
+    throw invalidData(
       `The target "${options.target}" of ${source} has a single class "${classNames[0]}": a classifier needs at least two classes in the training data.`,
     );
   }
@@ -79,7 +75,7 @@ export function classifierTable(csv: CsvTable, options: ClassifierTableOptions):
     const cells = csv.data.get(name) as readonly string[];
     const levels = sortLabels([...new Set(cells)]);
     if (levels.length < 2) {
-      throw invalid(
+      throw invalidData(
         `Factor "${name}" of ${source} has a single level "${levels[0]}": it cannot inform a classifier; drop it.`,
       );
     }
@@ -97,17 +93,18 @@ function checkColumns(csv: CsvTable, options: ClassifierTableOptions, source: st
   const { target } = options;
   const listed = csv.columns.map((c) => `"${c}"`).join(", ");
   if (!csv.data.has(target))
-    throw invalid(`Unknown target column "${target}" in ${source}: the columns are ${listed}.`);
+    throw invalidData(`Unknown target column "${target}" in ${source}: the columns are ${listed}.`);
   const inputs = options.inputs ?? csv.columns.filter((c) => c !== target);
-  if (inputs.length === 0) throw invalid(`${source} has no input columns besides the target "${target}".`);
+  if (inputs.length === 0)
+    throw invalidData(`${source} has no input columns besides the target "${target}".`);
   for (const name of [...inputs, ...(options.factors ?? [])]) {
     if (!csv.data.has(name))
-      throw invalid(`Unknown column "${name}" in ${source}: the columns are ${listed}.`);
+      throw invalidData(`Unknown column "${name}" in ${source}: the columns are ${listed}.`);
     if (name === target)
-      throw invalid(`Column "${name}" is the target; it cannot also be an input or a factor.`);
+      throw invalidData(`Column "${name}" is the target; it cannot also be an input or a factor.`);
   }
   for (const name of options.factors ?? []) {
-    if (!inputs.includes(name)) throw invalid(`Factor "${name}" is not among the input columns.`);
+    if (!inputs.includes(name)) throw invalidData(`Factor "${name}" is not among the input columns.`);
   }
   return inputs;
 }
@@ -116,7 +113,7 @@ function targetCells(csv: CsvTable, target: string, source: string): readonly st
   const raw = csv.data.get(target) as readonly string[];
   for (let r = 0; r < raw.length; r++) {
     if (MISSING.has(raw[r].toLowerCase())) {
-      throw invalid(
+      throw invalidData(
         `Row ${r + 2}, column "${target}" (target) of ${source}: missing class label. Fill it in or remove the row.`,
       );
     }
@@ -137,7 +134,8 @@ export function encodeClassifierTable(
 ): ClassificationData {
   const { target, classNames, columns } = encoding;
   for (const name of [target, ...columns.map((c) => c.name)]) {
-    if (!csv.data.has(name)) throw invalid(`${source} has no column "${name}", which the training data has.`);
+    if (!csv.data.has(name))
+      throw invalidData(`${source} has no column "${name}", which the training data has.`);
   }
   const n = csv.rows;
   const raw = targetCells(csv, target, source);
@@ -146,7 +144,7 @@ export function encodeClassifierTable(
   for (let r = 0; r < n; r++) {
     const k = index.get(raw[r]);
     if (k === undefined) {
-      throw invalid(
+      throw invalidData(
         `Row ${r + 2}, column "${target}" of ${source}: the class "${raw[r]}" is absent from the training data (its classes are ${classNames.join(", ")}); a classifier cannot predict a class it never saw.`,
       );
     }
@@ -171,7 +169,7 @@ export function encodeClassifierTable(
     for (let r = 0; r < n; r++) {
       const level = levels.indexOf(cells[r]);
       if (level < 0) {
-        throw invalid(
+        throw invalidData(
           `Row ${r + 2}, column "${c.name}" (factor) of ${source}: the level "${cells[r]}" is absent from the training data (its levels are ${levels.join(", ")}).`,
         );
       }
@@ -193,11 +191,11 @@ function numericCell(cell: string, r: number, column: string, source: string): n
   const value = NUMBER.test(cell) ? Number(cell) : Number.NaN;
   if (Number.isFinite(value)) return value;
   if (MISSING.has(cell.toLowerCase())) {
-    throw invalid(
+    throw invalidData(
       `Row ${r + 2}, column "${column}" (input) of ${source}: a missing value. Fill it in or remove the row; occam does not impute.`,
     );
   }
-  throw invalid(
+  throw invalidData(
     `Row ${r + 2}, column "${column}" (input) of ${source}: "${cell}" is not a number. Declare the column a factor (--factors ${column}) if it holds categories, or drop it.`,
   );
 }
@@ -226,7 +224,7 @@ export function standardizeClassifierInputs(
     let constant = true;
     for (let r = 1; r < n && constant; r++) constant = train.X[r * p + j] === train.X[j];
     if (constant) {
-      throw invalid(
+      throw invalidData(
         `Input "${train.inputNames[j]}" takes one value in every training row: it cannot inform a classifier; drop it.`,
       );
     }

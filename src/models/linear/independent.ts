@@ -1,7 +1,7 @@
 import gammaln from "@stdlib/math-base-special-gammaln";
 import type { LinearDesign } from "../../data/design.js";
 import { checkSubsetIndices } from "../../data/folds.js";
-import { OccamError } from "../../errors.js";
+import { invalidArgument, OccamError } from "../../errors.js";
 import { LOG_2PI } from "../../math/constants.js";
 import { choleskyInPlace, choleskySolve, solveLower, solveLowerTranspose } from "../../math/linalg.js";
 import { type BayesModel, defineModel, tempered } from "../../model/model.js";
@@ -97,13 +97,9 @@ export interface IndependentPrecisionModel extends BayesModel {
   subset(observations: Int32Array): IndependentPrecisionModel;
 }
 
-function invalid(message: string): OccamError {
-  return new OccamError("invalid-argument", `${NAME}: ${message}`);
-}
-
 function finiteArray(values: ArrayLike<number> | undefined, length: number, name: string): Float64Array {
   if (values === undefined || values === null || typeof values !== "object") {
-    throw invalid(`${name} must be an array of ${length} numbers.`);
+    throw invalidArgument(NAME, `${name} must be an array of ${length} numbers.`);
   }
   if (values.length !== length) {
     throw new OccamError(
@@ -126,7 +122,7 @@ function finiteArray(values: ArrayLike<number> | undefined, length: number, name
 function positive(value: number | undefined, fallback: number, name: string): number {
   const v = value ?? fallback;
   if (!(typeof v === "number" && Number.isFinite(v) && v > 0)) {
-    throw invalid(`${name} must be a finite number > 0, got ${String(v)}.`);
+    throw invalidArgument(NAME, `${name} must be a finite number > 0, got ${String(v)}.`);
   }
   return v;
 }
@@ -164,11 +160,13 @@ export function independentPrecisionRegression(
   options: IndependentPrecisionOptions,
 ): IndependentPrecisionModel {
   if (options === null || typeof options !== "object") {
-    throw invalid("options { X, y, n, p } are required.");
+    throw invalidArgument(NAME, "options { X, y, n, p } are required.");
   }
   const { n, p } = options;
-  if (!(Number.isInteger(n) && n >= 1)) throw invalid(`n must be a positive integer, got ${n}.`);
-  if (!(Number.isInteger(p) && p >= 1)) throw invalid(`p must be a positive integer, got ${p}.`);
+  if (!(Number.isInteger(n) && n >= 1))
+    throw invalidArgument(NAME, `n must be a positive integer, got ${n}.`);
+  if (!(Number.isInteger(p) && p >= 1))
+    throw invalidArgument(NAME, `p must be a positive integer, got ${p}.`);
   const alpha = positive(options.alpha, 1 / 2, "the noise-precision shape alpha");
   const beta = positive(options.beta, 200, "the noise-precision scale beta");
   const alphaW = positive(options.alphaW, 1 / 4, "the weight-precision shape alphaW");
@@ -341,7 +339,10 @@ export function independentPrecisionRegression(
     },
     powerPosteriorKernel(temperature) {
       if (!(typeof temperature === "number" && temperature >= 0 && temperature <= 1)) {
-        throw invalid(`powerPosteriorKernel: beta must be a number in [0, 1], got ${String(temperature)}.`);
+        throw invalidArgument(
+          NAME,
+          `powerPosteriorKernel: beta must be a number in [0, 1], got ${String(temperature)}.`,
+        );
       }
       return gibbsKernel(temperature);
     },

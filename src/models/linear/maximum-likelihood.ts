@@ -31,7 +31,7 @@
  * its ρ = 0 scores are −Infinity (N − γ_eff ≤ 0 leaves τ̂ undefined), and the regularised scores use
  * only ρ > 0. The empty subset (k = 0) is the model y = ε.
  */
-import { OccamError } from "../../errors.js";
+import { invalidArgument, OccamError } from "../../errors.js";
 import { LOG_2PI } from "../../math/constants.js";
 import { cholesky, solveLower, solveLowerTranspose } from "../../math/linalg.js";
 import { enumerateSubsets, type SubsetSystem, type SubsetView } from "./subsets.js";
@@ -127,10 +127,6 @@ export interface LinearMlFit {
   readonly maxLogLikelihood: number;
 }
 
-function invalid(where: string, message: string): OccamError {
-  return new OccamError("invalid-argument", `${where}: ${message}`);
-}
-
 function checkData(
   where: string,
   X: ArrayLike<number>,
@@ -138,8 +134,10 @@ function checkData(
   n: number,
   p: number,
 ): { X: Float64Array; y: Float64Array } {
-  if (!(Number.isInteger(n) && n >= 1)) throw invalid(where, `n must be a positive integer, got ${n}.`);
-  if (!(Number.isInteger(p) && p >= 0)) throw invalid(where, `p must be a non-negative integer, got ${p}.`);
+  if (!(Number.isInteger(n) && n >= 1))
+    throw invalidArgument(where, `n must be a positive integer, got ${n}.`);
+  if (!(Number.isInteger(p) && p >= 0))
+    throw invalidArgument(where, `p must be a non-negative integer, got ${p}.`);
   if (X === null || typeof X !== "object" || X.length !== n * p) {
     throw new OccamError(
       "dimension-mismatch",
@@ -168,7 +166,8 @@ function checkData(
 }
 
 function checkRho(where: string, rho: number): void {
-  if (!(Number.isFinite(rho) && rho >= 0)) throw invalid(where, `rho must be finite and ≥ 0, got ${rho}.`);
+  if (!(Number.isFinite(rho) && rho >= 0))
+    throw invalidArgument(where, `rho must be finite and ≥ 0, got ${rho}.`);
 }
 
 /**
@@ -184,7 +183,7 @@ function checkRho(where: string, rho: number): void {
 export function fitLinearMl(options: LinearMlOptions): LinearMlFit {
   const where = "fitLinearMl";
   if (options === null || typeof options !== "object")
-    throw invalid(where, "options { X, y, n, p } are required.");
+    throw invalidArgument(where, "options { X, y, n, p } are required.");
   const { n, p } = options;
   const { X, y } = checkData(where, options.X, options.y, n, p);
   const rho = options.rho ?? 0;
@@ -192,8 +191,9 @@ export function fitLinearMl(options: LinearMlOptions): LinearMlFit {
   const columns = Int32Array.from(options.columns ?? Array.from({ length: p }, (_, j) => j));
   const seen = new Set<number>();
   for (const j of columns) {
-    if (!(Number.isInteger(j) && j >= 0 && j < p)) throw invalid(where, `column ${j} is not in [0, ${p}).`);
-    if (seen.has(j)) throw invalid(where, `column ${j} is listed twice.`);
+    if (!(Number.isInteger(j) && j >= 0 && j < p))
+      throw invalidArgument(where, `column ${j} is not in [0, ${p}).`);
+    if (seen.has(j)) throw invalidArgument(where, `column ${j} is listed twice.`);
     seen.add(j);
   }
   const k = columns.length;
@@ -314,18 +314,18 @@ export interface MlSubsetScores {
 export function scoreMlSubsets(options: MlSubsetsOptions): MlSubsetScores {
   const where = "scoreMlSubsets";
   if (options === null || typeof options !== "object")
-    throw invalid(where, "options { X, y, n, p } are required.");
+    throw invalidArgument(where, "options { X, y, n, p } are required.");
   const { n, p } = options;
   if (!(Number.isInteger(p) && p >= 1 && p <= 25)) {
-    throw invalid(where, `p must be an integer in [1, 25] (all 2^p subsets are scored), got ${p}.`);
+    throw invalidArgument(where, `p must be an integer in [1, 25] (all 2^p subsets are scored), got ${p}.`);
   }
   const { X, y } = checkData(where, options.X, options.y, n, p);
   const rhoGrid = options.rhoGrid === undefined ? defaultRhoGrid() : Float64Array.from(options.rhoGrid);
-  if (rhoGrid.length < 1) throw invalid(where, "rhoGrid must hold at least one value.");
+  if (rhoGrid.length < 1) throw invalidArgument(where, "rhoGrid must hold at least one value.");
   for (let r = 0; r < rhoGrid.length; r++) {
     checkRho(where, rhoGrid[r]);
     if (r > 0 && !(rhoGrid[r] > rhoGrid[r - 1])) {
-      throw invalid(where, `rhoGrid must increase strictly; entry ${r} (${rhoGrid[r]}) does not.`);
+      throw invalidArgument(where, `rhoGrid must increase strictly; entry ${r} (${rhoGrid[r]}) does not.`);
     }
   }
   // Sufficient statistics XᵀX, Xᵀy, yᵀy (O(np²) once).
@@ -458,7 +458,7 @@ export interface MlSelection {
 /** The bitmasks of the nested models "the first k inputs", k = 1 … p (the thesis's family, §6.2.4). */
 export function nestedMasks(p: number): Uint32Array {
   if (!(Number.isInteger(p) && p >= 1 && p <= 31)) {
-    throw invalid("nestedMasks", `p must be an integer in [1, 31], got ${p}.`);
+    throw invalidArgument("nestedMasks", `p must be an integer in [1, 31], got ${p}.`);
   }
   const out = new Uint32Array(p);
   for (let k = 1; k <= p; k++) out[k - 1] = (2 ** k - 1) >>> 0;
@@ -484,13 +484,16 @@ export function selectMl(
   const where = "selectMl";
   const table = scores?.scores?.[criterion];
   if (table === undefined) {
-    throw invalid(where, `criterion must be one of ${ML_CRITERIA.join(", ")}, got ${String(criterion)}.`);
+    throw invalidArgument(
+      where,
+      `criterion must be one of ${ML_CRITERIA.join(", ")}, got ${String(criterion)}.`,
+    );
   }
   let best = -1;
   let bestScore = Number.NEGATIVE_INFINITY;
   const consider = (mask: number): void => {
     if (!(Number.isInteger(mask) && mask >= 0 && mask < scores.count)) {
-      throw invalid(where, `candidate ${mask} is not a subset mask of ${scores.p} inputs.`);
+      throw invalidArgument(where, `candidate ${mask} is not a subset mask of ${scores.p} inputs.`);
     }
     if (table[mask] > bestScore) {
       bestScore = table[mask];

@@ -1,5 +1,5 @@
 import type { LinearDesign } from "../../data/design.js";
-import { OccamError } from "../../errors.js";
+import { invalidArgument, OccamError } from "../../errors.js";
 import type { SubsetFamily } from "../family.js";
 import {
   type CentredStatistics,
@@ -10,10 +10,6 @@ import {
 } from "./design.js";
 import { nigLogEvidence, nigRegression } from "./nig.js";
 import { enumerateFamily, type SubsetSystem, type SubsetView, subsetView, viewSolve } from "./subsets.js";
-
-function invalid(where: string, message: string): OccamError {
-  return new OccamError("invalid-argument", `${where}: ${message}`);
-}
 
 /**
  * The NIG log evidence of a subset from its enumerator view (V = vI, m = 0): with G = ZᵀZ + I/v,
@@ -121,7 +117,7 @@ export function nigFamily(
     ["b", b],
   ] as const) {
     if (!(Number.isFinite(value) && value > 0)) {
-      throw invalid("the NIG prior", `${name} must be a finite number > 0, got ${value}.`);
+      throw invalidArgument("the NIG prior", `${name} must be a finite number > 0, got ${value}.`);
     }
   }
   const { n, columns: P } = design;
@@ -173,7 +169,8 @@ export function nigFamily(
       return nigRegression({ X: Z, y: design.y, n, p: k, v, a, b, names });
     },
     predictive(members, Xnew, m) {
-      if (!(Number.isInteger(m) && m >= 1)) throw invalid(where, `m must be a positive integer, got ${m}.`);
+      if (!(Number.isInteger(m) && m >= 1))
+        throw invalidArgument(where, `m must be a positive integer, got ${m}.`);
       if (Xnew === null || typeof Xnew !== "object" || Xnew.length !== m * P) {
         throw new OccamError(
           "dimension-mismatch",

@@ -1,6 +1,6 @@
 import gammaln from "@stdlib/math-base-special-gammaln";
 import { checkSubsetIndices } from "../../data/folds.js";
-import { OccamError } from "../../errors.js";
+import { invalidArgument, OccamError } from "../../errors.js";
 import { LOG_2PI } from "../../math/constants.js";
 import {
   cholesky,
@@ -114,10 +114,6 @@ interface NigUpdate {
   bracket: number;
 }
 
-function invalid(message: string): OccamError {
-  return new OccamError("invalid-argument", `nigRegression: ${message}`);
-}
-
 function finiteArray(
   values: ArrayLike<number> | undefined,
   length: number,
@@ -125,7 +121,7 @@ function finiteArray(
   code: "invalid-data" | "invalid-argument" = "invalid-data",
 ): Float64Array {
   if (values === undefined || values === null || typeof values !== "object") {
-    throw invalid(`${name} must be an array of ${length} numbers.`);
+    throw invalidArgument("nigRegression", `${name} must be an array of ${length} numbers.`);
   }
   if (values.length !== length) {
     throw new OccamError(
@@ -166,18 +162,23 @@ function finiteArray(
  */
 export function nigRegression(options: NigRegressionOptions): NigRegressionModel {
   if (options === null || typeof options !== "object") {
-    throw invalid("options { X, y, n, p, a, b } are required.");
+    throw invalidArgument("nigRegression", "options { X, y, n, p, a, b } are required.");
   }
   const { n, p, a, b } = options;
-  if (!(Number.isInteger(n) && n >= 1)) throw invalid(`n must be a positive integer, got ${n}.`);
-  if (!(Number.isInteger(p) && p >= 1)) throw invalid(`p must be a positive integer, got ${p}.`);
-  if (!(Number.isFinite(a) && a > 0)) throw invalid(`the prior shape a must be finite and > 0, got ${a}.`);
-  if (!(Number.isFinite(b) && b > 0)) throw invalid(`the prior scale b must be finite and > 0, got ${b}.`);
+  if (!(Number.isInteger(n) && n >= 1))
+    throw invalidArgument("nigRegression", `n must be a positive integer, got ${n}.`);
+  if (!(Number.isInteger(p) && p >= 1))
+    throw invalidArgument("nigRegression", `p must be a positive integer, got ${p}.`);
+  if (!(Number.isFinite(a) && a > 0))
+    throw invalidArgument("nigRegression", `the prior shape a must be finite and > 0, got ${a}.`);
+  if (!(Number.isFinite(b) && b > 0))
+    throw invalidArgument("nigRegression", `the prior scale b must be finite and > 0, got ${b}.`);
   const X = finiteArray(options.X, n * p, "X (n × p row-major)");
   const y = finiteArray(options.y, n, "y");
   const m =
     options.m === undefined ? new Float64Array(p) : finiteArray(options.m, p, "m", "invalid-argument");
-  if (options.V !== undefined && options.v !== undefined) throw invalid("give V or v, not both.");
+  if (options.V !== undefined && options.v !== undefined)
+    throw invalidArgument("nigRegression", "give V or v, not both.");
   let V: Float64Array;
   if (options.V !== undefined) {
     V = finiteArray(options.V, p * p, "V (p × p row-major)", "invalid-argument");
@@ -186,13 +187,17 @@ export function nigRegression(options: NigRegressionOptions): NigRegressionModel
         const x = V[i * p + j];
         const z = V[j * p + i];
         if (Math.abs(x - z) > 1e-12 * (Math.abs(x) + Math.abs(z)) + 1e-300) {
-          throw invalid(`V is not symmetric: V[${i}][${j}] = ${x} but V[${j}][${i}] = ${z}.`);
+          throw invalidArgument(
+            "nigRegression",
+            `V is not symmetric: V[${i}][${j}] = ${x} but V[${j}][${i}] = ${z}.`,
+          );
         }
       }
     }
   } else {
     const v = options.v ?? 1;
-    if (!(Number.isFinite(v) && v > 0)) throw invalid(`the prior scale v must be finite and > 0, got ${v}.`);
+    if (!(Number.isFinite(v) && v > 0))
+      throw invalidArgument("nigRegression", `the prior scale v must be finite and > 0, got ${v}.`);
     V = new Float64Array(p * p);
     for (let i = 0; i < p; i++) V[i * p + i] = v;
   }
@@ -417,7 +422,10 @@ export function nigRegression(options: NigRegressionOptions): NigRegressionModel
     },
     samplePosterior(rng, count) {
       if (!(Number.isInteger(count) && count >= 0)) {
-        throw invalid(`samplePosterior: count must be an integer ≥ 0, got ${count}.`);
+        throw invalidArgument(
+          "nigRegression",
+          `samplePosterior: count must be an integer ≥ 0, got ${count}.`,
+        );
       }
       const out: Float64Array[] = [];
       for (let k = 0; k < count; k++) out.push(draw(rng, post.mean, post.shape, post.scale, LV, post.K));
@@ -425,7 +433,7 @@ export function nigRegression(options: NigRegressionOptions): NigRegressionModel
     },
     powerPosteriorKernel(beta) {
       if (!(beta >= 0 && beta <= 1)) {
-        throw invalid(`powerPosteriorKernel: beta must lie in [0, 1], got ${beta}.`);
+        throw invalidArgument("nigRegression", `powerPosteriorKernel: beta must lie in [0, 1], got ${beta}.`);
       }
       const u = update(beta);
       const logDensity = (x: Float64Array): number =>

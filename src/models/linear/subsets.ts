@@ -1,4 +1,4 @@
-import { OccamError } from "../../errors.js";
+import { invalidArgument, OccamError } from "../../errors.js";
 import type { FamilyView } from "../family.js";
 
 /**
@@ -105,24 +105,21 @@ export interface EnumerateSubsetsOptions {
   steps?: { readonly from: number; readonly to: number };
 }
 
-function invalid(where: string, message: string): OccamError {
-  return new OccamError("invalid-argument", `${where}: ${message}`);
-}
-
 function checkSystem(system: SubsetSystem, where: string): void {
-  if (system === null || typeof system !== "object") throw invalid(where, "a SubsetSystem is required.");
+  if (system === null || typeof system !== "object")
+    throw invalidArgument(where, "a SubsetSystem is required.");
   const { p, fixed, gram, rhs } = system;
   if (!(Number.isInteger(p) && p >= 0 && p <= 31)) {
-    throw invalid(where, `p must be an integer in [0, 31] (subsets are 32-bit masks), got ${p}.`);
+    throw invalidArgument(where, `p must be an integer in [0, 31] (subsets are 32-bit masks), got ${p}.`);
   }
   if (!(Number.isInteger(fixed) && fixed >= 0)) {
-    throw invalid(where, `fixed must be a non-negative integer, got ${fixed}.`);
+    throw invalidArgument(where, `fixed must be a non-negative integer, got ${fixed}.`);
   }
   const blocks = system.blocks;
   if (blocks !== undefined) {
     let ok = blocks instanceof Int32Array && blocks.length === p + 1 && blocks[0] === 0;
     for (let t = 0; ok && t < p; t++) ok = blocks[t + 1] > blocks[t];
-    if (!ok) throw invalid(where, "blocks must be p + 1 increasing column offsets starting at 0.");
+    if (!ok) throw invalidArgument(where, "blocks must be p + 1 increasing column offsets starting at 0.");
   }
   const q = columnCount(system);
   if (!(gram instanceof Float64Array) || gram.length !== q * q) {
@@ -299,7 +296,10 @@ function checkSteps(
   if (steps === undefined) return { from: 0, to: total };
   const { from, to } = steps;
   if (!(Number.isInteger(from) && Number.isInteger(to) && from >= 0 && from < to && to <= total)) {
-    throw invalid(where, `steps must satisfy 0 ≤ from < to ≤ 2^${p} (integers), got from ${from}, to ${to}.`);
+    throw invalidArgument(
+      where,
+      `steps must satisfy 0 ≤ from < to ≤ 2^${p} (integers), got from ${from}, to ${to}.`,
+    );
   }
   return { from, to };
 }
@@ -321,18 +321,18 @@ export function enumerateSubsets(
 ): number {
   const where = "enumerateSubsets";
   checkSystem(system, where);
-  if (typeof visit !== "function") throw invalid(where, "visit must be a function.");
+  if (typeof visit !== "function") throw invalidArgument(where, "visit must be a function.");
   const { p, fixed } = system;
   const maxSize = options?.maxSize ?? p;
   if (!(Number.isInteger(maxSize) && maxSize >= 0)) {
-    throw invalid(where, `maxSize must be a non-negative integer, got ${maxSize}.`);
+    throw invalidArgument(where, `maxSize must be a non-negative integer, got ${maxSize}.`);
   }
   if (options?.steps !== undefined && maxSize < p) {
-    throw invalid(where, "steps apply only to the enumeration of every subset (no maxSize below p).");
+    throw invalidArgument(where, "steps apply only to the enumeration of every subset (no maxSize below p).");
   }
   const singular = options?.singular ?? "throw";
   if (singular !== "throw" && singular !== "nan") {
-    throw invalid(where, `singular must be "throw" or "nan", got ${String(singular)}.`);
+    throw invalidArgument(where, `singular must be "throw" or "nan", got ${String(singular)}.`);
   }
   const q = columnCount(system);
   const terms = termColumns(system);
@@ -363,7 +363,7 @@ export function enumerateSubsets(
   };
   let count = 0;
   if (maxSize >= p) {
-    if (p > 30) throw invalid(where, `all 2^${p} subsets are too many to enumerate; give maxSize.`);
+    if (p > 30) throw invalidArgument(where, `all 2^${p} subsets are too many to enumerate; give maxSize.`);
     const { from, to } = checkSteps(options?.steps, p, where);
     // The subset of step `from`, its terms' columns in the rows the Gray walk keeps them in (the higher
     // term first, below the fixed columns).
@@ -471,7 +471,10 @@ export function subsetView(system: SubsetSystem, members: ArrayLike<number>, whe
   for (let i = 0; i < members.length; i++) {
     const t = members[i];
     if (!(Number.isInteger(t) && t >= 0 && t < p) || seen.has(t)) {
-      throw invalid(where, `a subset lists term ${t} twice or outside [0, ${p}); list distinct terms.`);
+      throw invalidArgument(
+        where,
+        `a subset lists term ${t} twice or outside [0, ${p}); list distinct terms.`,
+      );
     }
     seen.add(t);
     if (t < 31) mask |= 1 << t;

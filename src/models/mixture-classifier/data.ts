@@ -4,7 +4,7 @@
  * classes seen in training).
  */
 import type { CsvTable } from "../../data/csv.js";
-import { OccamError } from "../../errors.js";
+import { invalidData, OccamError } from "../../errors.js";
 import type { Rng } from "../../random/rng.js";
 
 /** A classification data set: n × p inputs (row-major) and class indices into `classNames`. */
@@ -25,10 +25,6 @@ export interface ClassificationData {
 
 const NUMBER = /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/;
 const MISSING = new Set(["", "na", "nan", "n/a", "null", "?"]);
-
-function invalid(message: string): OccamError {
-  return new OccamError("invalid-data", message);
-}
 
 /** Sorts class labels: numerically when all are numbers, otherwise as strings. */
 function sortClasses(names: string[]): string[] {
@@ -52,7 +48,7 @@ function checkClassCount(target: string, source: string, classNames: readonly st
     .slice(0, 3)
     .map((c) => `"${c}"`)
     .join(", ");
-  throw invalid(
+  throw invalidData(
     `Column "${target}" (target) of ${source} has ${classNames.length} distinct values among ${n} rows (${shown}, …)` +
       (numeric ? ": it looks like a continuous quantity, not class labels. " : ": too many classes. ") +
       `A classifier of ${n} rows can learn at most ${limit} classes (never more than ${MAX_CLASSES}); ` +
@@ -87,7 +83,7 @@ export function checkClassRows(train: ClassificationData, source: string, whole?
       : thin.some((k) => all[k] < 3)
         ? "A class needs three rows or more to be split into at least two training rows and a test row: add rows, or give a --test file."
         : "Hold out a smaller share for testing (a lower --split), or add rows.";
-  throw invalid(
+  throw invalidData(
     `The training rows of ${source} leave ${thin.length > 1 ? "classes" : "class"} ${list} with fewer than two rows: ` +
       `every class needs at least two training rows. ${advice}`,
   );
@@ -123,21 +119,22 @@ export function classificationTable(csv: CsvTable, options: ClassificationTableO
   const source = options.source ?? "the data";
   const columns = csv.columns.map((c) => `"${c}"`).join(", ");
   if (!csv.data.has(target)) {
-    throw invalid(`Unknown target column "${target}" in ${source}: the columns are ${columns}.`);
+    throw invalidData(`Unknown target column "${target}" in ${source}: the columns are ${columns}.`);
   }
   const inputs = options.inputs ?? csv.columns.filter((c) => c !== target);
-  if (inputs.length === 0) throw invalid(`${source} has no input columns besides the target "${target}".`);
+  if (inputs.length === 0)
+    throw invalidData(`${source} has no input columns besides the target "${target}".`);
   for (const name of inputs) {
     if (!csv.data.has(name))
-      throw invalid(`Unknown input column "${name}" in ${source}: the columns are ${columns}.`);
-    if (name === target) throw invalid(`Column "${name}" is both the target and an input.`);
+      throw invalidData(`Unknown input column "${name}" in ${source}: the columns are ${columns}.`);
+    if (name === target) throw invalidData(`Column "${name}" is both the target and an input.`);
   }
   const n = csv.rows;
   const p = inputs.length;
   const raw = csv.data.get(target) as readonly string[];
   for (let r = 0; r < n; r++) {
     if (MISSING.has(raw[r].toLowerCase())) {
-      throw invalid(
+      throw invalidData(
         `Row ${r + 2}, column "${target}" (target) of ${source}: missing class label. Fill it in or remove the row.`,
       );
     }
@@ -149,7 +146,7 @@ export function classificationTable(csv: CsvTable, options: ClassificationTableO
   for (let r = 0; r < n; r++) {
     const k = index.get(raw[r]);
     if (k === undefined) {
-      throw invalid(
+      throw invalidData(
         `Row ${r + 2}, column "${target}" of ${source}: the class "${raw[r]}" does not occur in the training data (its classes are ${classNames.join(", ")}); a classifier cannot predict a class it never saw.`,
       );
     }
@@ -163,7 +160,7 @@ export function classificationTable(csv: CsvTable, options: ClassificationTableO
       const value = NUMBER.test(cell) ? Number(cell) : Number.NaN;
       if (!Number.isFinite(value)) {
         const what = MISSING.has(cell.toLowerCase()) ? "a missing value" : `"${cell}", not a number`;
-        throw invalid(
+        throw invalidData(
           `Row ${r + 2}, column "${inputs[j]}" (input) of ${source}: ${what}. The mixture classifier needs numeric inputs: fix the cell or drop the column.`,
         );
       }
