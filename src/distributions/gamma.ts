@@ -22,6 +22,25 @@ export interface Gamma extends ContinuousUnivariateDistribution {
   readonly rate: number;
 }
 
+/** The log of the Gamma(shape a, rate b) density's normaliser, a log b − log Γ(a). */
+export function gammaLogNormaliser(shape: number, rate: number): number {
+  return shape * Math.log(rate) - gammaln(shape);
+}
+
+/**
+ * The log density of u = log x for x ~ Gamma(shape a, rate b) (the Gamma density times the Jacobian
+ * eᵘ): a log b − log Γ(a) + a u − b eᵘ. Hot loops pass `logNormaliser` ({@link gammaLogNormaliser})
+ * computed once.
+ */
+export function gammaLogDensityOfLog(
+  u: number,
+  shape: number,
+  rate: number,
+  logNormaliser = gammaLogNormaliser(shape, rate),
+): number {
+  return logNormaliser + shape * u - rate * Math.exp(u);
+}
+
 /**
  * The Gamma(shape a, rate b) distribution on x > 0:
  * log p(x) = a log b − log Γ(a) + (a − 1) log x − b x. Mean a/b, variance a/b².
@@ -32,7 +51,7 @@ export function gamma(options: GammaOptions): Gamma {
   const { shape, rate } = options;
   checkPositiveParameter(shape, "gamma: shape");
   checkPositiveParameter(rate, "gamma: rate");
-  const logNorm = shape * Math.log(rate) - gammaln(shape);
+  const logNorm = gammaLogNormaliser(shape, rate);
   return Object.freeze({
     family: "gamma" as const,
     shape,

@@ -1,17 +1,4 @@
-/**
- * Bayesian multinomial logistic regression, Everson et al.'s global family: for K ≥ 2 classes,
- * η_0 = 0 and η_k = b_k + w_k · x for k = 1 … K − 1 (baseline-category logits; for two classes,
- * ordinary logistic regression). Inputs are standardised by the training rows. Prior: intercepts
- * b_k ~ N(0, s_b²); all slopes w ~ N(0, τ⁻¹ I) with a common precision τ ~ Gamma(a, rate r)
- * (marginally a multivariate Student-t over the slopes), or τ fixed. With τ free, HMC samples the
- * slopes non-centred, w = z e^{−u/2} with z ~ N(0, I) and u = log τ, so that the posterior's tail
- * along a separating direction is exponential in u rather than polynomial in ‖w‖.
- *
- * The baseline parametrisation is identified (no two weight vectors give the same probabilities), at
- * the price of a prior that treats the reference class (the first) slightly differently: the log odds
- * between two other classes have prior variance 2/τ, against 1/τ for the reference.
- */
-import gammaln from "@stdlib/math-base-special-gammaln";
+import { gammaLogNormaliser } from "../../distributions/gamma.js";
 import { checkPositive, OccamError } from "../../errors.js";
 import { LOG_2PI } from "../../math/constants.js";
 import type { Rng } from "../../random/rng.js";
@@ -73,7 +60,7 @@ export function logisticClassifier(
   // u → −∞ with density ~ e^{a u}, an exponential tail HMC handles.
   const dim = (K - 1) * q + (fixed ? 0 : 1);
   const U = (K - 1) * q; // index of u = log τ when it is a parameter
-  const logNormU = hyper.shape * Math.log(hyper.rate) - gammaln(hyper.shape);
+  const logNormU = gammaLogNormaliser(hyper.shape, hyper.rate);
   const nSlopes = (K - 1) * p;
   /** log p(z) + log p(u) (and its gradient added to grad): z ~ N(0, I), u = log τ with τ ~ Gamma(a, rate b). */
   const slopePrior = (theta: Float64Array, grad: Float64Array | null): number => {

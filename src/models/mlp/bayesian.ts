@@ -22,7 +22,7 @@
  * Stan's warm-up windows, per temperature).
  */
 import erfc from "@stdlib/math-base-special-erfc";
-import gammaln from "@stdlib/math-base-special-gammaln";
+import { gammaLogDensityOfLog, gammaLogNormaliser } from "../../distributions/gamma.js";
 import { OccamError } from "../../errors.js";
 import { LOG_2PI } from "../../math/constants.js";
 import { minimize } from "../../math/optimize.js";
@@ -156,11 +156,6 @@ function checkGammaPrior(prior: GammaPrior, name: string): GammaPrior {
   return Object.freeze({ shape: prior.shape, rate: prior.rate });
 }
 
-/** log of the Gamma(shape, rate) density of e^u times the Jacobian e^u: s log r − lnΓ(s) + s u − r e^u. */
-function logGammaOfLog(u: number, prior: GammaPrior, norm: number): number {
-  return norm + prior.shape * u - prior.rate * Math.exp(u);
-}
-
 /**
  * Builds the Bayesian network model on a training set (see the module header for the model).
  * Throws an `OccamError` for bad data, hidden < 1 or bad priors.
@@ -198,8 +193,8 @@ export function bayesianMlp(data: MlpData, options: BayesianMlpOptions): Bayesia
   const dim = W + 5;
   const groups = network.groups;
   const nValues = data.n * data.outputs;
-  const noiseNorm = noisePrior.shape * Math.log(noisePrior.rate) - gammaln(noisePrior.shape);
-  const groupNorm = groupPriors.map((g) => g.shape * Math.log(g.rate) - gammaln(g.shape));
+  const noiseNorm = gammaLogNormaliser(noisePrior.shape, noisePrior.rate);
+  const groupNorm = groupPriors.map((g) => gammaLogNormaliser(g.shape, g.rate));
   const scratch = new Float64Array(W);
   const names = Object.freeze([
     ...network.names,
@@ -220,7 +215,7 @@ export function bayesianMlp(data: MlpData, options: BayesianMlpOptions): Bayesia
   };
 
   const logPrior = (x: Float64Array, grad?: Float64Array): number => {
-    let lp = logGammaOfLog(x[W], noisePrior, noiseNorm);
+    let lp = gammaLogDensityOfLog(x[W], noisePrior.shape, noisePrior.rate, noiseNorm);
     if (grad !== undefined) grad[W] = noisePrior.shape - noisePrior.rate * Math.exp(x[W]);
     for (let k = 0; k < 4; k++) {
       const { offset, length } = groups[k];
@@ -231,7 +226,10 @@ export function bayesianMlp(data: MlpData, options: BayesianMlpOptions): Bayesia
         sq += x[j] * x[j];
         if (grad !== undefined) grad[j] = -alpha * x[j];
       }
-      lp += 0.5 * length * (u - LOG_2PI) - 0.5 * alpha * sq + logGammaOfLog(u, groupPriors[k], groupNorm[k]);
+      lp +=
+        0.5 * length * (u - LOG_2PI) -
+        0.5 * alpha * sq +
+        gammaLogDensityOfLog(u, groupPriors[k].shape, groupPriors[k].rate, groupNorm[k]);
       if (grad !== undefined) {
         grad[W + 1 + k] =
           0.5 * length - 0.5 * alpha * sq + groupPriors[k].shape - groupPriors[k].rate * alpha;

@@ -13,6 +13,7 @@
  * q(τ) and q(α_k) kept at their closed-form mean-field optima.
  */
 import gammaln from "@stdlib/math-base-special-gammaln";
+import { gammaLogDensityOfLog, gammaLogNormaliser } from "../../distributions/gamma.js";
 import { OccamError } from "../../errors.js";
 import { paretoKHat } from "../../evidence/importance-sampling.js";
 import {
@@ -482,7 +483,7 @@ function refineEnsemble(
     mlpSymmetryLogFactor(network.hidden);
   for (let k = 0; k < 4; k++) {
     const g = groupPriors[k];
-    elboConst += g.shape * Math.log(g.rate) - gammaln(g.shape) + gammaln(aK[k]);
+    elboConst += gammaLogNormaliser(g.shape, g.rate) + gammaln(aK[k]);
   }
   /** The collapsed ELBO given E_q[S], the groups' E_q‖w_k‖² and Σ log C_ii. */
   const collapsedElbo = (expectedS: number, sq: Float64Array, logDetC: number): number => {
@@ -673,11 +674,6 @@ function refineEnsemble(
   return { mean: m, C, noise, groups: groupsQ, initialScale, elboTrace };
 }
 
-/** log of the Gamma(shape, rate) density of e^u times the Jacobian e^u. */
-function logGammaOfLog(u: number, g: GammaPrior, norm: number): number {
-  return norm + g.shape * u - g.rate * Math.exp(u);
-}
-
 /** Options of {@link ensembleEvidence}. */
 export interface EnsembleEvidenceOptions {
   /**
@@ -744,8 +740,8 @@ export function ensembleEvidence(
   const rng = createRng(options.seed ?? 0);
   let logDetC = 0;
   for (let j = 0; j < W; j++) logDetC += Math.log(C[j * W + j]);
-  const noiseNorm = fit.noise.shape * Math.log(fit.noise.rate) - gammaln(fit.noise.shape);
-  const groupNorm = fit.groups.map((g) => g.shape * Math.log(g.rate) - gammaln(g.shape));
+  const noiseNorm = gammaLogNormaliser(fit.noise.shape, fit.noise.rate);
+  const groupNorm = fit.groups.map((g) => gammaLogNormaliser(g.shape, g.rate));
   const z = new Float64Array(W);
   const dw = new Float64Array(W);
   const logW = new Float64Array(samples);
@@ -762,11 +758,11 @@ export function ensembleEvidence(
     let logQ = -logDetC - 0.5 * W * LOG_2PI - 0.5 * zz;
     const tau = rng.gamma(fit.noise.shape) / fit.noise.rate;
     x[W] = Math.log(tau);
-    logQ += logGammaOfLog(x[W], fit.noise, noiseNorm);
+    logQ += gammaLogDensityOfLog(x[W], fit.noise.shape, fit.noise.rate, noiseNorm);
     for (let k = 0; k < 4; k++) {
       const a = rng.gamma(fit.groups[k].shape) / fit.groups[k].rate;
       x[W + 1 + k] = Math.log(a);
-      logQ += logGammaOfLog(x[W + 1 + k], fit.groups[k], groupNorm[k]);
+      logQ += gammaLogDensityOfLog(x[W + 1 + k], fit.groups[k].shape, fit.groups[k].rate, groupNorm[k]);
     }
     logW[i] = model.logPrior(x) + model.logLikelihood(x) - logQ;
     if (Number.isNaN(logW[i]) || logW[i] === Number.POSITIVE_INFINITY) {

@@ -6,6 +6,7 @@
  * the hyperparameters' posterior in log space (their eq. 11).
  */
 import gammaln from "@stdlib/math-base-special-gammaln";
+import { gammaLogDensityOfLog } from "../../distributions/gamma.js";
 import { OccamError } from "../../errors.js";
 import { type EvidenceEstimate, evidenceResult } from "../../evidence/result.js";
 import { LOG_2PI } from "../../math/constants.js";
@@ -206,11 +207,6 @@ function resolve(options: EvidenceFrameworkOptions, where: string): Resolved {
   return { restarts, cycles, tolerance, maxIterations, seed };
 }
 
-/** log of the Gamma(shape, rate) density of e^u times the Jacobian e^u. */
-function logGammaOfLog(u: number, shape: number, rate: number): number {
-  return shape * Math.log(rate) - gammaln(shape) + shape * u - rate * Math.exp(u);
-}
-
 /** log(H!) + H log 2: the number of equivalent modes (hidden-unit permutations and sign flips). */
 export function mlpSymmetryLogFactor(hidden: number): number {
   return gammaln(hidden + 1) + hidden * Math.LN2;
@@ -334,12 +330,12 @@ function fitOnce(model: BayesianMlp, w0: Float64Array, o: Resolved, where: strin
   const symmetry = mlpSymmetryLogFactor(network.hidden);
   // Gaussian approximation of the hyperparameters' posterior in u = log α_k, log τ: MacKay's error
   // bars σ²(log α_k) = 2/γ_k and σ²(log τ) = 2/(N·O − γ), plus the Gamma hyperpriors' curvature r e^u.
-  let hyper = logGammaOfLog(Math.log(tau), noisePrior.shape, noisePrior.rate);
+  let hyper = gammaLogDensityOfLog(Math.log(tau), noisePrior.shape, noisePrior.rate);
   let eq11Hyper = 0.5 * Math.log(2 / (nValues - gamma));
   const curvTau = 0.5 * (nValues - gamma) + noisePrior.rate * tau;
   hyper += 0.5 * (LOG_2PI - Math.log(curvTau));
   for (let k = 0; k < 4; k++) {
-    hyper += logGammaOfLog(Math.log(alpha[k]), groupPriors[k].shape, groupPriors[k].rate);
+    hyper += gammaLogDensityOfLog(Math.log(alpha[k]), groupPriors[k].shape, groupPriors[k].rate);
     const g = Math.max(gammas[k], 1e-12);
     hyper += 0.5 * (LOG_2PI - Math.log(0.5 * g + groupPriors[k].rate * alpha[k]));
     eq11Hyper += 0.5 * Math.log(2 / g);
