@@ -323,21 +323,11 @@ export {
 } from "./models/mixture-classifier/index.js";
 export {
   type BayesianMlp,
-  type BayesianMlpDraws,
-  type BayesianMlpFit,
   type BayesianMlpOptions,
   type BayesianMlpPriors,
   bayesianMlp,
-  type FitBayesianMlpOptions,
-  fitBayesianMlp,
   type GammaPrior,
   type MlpHyperparameters,
-  type MlpPredictive,
-  type MlpPredictiveDraws,
-  type PredictBayesianMlpOptions,
-  predictBayesianMlp,
-  type SampleBayesianMlpOptions,
-  sampleBayesianMlp,
 } from "./models/mlp/bayesian.js";
 export {
   type EnsembleEvidenceDiagnostics,
@@ -358,12 +348,28 @@ export {
   evidenceFramework,
 } from "./models/mlp/evidence-framework.js";
 export {
+  type BayesianMlpFit,
+  type FitBayesianMlpOptions,
+  fitBayesianMlp,
+} from "./models/mlp/fit.js";
+export {
   finalPredictionError,
   fitMaximumLikelihoodMlp,
   type MaximumLikelihoodMlpFit,
   type MaximumLikelihoodMlpOptions,
 } from "./models/mlp/maximum-likelihood.js";
 export type { MlpData } from "./models/mlp/network.js";
+export {
+  type MlpPredictive,
+  type MlpPredictiveDraws,
+  type PredictBayesianMlpOptions,
+  predictBayesianMlp,
+} from "./models/mlp/prediction.js";
+export {
+  type BayesianMlpDraws,
+  type SampleBayesianMlpOptions,
+  sampleBayesianMlp,
+} from "./models/mlp/sampling.js";
 export {
   type SweepEvidence,
   type SweepTemperature,

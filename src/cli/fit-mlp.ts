@@ -1,8 +1,9 @@
 import { type Command, Option } from "commander";
 import { type CsvTable, numericTable, readCsv } from "../data/csv.js";
 import { OccamError } from "../errors.js";
-import type { BayesianMlpFit, MlpPredictive } from "../models/mlp/bayesian.js";
+import type { BayesianMlpFit } from "../models/mlp/fit.js";
 import type { MlpData } from "../models/mlp/network.js";
+import type { MlpPredictive } from "../models/mlp/prediction.js";
 import { columnList, openUnitInterval, parseSeed, wholeNumber } from "./arguments.js";
 import { type Io, progressLine } from "./io.js";
 import { checkedJson } from "./json.js";
@@ -115,7 +116,7 @@ export function registerFitMlp(program: Command, io: Io): void {
 
       const progress = progressLine(io, "fit-mlp");
       let lastShown = -1;
-      const { fitBayesianMlp } = await import("../models/mlp/bayesian.js");
+      const { fitBayesianMlp } = await import("../models/mlp/fit.js");
       const fit = fitBayesianMlp(train, {
         hidden,
         draws: flags.draws,

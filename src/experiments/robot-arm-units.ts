@@ -7,11 +7,12 @@
 import { z } from "zod";
 import { robotArmData } from "../data/generators/robot-arm.js";
 import { powerLadder, refineLadder } from "../evidence/tempering/schedule.js";
-import { bayesianMlp, predictBayesianMlp } from "../models/mlp/bayesian.js";
+import { bayesianMlp } from "../models/mlp/bayesian.js";
 import { ensembleEvidence, ensembleMlp } from "../models/mlp/ensemble.js";
 import { evidenceFramework } from "../models/mlp/evidence-framework.js";
 import { fitMaximumLikelihoodMlp } from "../models/mlp/maximum-likelihood.js";
 import type { MlpData } from "../models/mlp/network.js";
+import { predictBayesianMlp } from "../models/mlp/prediction.js";
 import {
   type SweepEvidence,
   sweepChaining,

@@ -13,7 +13,8 @@ import { quadratureWeights } from "../../evidence/tempering/quadrature.js";
 import { validateLadder } from "../../evidence/tempering/schedule.js";
 import { createRng, type Rng } from "../../random/rng.js";
 import type { HmcOptions } from "../../samplers/hmc.js";
-import { type BayesianMlp, optimizedStart, sampleBayesianMlp } from "./bayesian.js";
+import type { BayesianMlp } from "./bayesian.js";
+import { optimizedStart, sampleBayesianMlp } from "./sampling.js";
 
 /** Options of {@link sweepTemperatures}. */
 export interface TemperatureSweepOptions {

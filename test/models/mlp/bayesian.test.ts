@@ -5,8 +5,10 @@ import { robotArmData } from "../../../src/data/generators/robot-arm.js";
 import { monteCarloStandardError } from "../../../src/diagnostics/ess.js";
 import { gamma } from "../../../src/distributions/gamma.js";
 import { normal } from "../../../src/distributions/normal.js";
-import { bayesianMlp, predictBayesianMlp, sampleBayesianMlp } from "../../../src/models/mlp/bayesian.js";
+import { bayesianMlp } from "../../../src/models/mlp/bayesian.js";
 import { createMlp } from "../../../src/models/mlp/network.js";
+import { predictBayesianMlp } from "../../../src/models/mlp/prediction.js";
+import { sampleBayesianMlp } from "../../../src/models/mlp/sampling.js";
 import { createRng } from "../../../src/random/rng.js";
 import { thrown } from "../../support/assertions.js";
 

@@ -1,0 +1,328 @@
+import { OccamError } from "../../errors.js";
+import { LOG_2PI } from "../../math/constants.js";
+import type { Rng } from "../../random/rng.js";
+import {
+  buildHmcKernel,
+  type HmcInfo,
+  type HmcKernel,
+  type HmcOptions,
+  type HmcState,
+} from "../../samplers/hmc.js";
+import type { AdaptiveKernel, PositionState, StepInfo } from "../../samplers/kernel.js";
+import type { BayesianMlp } from "./bayesian.js";
+
+/**
+ * Default settings of the weights' HMC kernel. The posterior of a network's weights is narrow across
+ * and long along its ridges (on the robot arm the adapted step size is ~1e-3 of the marginal scale,
+ * as the thesis's ε = 0.00015 with 1000–8000 leapfrog steps), so a trajectory of integration time 2 is
+ * capped at 256 leapfrog steps (±50 % jitter): long enough to move, short enough that the
+ * hyperparameters are refreshed often. The acceptance falls steeply with the step size near the
+ * stability limit, so the terminal warm-up window, where dual averaging settles ε after the last
+ * mass-matrix update, is 150 sweeps instead of Stan's 50: with 50 the averaged ε̄ came out well below
+ * the ε of the warm-up and the acceptance was ~0.96. Even so, the kept sweeps accept more often than
+ * dual averaging aims for — near the stability limit the acceptance at the fixed averaged ε̄ exceeds
+ * the mean acceptance of warm-up's fluctuating ε. On the robot arm, aiming at 0.8 realised 0.89
+ * (H = 16) and 0.91 (H = 4, 60 cases); aiming at 0.65 realised 0.86 (H = 8), 0.88 (H = 4) and 0.93
+ * (H = 16). The target is therefore 0.65, and a final calibration stage ({@link MLP_CALIBRATION})
+ * sets the fixed step size from the acceptance it realises.
+ */
+export const MLP_HMC_DEFAULTS: Readonly<Omit<HmcOptions, "target">> = Object.freeze({
+  trajectoryLength: 2,
+  maxSteps: 256,
+  stepsJitter: 0.5,
+  targetAccept: 0.65,
+  windows: Object.freeze({ initBuffer: 75, termBuffer: 150, baseWindow: 25 }),
+});
+
+/**
+ * The final calibration stage of the weights' HMC warm-up. Dual averaging leaves a step size ε̄ whose
+ * acceptance, once fixed, often exceeds 0.9 on network posteriors (near the stability limit the
+ * acceptance at a fixed ε is above the mean acceptance of warm-up's fluctuating ε; see
+ * {@link MLP_HMC_DEFAULTS}). So with a warm-up of at least `minWarmup` sweeps, its last
+ * min(`maxLength`, ⌊`fraction` · warm-up⌋) sweeps are a calibration stage: the main adaptation (dual
+ * averaging and Stan's mass-matrix windows) runs on the sweeps before it and ends; the step size is
+ * then fixed for each `block` of sweeps, after which it is set to the ε whose acceptance, predicted
+ * from every calibration sweep so far, is `centre`: a sweep with energy error ΔH at step ε_i would
+ * have accepted with probability min(1, exp(−ΔH (ε/ε_i)²)) at ε, since leapfrog's energy error
+ * scales like ε². Pooling the sweeps matters: the Gibbs updates change the weights' target every
+ * sweep, so the acceptance at a fixed ε fluctuates (one block of 10 sweeps realised 0.46 at an ε where
+ * the previous one realised 0.91). The kept sweeps use the final ε. Turned off with `adaptStepSize: false`.
+ */
+export const MLP_CALIBRATION = Object.freeze({
+  minWarmup: 100,
+  fraction: 0.2,
+  maxLength: 150,
+  block: 10,
+  centre: 0.75,
+});
+
+/**
+ * The step size whose predicted mean acceptance is `MLP_CALIBRATION.centre`, from the energy errors
+ * ΔH_i of `n` sweeps run at step sizes ε_i: at ε the acceptance is predicted as
+ * (1/n) Σ min(1, exp(−ΔH_i (ε/ε_i)²)) (leapfrog's energy error scales like ε²); a divergent sweep
+ * counts as a rejection at ε ≥ 0.6 ε_i and an acceptance below (which keeps the prediction monotone). The prediction
+ * decreases in ε; its root is found by bisection on log ε within a factor 2 of `current`, so that one
+ * block's extrapolation cannot move the step far.
+ */
+const DIVERGENCE_RATIO = 0.6;
+
+function calibratedStep(errors: Float64Array, steps: Float64Array, n: number, current: number): number {
+  const predicted = (eps: number): number => {
+    let sum = 0;
+    for (let i = 0; i < n; i++) {
+      const dh = errors[i];
+      const r = eps / steps[i];
+      if (dh === Number.POSITIVE_INFINITY) {
+        // A divergence is an instability, not an ε² energy error: a rejection down to 0.6 ε_i (the
+        // trajectory may still be unstable a little below ε_i), an acceptance below.
+        sum += r < DIVERGENCE_RATIO ? 1 : 0;
+      } else {
+        sum += dh <= 0 ? 1 : Math.exp(-dh * r * r);
+      }
+    }
+    return sum / n;
+  };
+  let lo = Math.log(current) - Math.LN2;
+  let hi = Math.log(current) + Math.LN2;
+  for (let it = 0; it < 60; it++) {
+    const mid = 0.5 * (lo + hi);
+    if (predicted(Math.exp(mid)) > MLP_CALIBRATION.centre) lo = mid;
+    else hi = mid;
+  }
+  return Math.exp(0.5 * (lo + hi));
+}
+
+/** Number of calibration sweeps at the end of a warm-up of `warmup` sweeps (0 below `minWarmup`). */
+export function calibrationLength(warmup: number): number {
+  if (warmup < MLP_CALIBRATION.minWarmup) return 0;
+  return Math.min(MLP_CALIBRATION.maxLength, Math.floor(MLP_CALIBRATION.fraction * warmup));
+}
+
+/** State of the {@link MlpKernel}: the position, the tempered log density there, and S(w). */
+export interface MlpKernelState extends PositionState {
+  /** S(w), the sum of squared errors of the position's weights. */
+  readonly sumOfSquares: number;
+  /** log L at the position (untempered). */
+  readonly logLikelihood: number;
+}
+
+/** What one Gibbs + HMC sweep did (the HMC part's accept and trajectory). */
+export interface MlpKernelInfo extends StepInfo {
+  readonly divergent: boolean;
+  /** The HMC trajectory's energy error. */
+  readonly energyError: number;
+  /** The HMC step size used. */
+  readonly stepSize: number;
+  /** Leapfrog steps taken. */
+  readonly steps: number;
+}
+
+/** The Gibbs + HMC kernel of a {@link BayesianMlp} at one inverse temperature. */
+export interface MlpKernel extends AdaptiveKernel<MlpKernelState, MlpKernelInfo> {
+  readonly dim: number;
+  /** The inverse temperature β. */
+  readonly beta: number;
+  /** The weights' HMC step size (current nominal). */
+  readonly stepSize: number;
+  /** A copy of the weights' diagonal inverse mass matrix. */
+  readonly inverseMassMatrix: Float64Array;
+}
+
+/**
+ * One sweep: (1) hybrid Monte Carlo on the weights given τ and α (target log p(w | α) + β log L(w, τ),
+ * constants dropped), (2) τ from its conditional Gamma(s + β N·O/2, r + β S(w)/2) (thesis eqs.
+ * 6.68–6.69 in rate form), (3) each α_k from Gamma(s_k + N_k/2, r_k + ‖w_k‖²/2) — the shape is
+ * s_k **+** N_k/2 (the thesis's eq. 6.67 prints a minus sign, an erratum). The HMC kernel is the
+ * library's (leapfrog by default), re-initialised after each hyperparameter update because its target
+ * changed; that costs one gradient per sweep. Its step size and mass matrix adapt in warm-up.
+ */
+export function buildMlpKernel(
+  model: BayesianMlp,
+  beta: number,
+  hmcOptions: Omit<HmcOptions, "target">,
+): MlpKernel {
+  if (!(beta >= 0 && beta <= 1)) {
+    throw new OccamError("invalid-argument", `bayesianMlp kernel: beta must lie in [0, 1], got ${beta}.`);
+  }
+  const { network, weightCount: W, noisePrior, groupPriors, data } = model;
+  const ss = model.sumOfSquares;
+  const groups = network.groups;
+  const nValues = data.n * data.outputs;
+  const alpha = new Float64Array(4);
+  let tau = 1;
+  const halfBeta = 0.5 * beta;
+
+  const weightTarget = {
+    dim: W,
+    logDensity(w: Float64Array): number {
+      let lp = beta === 0 ? 0 : -halfBeta * tau * ss.value(w);
+      for (let k = 0; k < 4; k++) {
+        const { offset, length } = groups[k];
+        let sq = 0;
+        for (let j = offset; j < offset + length; j++) sq += w[j] * w[j];
+        lp -= 0.5 * alpha[k] * sq;
+      }
+      return lp;
+    },
+    gradLogDensity(w: Float64Array, grad: Float64Array): number {
+      let lp = 0;
+      if (beta === 0) grad.fill(0);
+      else {
+        lp = -halfBeta * tau * ss.gradient(w, grad);
+        const c = -halfBeta * tau;
+        for (let j = 0; j < W; j++) grad[j] *= c;
+      }
+      for (let k = 0; k < 4; k++) {
+        const { offset, length } = groups[k];
+        const a = alpha[k];
+        let sq = 0;
+        for (let j = offset; j < offset + length; j++) {
+          const wj = w[j];
+          sq += wj * wj;
+          grad[j] -= a * wj;
+        }
+        lp -= 0.5 * a * sq;
+      }
+      return lp;
+    },
+  };
+  const hmcSettings: HmcOptions = {
+    ...MLP_HMC_DEFAULTS,
+    ...(hmcOptions.steps === undefined ? {} : { trajectoryLength: undefined }),
+    ...hmcOptions,
+    target: weightTarget,
+  };
+  let hmc: HmcKernel = buildHmcKernel(hmcSettings);
+  let lastHmcState: HmcState | undefined;
+  let lastHmcInfo: HmcInfo | undefined;
+  // The final calibration stage of warm-up (see MLP_CALIBRATION): after the main adaptation ends, the
+  // step size is fixed and moved block by block by the acceptance it realises.
+  const calibrate = hmcSettings.adaptStepSize !== false;
+  let calibrationStart = -1;
+  let blockCount = 0;
+  let calibratedStepSize = Number.NaN;
+  const calibrationErrors = new Float64Array(MLP_CALIBRATION.maxLength);
+  const calibrationSteps = new Float64Array(MLP_CALIBRATION.maxLength);
+  const fixedKernel = (stepSize: number, inverseMassMatrix: Float64Array): HmcKernel =>
+    buildHmcKernel({
+      ...hmcSettings,
+      stepSize,
+      inverseMassMatrix,
+      adaptStepSize: false,
+      adaptMassMatrix: false,
+    });
+
+  const stateAt = (position: Float64Array, s: number): MlpKernelState => {
+    const logLikelihood = 0.5 * nValues * (position[W] - LOG_2PI) - 0.5 * Math.exp(position[W]) * s;
+    const lp = model.logPrior(position);
+    return {
+      position,
+      logDensity: beta === 0 ? lp : lp + beta * logLikelihood,
+      sumOfSquares: s,
+      logLikelihood,
+    };
+  };
+
+  return {
+    dim: W + 5,
+    beta,
+    get stepSize() {
+      return hmc.stepSize;
+    },
+    get inverseMassMatrix() {
+      return hmc.inverseMassMatrix;
+    },
+    init(position: Float64Array): MlpKernelState {
+      if (!(position instanceof Float64Array) || position.length !== W + 5) {
+        throw new OccamError(
+          "dimension-mismatch",
+          `bayesianMlp kernel: the start must be a Float64Array of length ${W + 5}, got ${position instanceof Float64Array ? position.length : String(position)}.`,
+        );
+      }
+      const x = Float64Array.from(position);
+      return stateAt(x, ss.value(x.subarray(0, W)));
+    },
+    step(rng: Rng, state: MlpKernelState) {
+      const x = state.position;
+      tau = Math.exp(x[W]);
+      for (let k = 0; k < 4; k++) alpha[k] = Math.exp(x[W + 1 + k]);
+      // (1) HMC on the weights at the current hyperparameters.
+      const start = hmc.init(x.subarray(0, W));
+      const r = hmc.step(rng, start);
+      lastHmcState = r.state;
+      lastHmcInfo = r.info;
+      const next = new Float64Array(W + 5);
+      next.set(r.state.position);
+      let evaluations = 1 + r.info.evaluations;
+      let s = state.sumOfSquares;
+      if (r.info.accepted) {
+        s = ss.value(r.state.position);
+        evaluations++;
+      }
+      // (2) τ | w, at inverse temperature β.
+      tau = rng.gamma(noisePrior.shape + halfBeta * nValues) / (noisePrior.rate + halfBeta * s);
+      next[W] = Math.log(tau);
+      // (3) α_k | w_k (the prior's own conditional, not tempered).
+      for (let k = 0; k < 4; k++) {
+        const { offset, length } = groups[k];
+        let sq = 0;
+        for (let j = offset; j < offset + length; j++) sq += next[j] * next[j];
+        const a = rng.gamma(groupPriors[k].shape + 0.5 * length) / (groupPriors[k].rate + 0.5 * sq);
+        next[W + 1 + k] = Math.log(a);
+      }
+      for (let k = W; k < W + 5; k++) {
+        if (!Number.isFinite(next[k])) {
+          throw new OccamError(
+            "non-finite",
+            `bayesianMlp kernel at β = ${beta}: a hyperparameter draw under- or overflowed (log value ${next[k]}); the data or priors are badly scaled — standardise the data.`,
+          );
+        }
+      }
+      const info: MlpKernelInfo = {
+        accepted: r.info.accepted,
+        acceptProbability: r.info.acceptProbability,
+        evaluations,
+        divergent: r.info.divergent,
+        energyError: r.info.energyError,
+        stepSize: r.info.stepSize,
+        steps: r.info.steps,
+      };
+      return { state: stateAt(next, s), info };
+    },
+    adapt(_state: MlpKernelState, info: MlpKernelInfo, iteration: number, warmup: number) {
+      const length = calibrate ? calibrationLength(warmup) : 0;
+      const main = warmup - length;
+      if (iteration < main) {
+        if (lastHmcState !== undefined && lastHmcInfo !== undefined) {
+          hmc.adapt(lastHmcState, lastHmcInfo, iteration, main);
+        }
+        if (iteration === main - 1 && length > 0) {
+          // The main adaptation is over: keep its ε̄ and mass matrix in a kernel with a fixed step.
+          hmc.endWarmup();
+          calibrationStart = iteration + 1;
+          calibratedStepSize = hmc.stepSize;
+          hmc = fixedKernel(calibratedStepSize, hmc.inverseMassMatrix);
+        }
+        return;
+      }
+      if (calibrationStart < 0) return;
+      // Energy errors scale like ε² for leapfrog (at the trajectory's fixed integration time or
+      // step cap), so every calibration sweep so far predicts its acceptance at another step size.
+      const i = iteration - calibrationStart;
+      calibrationErrors[i] = info.divergent ? Number.POSITIVE_INFINITY : info.energyError;
+      calibrationSteps[i] = info.stepSize;
+      blockCount++;
+      if (blockCount === MLP_CALIBRATION.block || iteration === warmup - 1) {
+        calibratedStepSize = calibratedStep(calibrationErrors, calibrationSteps, i + 1, calibratedStepSize);
+        hmc = fixedKernel(calibratedStepSize, hmc.inverseMassMatrix);
+        blockCount = 0;
+      }
+    },
+    endWarmup() {
+      // With a calibration stage the kernel already runs at the calibrated fixed step size.
+      if (calibrationStart < 0) hmc.endWarmup();
+    },
+  };
+}
+
+// --- sampling ----------------------------------------------------------------------------------
