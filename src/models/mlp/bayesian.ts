@@ -8,6 +8,7 @@ import { buildMlpKernel, type MlpKernel } from "./kernel.js";
 import {
   checkMlpData,
   createMlp,
+  GROUP_COUNT,
   MLP_GROUPS,
   type Mlp,
   type MlpData,
@@ -157,7 +158,7 @@ export function bayesianMlp(data: MlpData, options: BayesianMlpOptions): Bayesia
   const network = createMlp({ inputs: data.inputs, hidden: H, outputs: data.outputs });
   const ss = sumOfSquares(network, data.X, data.Y, data.n);
   const W = network.size;
-  const dim = W + 5;
+  const dim = W + 1 + GROUP_COUNT;
   const groups = network.groups;
   const nValues = data.n * data.outputs;
   const noiseNorm = gammaLogNormaliser(noisePrior.shape, noisePrior.rate);
@@ -184,7 +185,7 @@ export function bayesianMlp(data: MlpData, options: BayesianMlpOptions): Bayesia
   const logPrior = (x: Float64Array, grad?: Float64Array): number => {
     let lp = gammaLogDensityOfLog(x[W], noisePrior.shape, noisePrior.rate, noiseNorm);
     if (grad !== undefined) grad[W] = noisePrior.shape - noisePrior.rate * Math.exp(x[W]);
-    for (let k = 0; k < 4; k++) {
+    for (let k = 0; k < GROUP_COUNT; k++) {
       const { offset, length } = groups[k];
       const u = x[W + 1 + k];
       const alpha = Math.exp(u);
@@ -234,13 +235,13 @@ export function bayesianMlp(data: MlpData, options: BayesianMlpOptions): Bayesia
       const s = ss.gradient(w, scratch);
       for (let j = 0; j < W; j++) grad[j] = -0.5 * tau * scratch[j];
       grad[W] = 0.5 * nValues - 0.5 * tau * s;
-      for (let k = 0; k < 4; k++) grad[W + 1 + k] = 0;
+      for (let k = 0; k < GROUP_COUNT; k++) grad[W + 1 + k] = 0;
       return logLikelihoodAt(w, tau, s);
     },
     samplePrior(rng: Rng) {
       const x = new Float64Array(dim);
       x[W] = Math.log(rng.gamma(noisePrior.shape) / noisePrior.rate);
-      for (let k = 0; k < 4; k++) {
+      for (let k = 0; k < GROUP_COUNT; k++) {
         const alpha = rng.gamma(groupPriors[k].shape) / groupPriors[k].rate;
         x[W + 1 + k] = Math.log(alpha);
         const sd = 1 / Math.sqrt(alpha);
@@ -269,7 +270,7 @@ export function bayesianMlp(data: MlpData, options: BayesianMlpOptions): Bayesia
       const h = checkHyper(hyper, `${where}.position`);
       x.set(weights);
       x[W] = Math.log(h.tau);
-      for (let k = 0; k < 4; k++) x[W + 1 + k] = Math.log(h.alpha[k]);
+      for (let k = 0; k < GROUP_COUNT; k++) x[W + 1 + k] = Math.log(h.alpha[k]);
       return x;
     },
     weightModel(hyper) {
@@ -313,11 +314,11 @@ export function weightModel(
   const { tau, alpha } = hyper;
   const groups = network.groups;
   let priorNorm = 0;
-  for (let k = 0; k < 4; k++) priorNorm += 0.5 * groups[k].length * (Math.log(alpha[k]) - LOG_2PI);
+  for (let k = 0; k < GROUP_COUNT; k++) priorNorm += 0.5 * groups[k].length * (Math.log(alpha[k]) - LOG_2PI);
   const likNorm = 0.5 * nValues * (Math.log(tau) - LOG_2PI);
   const prior = (w: Float64Array, grad?: Float64Array) => {
     let lp = priorNorm;
-    for (let k = 0; k < 4; k++) {
+    for (let k = 0; k < GROUP_COUNT; k++) {
       const { offset, length } = groups[k];
       let sq = 0;
       for (let j = offset; j < offset + length; j++) {
@@ -341,7 +342,7 @@ export function weightModel(
     },
     samplePrior(rng: Rng) {
       const w = new Float64Array(W);
-      for (let k = 0; k < 4; k++) {
+      for (let k = 0; k < GROUP_COUNT; k++) {
         const sd = 1 / Math.sqrt(alpha[k]);
         const { offset, length } = groups[k];
         for (let j = offset; j < offset + length; j++) w[j] = sd * rng.normal();

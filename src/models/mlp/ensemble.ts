@@ -29,7 +29,7 @@ import { minimize } from "../../math/optimize.js";
 import { createRng, type Rng } from "../../random/rng.js";
 import type { BayesianMlp, GammaPrior, MlpHyperparameters } from "./bayesian.js";
 import { mlpEnergyHessian, mlpSymmetryLogFactor, ridgedCholesky } from "./evidence-framework.js";
-import { randomWeights } from "./network.js";
+import { GROUP_COUNT, randomWeights } from "./network.js";
 
 /** Options of {@link ensembleMlp}. */
 export interface EnsembleMlpOptions {
@@ -360,7 +360,7 @@ function appendixC(
       );
     }
     noiseRate = noiseShape / hyper.noisePrecision;
-    for (let k = 0; k < 4; k++) groupRate[k] = groupShape[k] / hyper.groupPrecisions[k];
+    for (let k = 0; k < GROUP_COUNT; k++) groupRate[k] = groupShape[k] / hyper.groupPrecisions[k];
   }
   let converged = false;
   let it = 0;
@@ -374,7 +374,7 @@ function appendixC(
         const s = ss.gradient(x, g);
         let e = 0.5 * tau * s;
         for (let j = 0; j < W; j++) g[j] *= 0.5 * tau;
-        for (let k = 0; k < 4; k++) {
+        for (let k = 0; k < GROUP_COUNT; k++) {
           const { offset, length } = groups[k];
           for (let j = offset; j < offset + length; j++) {
             e += 0.5 * alpha[k] * x[j] * x[j];
@@ -393,7 +393,7 @@ function appendixC(
     const cov = invertFromCholesky(L, W);
     let change = 0;
     let weighted = 0;
-    for (let k = 0; k < 4; k++) {
+    for (let k = 0; k < GROUP_COUNT; k++) {
       const { offset, length } = groups[k];
       let tr = 0;
       let sq = 0;
@@ -473,7 +473,8 @@ function refineEnsemble(
   const aK = groupPriors.map((g, k) => g.shape + 0.5 * groups[k].length);
   const rK = groupPriors.map((g) => g.rate);
   const groupOf = new Int32Array(W);
-  for (let k = 0; k < 4; k++) groupOf.fill(k, groups[k].offset, groups[k].offset + groups[k].length);
+  for (let k = 0; k < GROUP_COUNT; k++)
+    groupOf.fill(k, groups[k].offset, groups[k].offset + groups[k].length);
   let elboConst =
     -0.5 * nValues * LOG_2PI +
     noisePrior.shape * Math.log(noisePrior.rate) -
@@ -481,14 +482,14 @@ function refineEnsemble(
     gammaln(aTau) +
     0.5 * W +
     mlpSymmetryLogFactor(network.hidden);
-  for (let k = 0; k < 4; k++) {
+  for (let k = 0; k < GROUP_COUNT; k++) {
     const g = groupPriors[k];
     elboConst += gammaLogNormaliser(g.shape, g.rate) + gammaln(aK[k]);
   }
   /** The collapsed ELBO given E_q[S], the groups' E_q‖w_k‖² and Σ log C_ii. */
   const collapsedElbo = (expectedS: number, sq: Float64Array, logDetC: number): number => {
     let e = elboConst - aTau * Math.log(noisePrior.rate + 0.5 * expectedS) + logDetC;
-    for (let k = 0; k < 4; k++) e -= aK[k] * Math.log(rK[k] + 0.5 * sq[k]);
+    for (let k = 0; k < GROUP_COUNT; k++) e -= aK[k] * Math.log(rK[k] + 0.5 * sq[k]);
     return e;
   };
 
@@ -499,12 +500,12 @@ function refineEnsemble(
   const wMinus = new Float64Array(W);
   const gPlus = new Float64Array(W);
   const gMinus = new Float64Array(W);
-  const sq = new Float64Array(4);
+  const sq = new Float64Array(GROUP_COUNT);
 
   // The starting scale: C = c · C0 with c on a geometric grid, each scored by the collapsed ELBO
   // with E_q[S] from the same antithetic pairs (common random numbers across c).
-  const meanSq = new Float64Array(4);
-  const c0Sq = new Float64Array(4);
+  const meanSq = new Float64Array(GROUP_COUNT);
+  const c0Sq = new Float64Array(GROUP_COUNT);
   let logDetC0 = 0;
   for (let i = 0; i < W; i++) {
     const k = groupOf[i];
@@ -529,7 +530,7 @@ function refineEnsemble(
   let best = Number.NEGATIVE_INFINITY;
   for (let g = 0; g < SCALE_GRID; g++) {
     const c = 2 ** (-g / 2);
-    for (let k = 0; k < 4; k++) sq[k] = meanSq[k] + c * c * c0Sq[k];
+    for (let k = 0; k < GROUP_COUNT; k++) sq[k] = meanSq[k] + c * c * c0Sq[k];
     const e = collapsedElbo(sAtScale[g], sq, logDetC0 + W * Math.log(c));
     if (e > best) {
       best = e;
@@ -554,7 +555,7 @@ function refineEnsemble(
   const m2M = new Float64Array(W);
   const m1C = new Float64Array(W * W);
   const m2C = new Float64Array(W * W);
-  const alpha = new Float64Array(4);
+  const alpha = new Float64Array(GROUP_COUNT);
   const alphaOf = new Float64Array(W);
   const pairs = o.drawsPerStep / 2;
   const traceEvery = o.steps / 20;
@@ -581,7 +582,7 @@ function refineEnsemble(
     }
     if (t >= elboTrace.length * traceEvery) elboTrace.push(collapsedElbo(expectedS, sq, logDetC));
     if (t === o.steps) break;
-    for (let k = 0; k < 4; k++) alpha[k] = aK[k] / (rK[k] + 0.5 * sq[k]);
+    for (let k = 0; k < GROUP_COUNT; k++) alpha[k] = aK[k] / (rK[k] + 0.5 * sq[k]);
     for (let i = 0; i < W; i++) alphaOf[i] = alpha[groupOf[i]];
     const tau = aTau / (noisePrior.rate + 0.5 * expectedS);
     const dataScale = (-0.5 * tau) / o.drawsPerStep;
@@ -759,7 +760,7 @@ export function ensembleEvidence(
     const tau = rng.gamma(fit.noise.shape) / fit.noise.rate;
     x[W] = Math.log(tau);
     logQ += gammaLogDensityOfLog(x[W], fit.noise.shape, fit.noise.rate, noiseNorm);
-    for (let k = 0; k < 4; k++) {
+    for (let k = 0; k < GROUP_COUNT; k++) {
       const a = rng.gamma(fit.groups[k].shape) / fit.groups[k].rate;
       x[W + 1 + k] = Math.log(a);
       logQ += gammaLogDensityOfLog(x[W + 1 + k], fit.groups[k].shape, fit.groups[k].rate, groupNorm[k]);

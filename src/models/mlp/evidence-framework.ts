@@ -14,7 +14,7 @@ import { choleskyInPlace, invertFromCholesky, logDetFromCholesky } from "../../m
 import { minimize, numericalHessian } from "../../math/optimize.js";
 import { createRng } from "../../random/rng.js";
 import type { BayesianMlp } from "./bayesian.js";
-import { randomWeights } from "./network.js";
+import { GROUP_COUNT, randomWeights } from "./network.js";
 
 /**
  * The Hessian of E(w) = ½ β τ S(w) + ½ Σ_k α_k ‖w_k‖² (the negative log of the weights' power
@@ -43,7 +43,7 @@ export function mlpEnergyHessian(
         }, w)
       : gaussNewton(model, w, 2 * c);
   const groups = model.network.groups;
-  for (let k = 0; k < 4; k++) {
+  for (let k = 0; k < GROUP_COUNT; k++) {
     const { offset, length } = groups[k];
     for (let j = offset; j < offset + length; j++) A[j * W + j] += groupPrecisions[k];
   }
@@ -226,14 +226,14 @@ function fitOnce(model: BayesianMlp, w0: Float64Array, o: Resolved, where: strin
   let w: Float64Array = Float64Array.from(w0);
   // Start from the conditional means given the starting weights, as optimizedStart does.
   let tau = (noisePrior.shape + 0.5 * nValues) / (noisePrior.rate + 0.5 * ss.value(w));
-  const alpha = new Float64Array(4);
-  for (let k = 0; k < 4; k++) {
+  const alpha = new Float64Array(GROUP_COUNT);
+  for (let k = 0; k < GROUP_COUNT; k++) {
     const { offset, length } = groups[k];
     let sq = 0;
     for (let j = offset; j < offset + length; j++) sq += w[j] * w[j];
     alpha[k] = (groupPriors[k].shape + 0.5 * length) / (groupPriors[k].rate + 0.5 * sq);
   }
-  const gammas = new Float64Array(4);
+  const gammas = new Float64Array(GROUP_COUNT);
   let converged = false;
   let cycle = 0;
   let L: Float64Array = new Float64Array(0);
@@ -246,7 +246,7 @@ function fitOnce(model: BayesianMlp, w0: Float64Array, o: Resolved, where: strin
         const s = ss.gradient(x, g);
         let e = 0.5 * t * s;
         for (let j = 0; j < W; j++) g[j] *= 0.5 * t;
-        for (let k = 0; k < 4; k++) {
+        for (let k = 0; k < GROUP_COUNT; k++) {
           const { offset, length } = groups[k];
           for (let j = offset; j < offset + length; j++) {
             e += 0.5 * a[k] * x[j] * x[j];
@@ -266,7 +266,7 @@ function fitOnce(model: BayesianMlp, w0: Float64Array, o: Resolved, where: strin
     const inv = invertFromCholesky(L, W);
     let gamma = 0;
     let change = 0;
-    for (let k = 0; k < 4; k++) {
+    for (let k = 0; k < GROUP_COUNT; k++) {
       const { offset, length } = groups[k];
       let tr = 0;
       let sq = 0;
@@ -308,7 +308,7 @@ function fitOnce(model: BayesianMlp, w0: Float64Array, o: Resolved, where: strin
   let gamma = 0;
   let priorEnergy = 0;
   let logPriorNorm = 0;
-  for (let k = 0; k < 4; k++) {
+  for (let k = 0; k < GROUP_COUNT; k++) {
     const { offset, length } = groups[k];
     let tr = 0;
     let sq = 0;
@@ -334,7 +334,7 @@ function fitOnce(model: BayesianMlp, w0: Float64Array, o: Resolved, where: strin
   let eq11Hyper = 0.5 * Math.log(2 / (nValues - gamma));
   const curvTau = 0.5 * (nValues - gamma) + noisePrior.rate * tau;
   hyper += 0.5 * (LOG_2PI - Math.log(curvTau));
-  for (let k = 0; k < 4; k++) {
+  for (let k = 0; k < GROUP_COUNT; k++) {
     hyper += gammaLogDensityOfLog(Math.log(alpha[k]), groupPriors[k].shape, groupPriors[k].rate);
     const g = Math.max(gammas[k], 1e-12);
     hyper += 0.5 * (LOG_2PI - Math.log(0.5 * g + groupPriors[k].rate * alpha[k]));

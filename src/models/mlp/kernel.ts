@@ -10,6 +10,7 @@ import {
 } from "../../samplers/hmc.js";
 import type { AdaptiveKernel, PositionState, StepInfo } from "../../samplers/kernel.js";
 import type { BayesianMlp } from "./bayesian.js";
+import { GROUP_COUNT } from "./network.js";
 
 /**
  * Default settings of the weights' HMC kernel. The posterior of a network's weights is narrow across
@@ -148,7 +149,7 @@ export function buildMlpKernel(
   const ss = model.sumOfSquares;
   const groups = network.groups;
   const nValues = data.n * data.outputs;
-  const alpha = new Float64Array(4);
+  const alpha = new Float64Array(GROUP_COUNT);
   let tau = 1;
   const halfBeta = 0.5 * beta;
 
@@ -156,7 +157,7 @@ export function buildMlpKernel(
     dim: W,
     logDensity(w: Float64Array): number {
       let lp = beta === 0 ? 0 : -halfBeta * tau * ss.value(w);
-      for (let k = 0; k < 4; k++) {
+      for (let k = 0; k < GROUP_COUNT; k++) {
         const { offset, length } = groups[k];
         let sq = 0;
         for (let j = offset; j < offset + length; j++) sq += w[j] * w[j];
@@ -172,7 +173,7 @@ export function buildMlpKernel(
         const c = -halfBeta * tau;
         for (let j = 0; j < W; j++) grad[j] *= c;
       }
-      for (let k = 0; k < 4; k++) {
+      for (let k = 0; k < GROUP_COUNT; k++) {
         const { offset, length } = groups[k];
         const a = alpha[k];
         let sq = 0;
@@ -224,7 +225,7 @@ export function buildMlpKernel(
   };
 
   return {
-    dim: W + 5,
+    dim: W + 1 + GROUP_COUNT,
     beta,
     get stepSize() {
       return hmc.stepSize;
@@ -233,10 +234,10 @@ export function buildMlpKernel(
       return hmc.inverseMassMatrix;
     },
     init(position: Float64Array): MlpKernelState {
-      if (!(position instanceof Float64Array) || position.length !== W + 5) {
+      if (!(position instanceof Float64Array) || position.length !== W + 1 + GROUP_COUNT) {
         throw new OccamError(
           "dimension-mismatch",
-          `bayesianMlp kernel: the start must be a Float64Array of length ${W + 5}, got ${position instanceof Float64Array ? position.length : String(position)}.`,
+          `bayesianMlp kernel: the start must be a Float64Array of length ${W + 1 + GROUP_COUNT}, got ${position instanceof Float64Array ? position.length : String(position)}.`,
         );
       }
       const x = Float64Array.from(position);
@@ -245,13 +246,13 @@ export function buildMlpKernel(
     step(rng: Rng, state: MlpKernelState) {
       const x = state.position;
       tau = Math.exp(x[W]);
-      for (let k = 0; k < 4; k++) alpha[k] = Math.exp(x[W + 1 + k]);
+      for (let k = 0; k < GROUP_COUNT; k++) alpha[k] = Math.exp(x[W + 1 + k]);
       // (1) HMC on the weights at the current hyperparameters.
       const start = hmc.init(x.subarray(0, W));
       const r = hmc.step(rng, start);
       lastHmcState = r.state;
       lastHmcInfo = r.info;
-      const next = new Float64Array(W + 5);
+      const next = new Float64Array(W + 1 + GROUP_COUNT);
       next.set(r.state.position);
       let evaluations = 1 + r.info.evaluations;
       let s = state.sumOfSquares;
@@ -263,14 +264,14 @@ export function buildMlpKernel(
       tau = rng.gamma(noisePrior.shape + halfBeta * nValues) / (noisePrior.rate + halfBeta * s);
       next[W] = Math.log(tau);
       // (3) α_k | w_k (the prior's own conditional, not tempered).
-      for (let k = 0; k < 4; k++) {
+      for (let k = 0; k < GROUP_COUNT; k++) {
         const { offset, length } = groups[k];
         let sq = 0;
         for (let j = offset; j < offset + length; j++) sq += next[j] * next[j];
         const a = rng.gamma(groupPriors[k].shape + 0.5 * length) / (groupPriors[k].rate + 0.5 * sq);
         next[W + 1 + k] = Math.log(a);
       }
-      for (let k = W; k < W + 5; k++) {
+      for (let k = W; k < W + 1 + GROUP_COUNT; k++) {
         if (!Number.isFinite(next[k])) {
           throw new OccamError(
             "non-finite",

@@ -73,6 +73,9 @@ export interface MlpShape {
 /** The names of the four weight groups, in layout order. */
 export const MLP_GROUPS = ["inputHidden", "hiddenBias", "hiddenOutput", "outputBias"] as const;
 
+/** The number of weight groups, each with its own prior precision. */
+export const GROUP_COUNT = MLP_GROUPS.length;
+
 /** One of the four weight groups. */
 export type MlpGroupName = (typeof MLP_GROUPS)[number];
 

@@ -5,7 +5,7 @@ import type { HmcOptions } from "../../samplers/hmc.js";
 import { type Progress, runChain } from "../../samplers/run.js";
 import type { BayesianMlp } from "./bayesian.js";
 import { MLP_CALIBRATION, MLP_HMC_DEFAULTS, type MlpKernel } from "./kernel.js";
-import { randomWeights } from "./network.js";
+import { GROUP_COUNT, randomWeights } from "./network.js";
 
 /** Options of {@link sampleBayesianMlp}. */
 export interface SampleBayesianMlpOptions {
@@ -112,8 +112,8 @@ export function optimizedStart(model: BayesianMlp, rng: Rng, maxIterations = 300
   const nValues = model.data.n * model.data.outputs;
   const s = ss.value(w);
   const tau = (model.noisePrior.shape + 0.5 * nValues) / (model.noisePrior.rate + 0.5 * s);
-  const alpha = new Float64Array(4);
-  for (let k = 0; k < 4; k++) {
+  const alpha = new Float64Array(GROUP_COUNT);
+  for (let k = 0; k < GROUP_COUNT; k++) {
     const { offset, length } = network.groups[k];
     let sq = 0;
     for (let j = offset; j < offset + length; j++) sq += w[j] * w[j];
@@ -214,13 +214,13 @@ export function sampleBayesianMlp(
   const dim = model.dim;
   const weights = new Float64Array(draws * W);
   const noisePrecision = new Float64Array(draws);
-  const groupPrecisions = new Float64Array(draws * 4);
+  const groupPrecisions = new Float64Array(draws * GROUP_COUNT);
   const logLikelihood = new Float64Array(draws);
   for (let t = 0; t < draws; t++) {
     const x = result.values.subarray(t * dim, (t + 1) * dim);
     weights.set(x.subarray(0, W), t * W);
     noisePrecision[t] = Math.exp(x[W]);
-    for (let k = 0; k < 4; k++) groupPrecisions[t * 4 + k] = Math.exp(x[W + 1 + k]);
+    for (let k = 0; k < GROUP_COUNT; k++) groupPrecisions[t * GROUP_COUNT + k] = Math.exp(x[W + 1 + k]);
     logLikelihood[t] = model.logLikelihoodAt(x.subarray(0, W), noisePrecision[t]);
     evaluations++;
   }
