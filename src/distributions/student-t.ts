@@ -32,6 +32,11 @@ export interface StudentT extends ContinuousUnivariateDistribution {
   readonly scale: number;
 }
 
+/** log Γ((ν+1)/2) − log Γ(ν/2) − ½ log(νπ): the log normaliser of the standard Student-t density. */
+export function studentTLogNormaliser(dof: number): number {
+  return logGammaRatio(0.5 * dof, 0.5) - 0.5 * Math.log(dof * Math.PI);
+}
+
 /**
  * The Student-t distribution with ν degrees of freedom, location μ and scale s:
  * log p(x) = log Γ((ν+1)/2) − log Γ(ν/2) − ½ log(νπ) − log s − (ν+1)/2 · log(1 + z²/ν), z = (x − μ)/s.
@@ -44,7 +49,7 @@ export function studentT(options: StudentTOptions): StudentT {
   checkPositiveParameter(dof, "studentT: dof");
   checkFiniteParameter(location, "studentT: location");
   checkPositiveParameter(scale, "studentT: scale");
-  const logNorm = logGammaRatio(0.5 * dof, 0.5) - 0.5 * Math.log(dof * Math.PI) - Math.log(scale);
+  const logNorm = studentTLogNormaliser(dof) - Math.log(scale);
   const halfDofPlusOne = 0.5 * (dof + 1);
   let variance = Number.NaN;
   if (dof > 2) variance = (scale * scale * dof) / (dof - 2);

@@ -20,16 +20,19 @@
  *    temperature keeping the third. The thesis ran it on a single data set ("the model was not run
  *    a 100 times", §6.2.4) and only for the nine nested models, not 1023 subsets; so does this.
  */
-import gammaln from "@stdlib/math-base-special-gammaln";
 import { numericDesign } from "../data/design.js";
-import { invalidArgument, OccamError } from "../errors.js";
+import { studentTLogNormaliser } from "../distributions/student-t.js";
+import { invalidArgument } from "../errors.js";
 import { pathSampling } from "../evidence/path-sampling.js";
 import { steppingStone } from "../evidence/stepping-stone.js";
 import { LOG_2PI } from "../math/constants.js";
-import { symmetricEigen } from "../math/linalg.js";
 import { logSumExp } from "../math/logspace.js";
 import { centredStatistics } from "../models/linear/design.js";
 import { independentPrecisionRegression } from "../models/linear/independent.js";
+import {
+  type IndependentPrior,
+  independentPrecisionQuadrature,
+} from "../models/linear/independent-quadrature.js";
 import {
   defaultRhoGrid,
   fitLinearMl,
@@ -42,6 +45,8 @@ import {
 } from "../models/linear/maximum-likelihood.js";
 import { nigFamily } from "../models/linear/nig-subsets.js";
 import { createRng, type Rng } from "../random/rng.js";
+
+export type { IndependentPrior };
 
 /** A row of the thesis's Table 6.1. */
 export interface ThesisTableRow {
@@ -234,14 +239,6 @@ export interface NigResult {
   readonly winnerLogPredictive: number;
 }
 
-/** The hyperparameters of the independent-precision model (Gamma shapes and scales). */
-export interface IndependentPrior {
-  readonly alpha: number;
-  readonly beta: number;
-  readonly alphaW: number;
-  readonly betaW: number;
-}
-
 /**
  * Two readings of the thesis's α = 1/2, β = 1/200, α_w = 1/4, β_w = 1/1600 (Figure 6.6). Read as
  * Gamma *scales*, as the thesis's formulas (6.26, 6.47) and SEEDS.md say, the noise precision has
@@ -394,6 +391,40 @@ export function runFabriciusLinearExperiment(
   options: FabriciusLinearOptions = {},
 ): FabriciusLinearExperiment {
   const start = performance.now();
+  const { seed, quick, s, mlRhoGrid, nigRhoGrid, noisePriors } = resolveSettings(options);
+  const progress = options.onProgress ?? (() => {});
+  const nested = nestedMasks(s.p);
+  const streams = createRng(seed).split(s.reps + 1);
+  const data: DataSet[] = [];
+  for (let r = 0; r < s.reps; r++) data.push(generate(streams[r], s));
+  const { table, mlCurves } = maximumLikelihoodSelections(data, s, mlRhoGrid, nested, progress);
+  table.push(truthRow(data, s));
+  const nigResults = exactBayesSelections(data, s, noisePriors, nigRhoGrid, nested, progress);
+  const pathResult = pathSamplingEvidences(data[0], s, options, quick, streams[s.reps], progress);
+  const { reps, n, p, q, sigma } = s;
+  return {
+    experiment: "fabricius-linear",
+    seed,
+    quick,
+    settings: {
+      repetitions: reps,
+      nTrain: n,
+      nTest: s.m,
+      inputs: p,
+      relevant: q,
+      noiseSd: sigma,
+      trueLogPredictive: -0.5 * Math.log(2 * Math.PI * sigma * sigma) - 0.5,
+    },
+    table,
+    mlCurves,
+    nig: { priors: [...noisePriors], rhoGrid: Array.from(nigRhoGrid), results: nigResults },
+    pathSampling: pathResult,
+    seconds: (performance.now() - start) / 1000,
+  };
+}
+
+/** The experiment's settings from its options, checked. */
+function resolveSettings(options: FabriciusLinearOptions) {
   const seed = integer(options.seed, 1, "seed", 0);
   const quick = options.quick === true;
   const s: Settings = {
@@ -433,15 +464,22 @@ export function runFabriciusLinearExperiment(
       );
     }
   }
-  const progress = options.onProgress ?? (() => {});
-  const { reps, n, p, q, sigma } = s;
-  const trueMask = 2 ** q - 1;
-  const nested = nestedMasks(p);
-  const streams = createRng(seed).split(reps + 1);
-  const data: DataSet[] = [];
-  for (let r = 0; r < reps; r++) data.push(generate(streams[r], s));
+  return { seed, quick, s, mlRhoGrid, nigRhoGrid, noisePriors };
+}
 
-  // ---- 1. Maximum likelihood ----
+/**
+ * Part 1, maximum likelihood: Table 6.1's rows (each criterion maximised over its surface averaged
+ * over the repetitions, then the metrics averaged at that (k, ρ)) and the curves of Figures 6.2–6.3.
+ */
+function maximumLikelihoodSelections(
+  data: readonly DataSet[],
+  s: Settings,
+  mlRhoGrid: Float64Array,
+  nested: Uint32Array,
+  progress: (step: string) => void,
+): { table: MlTableRow[]; mlCurves: MlCurves } {
+  const { reps, n, p, q } = s;
+  const trueMask = 2 ** q - 1;
   const R = mlRhoGrid.length;
   const sumLogLik = Array.from({ length: p }, () => new Float64Array(R));
   const sumScore: Record<"bic" | "fpe", Float64Array> = {
@@ -495,106 +533,9 @@ export function runFabriciusLinearExperiment(
     });
   }
   // Thesis-style: maximise the criterion averaged over the repetitions, then average at that (k, ρ).
-  const table: MlTableRow[] = [];
-  ML_ROWS.forEach(([method, criterion], c) => {
-    let bestK = 1;
-    let bestR = 0;
-    let best = Number.NEGATIVE_INFINITY;
-    const regular = criterion === "regularised" || criterion === "penalised-regularised";
-    for (let k = 1; k <= p; k++) {
-      for (let i = 0; i < (regular ? R : 1); i++) {
-        const rIndex = regular ? i : mlRhoGrid.indexOf(0);
-        let v: number;
-        if (criterion === "bic" || criterion === "fpe") v = sumScore[criterion][k - 1];
-        else {
-          if (rIndex < 0)
-            throw invalidArgument(
-              "runFabriciusLinearExperiment",
-              "mlRhoGrid must contain 0 (pure maximum likelihood).",
-            );
-          v = sumLogLik[k - 1][rIndex];
-          if (criterion === "penalised" || criterion === "penalised-regularised") v -= reps * (k + 1);
-        }
-        if (v > best) {
-          best = v;
-          bestK = k;
-          bestR = rIndex;
-        }
-      }
-    }
-    const rho = regular ? mlRhoGrid[bestR] : 0;
-    let ell = 0;
-    let train = 0;
-    let test = 0;
-    let logPred = 0;
-    for (const d of data) {
-      const fit = fitLinearMl({ X: d.X, y: d.y, n, p, columns: maskMembers(nested[bestK - 1]), rho });
-      const t = testMetrics(fit, d, s);
-      ell += fit.logLikelihood;
-      train += fit.noiseVariance;
-      test += t.mse;
-      logPred += t.logPred;
-    }
-    const acc = perData[c];
-    table.push({
-      method,
-      criterion,
-      rho,
-      inputs: bestK,
-      logLikelihood: ell / reps,
-      penalisedLogLikelihood: ell / reps - (bestK + 1),
-      trainVariance: train / reps,
-      testVariance: test / reps,
-      logPredictive: logPred / reps,
-      perDataSet: {
-        rightNested: acc.right / reps,
-        meanInputs: acc.inputs / reps,
-        inputsHistogram: acc.hist,
-        rightAllSubsets: acc.all / reps,
-        testVariance: acc.mse / reps,
-        logPredictive: acc.logPred / reps,
-      },
-      thesis: THESIS_TABLE_6_1[method] ?? null,
-    });
-  });
-  {
-    // The truth: the data's density at the true parameters.
-    let ell = 0;
-    let train = 0;
-    let test = 0;
-    let logPred = 0;
-    const s2 = sigma * sigma;
-    const residuals = (X: Float64Array, y: Float64Array, rows: number) => {
-      let sse = 0;
-      for (let i = 0; i < rows; i++) {
-        let r = y[i];
-        for (let j = 0; j < q; j++) r -= X[i * p + j];
-        sse += r * r;
-      }
-      return sse;
-    };
-    for (const d of data) {
-      const sseTrain = residuals(d.X, d.y, n);
-      const sseTest = residuals(d.Xt, d.yt, s.m);
-      ell += -0.5 * n * (LOG_2PI + Math.log(s2)) - sseTrain / (2 * s2);
-      train += sseTrain / n;
-      test += sseTest / s.m;
-      logPred += -0.5 * (LOG_2PI + Math.log(s2)) - sseTest / (2 * s2 * s.m);
-    }
-    table.push({
-      method: "Truth",
-      criterion: "truth",
-      rho: 0,
-      inputs: q,
-      logLikelihood: ell / reps,
-      penalisedLogLikelihood: ell / reps - q,
-      trainVariance: train / reps,
-      testVariance: test / reps,
-      logPredictive: logPred / reps,
-      perDataSet: null,
-      thesis: THESIS_TABLE_6_1.Truth,
-    });
-  }
+  const table = ML_ROWS.map((row, c) =>
+    criterionRow(row, data, s, mlRhoGrid, nested, sumLogLik, sumScore, perData[c]),
+  );
   const mlCurves: MlCurves = {
     inputs: Array.from({ length: p }, (_, k) => k + 1),
     logLikelihood: Array.from(curve.ell, (v) => v / reps),
@@ -606,7 +547,139 @@ export function runFabriciusLinearExperiment(
     logLikelihoodByRho: sumLogLik.map((row) => Array.from(row, (v) => v / reps)),
   };
 
-  // ---- 2. Exact Bayes (NIG with τ_w = ρτ) ----
+  return { table, mlCurves };
+}
+
+/**
+ * One criterion's row of Table 6.1, as the thesis made it: the (k, ρ) maximising the criterion summed
+ * over the repetitions, and every metric averaged over the repetitions at that fixed (k, ρ).
+ */
+function criterionRow(
+  [method, criterion]: readonly [string, MlCriterion],
+  data: readonly DataSet[],
+  s: Settings,
+  mlRhoGrid: Float64Array,
+  nested: Uint32Array,
+  sumLogLik: readonly Float64Array[],
+  sumScore: Readonly<Record<"bic" | "fpe", Float64Array>>,
+  acc: { right: number; all: number; inputs: number; hist: number[]; mse: number; logPred: number },
+): MlTableRow {
+  const { reps, n, p } = s;
+  const R = mlRhoGrid.length;
+  let bestK = 1;
+  let bestR = 0;
+  let best = Number.NEGATIVE_INFINITY;
+  const regular = criterion === "regularised" || criterion === "penalised-regularised";
+  for (let k = 1; k <= p; k++) {
+    for (let i = 0; i < (regular ? R : 1); i++) {
+      const rIndex = regular ? i : mlRhoGrid.indexOf(0);
+      let v: number;
+      if (criterion === "bic" || criterion === "fpe") v = sumScore[criterion][k - 1];
+      else {
+        if (rIndex < 0)
+          throw invalidArgument(
+            "runFabriciusLinearExperiment",
+            "mlRhoGrid must contain 0 (pure maximum likelihood).",
+          );
+        v = sumLogLik[k - 1][rIndex];
+        if (criterion === "penalised" || criterion === "penalised-regularised") v -= reps * (k + 1);
+      }
+      if (v > best) {
+        best = v;
+        bestK = k;
+        bestR = rIndex;
+      }
+    }
+  }
+  const rho = regular ? mlRhoGrid[bestR] : 0;
+  let ell = 0;
+  let train = 0;
+  let test = 0;
+  let logPred = 0;
+  for (const d of data) {
+    const fit = fitLinearMl({ X: d.X, y: d.y, n, p, columns: maskMembers(nested[bestK - 1]), rho });
+    const t = testMetrics(fit, d, s);
+    ell += fit.logLikelihood;
+    train += fit.noiseVariance;
+    test += t.mse;
+    logPred += t.logPred;
+  }
+  return {
+    method,
+    criterion,
+    rho,
+    inputs: bestK,
+    logLikelihood: ell / reps,
+    penalisedLogLikelihood: ell / reps - (bestK + 1),
+    trainVariance: train / reps,
+    testVariance: test / reps,
+    logPredictive: logPred / reps,
+    perDataSet: {
+      rightNested: acc.right / reps,
+      meanInputs: acc.inputs / reps,
+      inputsHistogram: acc.hist,
+      rightAllSubsets: acc.all / reps,
+      testVariance: acc.mse / reps,
+      logPredictive: acc.logPred / reps,
+    },
+    thesis: THESIS_TABLE_6_1[method] ?? null,
+  };
+}
+
+/** The truth's row of Table 6.1: the data's density at the true parameters. */
+function truthRow(data: readonly DataSet[], s: Settings): MlTableRow {
+  const { reps, n, p, q, sigma } = s;
+  let ell = 0;
+  let train = 0;
+  let test = 0;
+  let logPred = 0;
+  const s2 = sigma * sigma;
+  const residuals = (X: Float64Array, y: Float64Array, rows: number) => {
+    let sse = 0;
+    for (let i = 0; i < rows; i++) {
+      let r = y[i];
+      for (let j = 0; j < q; j++) r -= X[i * p + j];
+      sse += r * r;
+    }
+    return sse;
+  };
+  for (const d of data) {
+    const sseTrain = residuals(d.X, d.y, n);
+    const sseTest = residuals(d.Xt, d.yt, s.m);
+    ell += -0.5 * n * (LOG_2PI + Math.log(s2)) - sseTrain / (2 * s2);
+    train += sseTrain / n;
+    test += sseTest / s.m;
+    logPred += -0.5 * (LOG_2PI + Math.log(s2)) - sseTest / (2 * s2 * s.m);
+  }
+  return {
+    method: "Truth",
+    criterion: "truth",
+    rho: 0,
+    inputs: q,
+    logLikelihood: ell / reps,
+    penalisedLogLikelihood: ell / reps - q,
+    trainVariance: train / reps,
+    testVariance: test / reps,
+    logPredictive: logPred / reps,
+    perDataSet: null,
+    thesis: THESIS_TABLE_6_1.Truth,
+  };
+}
+
+/**
+ * Part 2, exact Bayes with the NIG prior τ_w = ρτ (Figures 6.4–6.5): for each noise prior and ρ, the
+ * evidence of every subset on every data set, the winners and the model average's test log predictive.
+ */
+function exactBayesSelections(
+  data: readonly DataSet[],
+  s: Settings,
+  noisePriors: readonly NoisePrior[],
+  nigRhoGrid: Float64Array,
+  nested: Uint32Array,
+  progress: (step: string) => void,
+): NigResult[] {
+  const { reps, n, p, q } = s;
+  const trueMask = 2 ** q - 1;
   const nigResults: NigResult[] = [];
   const inputNames = Array.from({ length: p }, (_, j) => `x${j + 1}`);
   const logW = new Float64Array(2 ** p);
@@ -664,7 +737,7 @@ export function runFabriciusLinearExperiment(
         for (let i = 0; i < kept.length; i++) logW[i] = le[kept[i]];
         const norm = logSumExp(logW, 0, kept.length);
         const preds = kept.map((mask) => predictive(maskMembers(mask), d.Xt, s.m));
-        const constant = studentTConstant(preds[0].dof); // every subset has ν = 2α + N
+        const constant = studentTLogNormaliser(preds[0].dof); // every subset has ν = 2α + N
         let sum = 0;
         for (let t = 0; t < s.m; t++) {
           for (let i = 0; i < kept.length; i++) {
@@ -696,191 +769,90 @@ export function runFabriciusLinearExperiment(
     }
   }
 
-  // ---- 3. Path sampling with the independent-precision Gibbs sampler ----
-  let pathResult: FabriciusLinearExperiment["pathSampling"] = null;
-  if (options.pathSampling ?? true) {
-    const temperatures = integer(options.temperatures, quick ? 200 : 1000, "temperatures", 2);
-    const models = integer(options.pathModels, Math.min(9, p), "pathModels", 1);
-    if (models > p)
-      throw invalidArgument(
-        "runFabriciusLinearExperiment",
-        `pathModels (${models}) cannot exceed inputs (${p}).`,
-      );
-    const d = data[0];
-    const readingStreams = streams[reps].split(PRIOR_READINGS.length);
-    const readings: PathSamplingReading[] = PRIOR_READINGS.map((reading, ri) => {
-      const modelStreams = readingStreams[ri].split(models);
-      const rows: PathSamplingRow[] = [];
-      for (let k = 1; k <= models; k++) {
-        progress(`path sampling (β as a ${reading.reading}), model with ${k} inputs`);
-        const t0 = performance.now();
-        const X = new Float64Array(n * k);
-        for (let i = 0; i < n; i++) for (let j = 0; j < k; j++) X[i * k + j] = d.X[i * p + j];
-        const model = independentPrecisionRegression({ X, y: d.y, n, p: k, ...reading.prior });
-        const [randomStream, steppingStream] = modelStreams[k - 1].split(2);
-        const random = pathSampling(model, {
-          scheme: "random",
-          temperatures,
-          k: 0.9,
-          kernel: "model",
-          rng: randomStream,
-        });
-        const stepping = steppingStone(model, {
-          move: "model",
-          particles: quick ? 256 : 1024,
-          rng: steppingStream,
-        });
-        const exact = independentPrecisionQuadrature(X, d.y, n, k, reading.prior, quick ? 0.2 : 0.1);
-        rows.push({
-          inputs: k,
-          logZ: random.logZ,
-          stdErr: random.stdErr,
-          steppingStoneLogZ: stepping.logZ,
-          steppingStoneStdErr: stepping.stdErr,
-          exactLogZ: exact.logZ,
-          quadratureError: exact.error,
-          seconds: (performance.now() - t0) / 1000,
-        });
-      }
-      const argmax = (key: "logZ" | "steppingStoneLogZ" | "exactLogZ") =>
-        rows.reduce((best, row) => (row[key] > best[key] ? row : best), rows[0]).inputs;
-      return {
-        reading: reading.reading,
-        prior: reading.prior,
-        rows,
-        winner: argmax("logZ"),
-        steppingStoneWinner: argmax("steppingStoneLogZ"),
-        exactWinner: argmax("exactLogZ"),
-      };
-    });
-    pathResult = { repetition: 0, temperatures, k: 0.9, readings };
-  }
-
-  return {
-    experiment: "fabricius-linear",
-    seed,
-    quick,
-    settings: {
-      repetitions: reps,
-      nTrain: n,
-      nTest: s.m,
-      inputs: p,
-      relevant: q,
-      noiseSd: sigma,
-      trueLogPredictive: -0.5 * Math.log(2 * Math.PI * sigma * sigma) - 0.5,
-    },
-    table,
-    mlCurves,
-    nig: { priors: [...noisePriors], rhoGrid: Array.from(nigRhoGrid), results: nigResults },
-    pathSampling: pathResult,
-    seconds: (performance.now() - start) / 1000,
-  };
+  return nigResults;
 }
 
-/** log Γ((ν + 1)/2) − log Γ(ν/2) − ½ log(νπ), the Student-t density's constant. */
-function studentTConstant(dof: number): number {
-  return gammaln(0.5 * (dof + 1)) - gammaln(0.5 * dof) - 0.5 * Math.log(dof * Math.PI);
+/**
+ * Part 3 (Figures 6.6–6.7): the evidences of the nested models with 1 … `pathModels` inputs on the
+ * first data set, by path sampling with the independent-precision Gibbs sampler, by stepping-stone
+ * and by quadrature, under both readings of the thesis's prior; null when turned off.
+ */
+function pathSamplingEvidences(
+  d: DataSet,
+  s: Settings,
+  options: FabriciusLinearOptions,
+  quick: boolean,
+  stream: Rng,
+  progress: (step: string) => void,
+): FabriciusLinearExperiment["pathSampling"] {
+  const { n, p } = s;
+  if (!(options.pathSampling ?? true)) return null;
+  const temperatures = integer(options.temperatures, quick ? 200 : 1000, "temperatures", 2);
+  const models = integer(options.pathModels, Math.min(9, p), "pathModels", 1);
+  if (models > p)
+    throw invalidArgument(
+      "runFabriciusLinearExperiment",
+      `pathModels (${models}) cannot exceed inputs (${p}).`,
+    );
+  const readingStreams = stream.split(PRIOR_READINGS.length);
+  const readings: PathSamplingReading[] = PRIOR_READINGS.map((reading, ri) => {
+    const modelStreams = readingStreams[ri].split(models);
+    const rows: PathSamplingRow[] = [];
+    for (let k = 1; k <= models; k++) {
+      progress(`path sampling (β as a ${reading.reading}), model with ${k} inputs`);
+      const t0 = performance.now();
+      const X = new Float64Array(n * k);
+      for (let i = 0; i < n; i++) for (let j = 0; j < k; j++) X[i * k + j] = d.X[i * p + j];
+      const model = independentPrecisionRegression({ X, y: d.y, n, p: k, ...reading.prior });
+      const [randomStream, steppingStream] = modelStreams[k - 1].split(2);
+      const random = pathSampling(model, {
+        scheme: "random",
+        temperatures,
+        k: 0.9,
+        kernel: "model",
+        rng: randomStream,
+      });
+      const stepping = steppingStone(model, {
+        move: "model",
+        particles: quick ? 256 : 1024,
+        rng: steppingStream,
+      });
+      const exact = independentPrecisionQuadrature(X, d.y, n, k, reading.prior, quick ? 0.2 : 0.1);
+      rows.push({
+        inputs: k,
+        logZ: random.logZ,
+        stdErr: random.stdErr,
+        steppingStoneLogZ: stepping.logZ,
+        steppingStoneStdErr: stepping.stdErr,
+        exactLogZ: exact.logZ,
+        quadratureError: exact.error,
+        seconds: (performance.now() - t0) / 1000,
+      });
+    }
+    const argmax = (key: "logZ" | "steppingStoneLogZ" | "exactLogZ") =>
+      rows.reduce((best, row) => (row[key] > best[key] ? row : best), rows[0]).inputs;
+    return {
+      reading: reading.reading,
+      prior: reading.prior,
+      rows,
+      winner: argmax("logZ"),
+      steppingStoneWinner: argmax("steppingStoneLogZ"),
+      exactWinner: argmax("exactLogZ"),
+    };
+  });
+  return { repetition: 0, temperatures, k: 0.9, readings };
 }
 
-/** log density of the location–scale Student-t. */
-function studentTLogPdf(x: number, dof: number, location: number, scale: number): number {
-  const z = (x - location) / scale;
-  return studentTConstant(dof) - Math.log(scale) - 0.5 * (dof + 1) * Math.log1p((z * z) / dof);
-}
-
+/** The mean log density of y under a Student-t predictive (one location and scale per row). */
 function meanLogPredictive(
   pred: { dof: number; location: Float64Array; scale: Float64Array },
   y: Float64Array,
 ): number {
+  const constant = studentTLogNormaliser(pred.dof);
   let s = 0;
-  for (let t = 0; t < y.length; t++) s += studentTLogPdf(y[t], pred.dof, pred.location[t], pred.scale[t]);
+  for (let t = 0; t < y.length; t++) {
+    const z = (y[t] - pred.location[t]) / pred.scale[t];
+    s += constant - Math.log(pred.scale[t]) - 0.5 * (pred.dof + 1) * Math.log1p((z * z) / pred.dof);
+  }
   return s / y.length;
-}
-
-/**
- * The log evidence of the independent-precision model (thesis §6.2.3) by trapezoid quadrature over
- * (s, s_w) = (log τ, log τ_w) on [−30, 20] × [−100, 20], the weights integrated out in closed form:
- * ∫ N(w | 0, τ_w⁻¹I) N(y | Xw, τ⁻¹I) dw = N(y | 0, τ⁻¹I + τ_w⁻¹XXᵀ), through XᵀX = QΛQᵀ and u = QᵀXᵀy:
- *   log|I + (τ/τ_w)XXᵀ| = Σ log(1 + λ_j/r),  yᵀΣ⁻¹y = τ(yᵀy − Σ u_j²/(λ_j + r)),  r = τ_w/τ,
- * times the Gamma(shape, scale) priors of τ and τ_w with the Jacobians of the log transforms. The
- * integrand is smooth and decays on every side of the grid (checked: an `internal` OccamError
- * otherwise), so the rule converges geometrically; `error` is |estimate(h) − estimate(2h)|.
- */
-export function independentPrecisionQuadrature(
-  X: Float64Array,
-  y: Float64Array,
-  n: number,
-  p: number,
-  prior: IndependentPrior,
-  step = 0.1,
-): { logZ: number; error: number } {
-  const XtX = new Float64Array(p * p);
-  const Xty = new Float64Array(p);
-  let yty = 0;
-  for (let i = 0; i < n; i++) {
-    yty += y[i] * y[i];
-    for (let j = 0; j < p; j++) {
-      Xty[j] += X[i * p + j] * y[i];
-      for (let k = 0; k <= j; k++) XtX[j * p + k] += X[i * p + j] * X[i * p + k];
-    }
-  }
-  for (let j = 0; j < p; j++) for (let k = 0; k < j; k++) XtX[k * p + j] = XtX[j * p + k];
-  const { values: lam, vectors: Q } = symmetricEigen(XtX, p);
-  const u2 = new Float64Array(p);
-  for (let k = 0; k < p; k++) {
-    let s = 0;
-    for (let j = 0; j < p; j++) s += Q[j * p + k] * Xty[j];
-    u2[k] = s * s;
-  }
-  const constant =
-    -0.5 * n * LOG_2PI -
-    prior.alpha * Math.log(prior.beta) -
-    gammaln(prior.alpha) -
-    prior.alphaW * Math.log(prior.betaW) -
-    gammaln(prior.alphaW);
-  const run = (h: number): number => {
-    const ns = Math.round(50 / h);
-    const nw = Math.round(120 / h);
-    const values = new Float64Array((ns + 1) * (nw + 1));
-    let max = Number.NEGATIVE_INFINITY;
-    let edge = Number.NEGATIVE_INFINITY;
-    for (let a = 0; a <= ns; a++) {
-      const s = -30 + a * h;
-      const tau = Math.exp(s);
-      for (let b = 0; b <= nw; b++) {
-        const sw = -100 + b * h;
-        const tauW = Math.exp(sw);
-        const r = tauW / tau;
-        let logDet = 0;
-        let q = 0;
-        for (let k = 0; k < p; k++) {
-          logDet += Math.log1p(lam[k] / r);
-          q += u2[k] / (lam[k] + r);
-        }
-        const v =
-          constant +
-          0.5 * n * s -
-          0.5 * logDet -
-          0.5 * tau * Math.max(0, yty - q) +
-          prior.alpha * s -
-          tau / prior.beta +
-          prior.alphaW * sw -
-          tauW / prior.betaW;
-        values[a * (nw + 1) + b] = v;
-        if (v > max) max = v;
-        if (a === 0 || b === 0 || a === ns || b === nw) edge = Math.max(edge, v);
-      }
-    }
-    if (!(edge - max < -30)) {
-      throw new OccamError(
-        "internal",
-        `independentPrecisionQuadrature: the integrand is not negligible at the grid's edge (${edge - max} nats below its maximum).`,
-      );
-    }
-    let z = 0;
-    for (let i = 0; i < values.length; i++) z += Math.exp(values[i] - max);
-    return max + Math.log(z * h * h);
-  };
-  const fine = run(step);
-  return { logZ: fine, error: Math.abs(fine - run(2 * step)) };
 }

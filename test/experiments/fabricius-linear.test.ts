@@ -2,11 +2,11 @@ import gammaln from "@stdlib/math-base-special-gammaln";
 import { describe, expect, it } from "vitest";
 import { OccamError } from "../../src/errors.js";
 import {
-  independentPrecisionQuadrature,
   PRIOR_READINGS,
   runFabriciusLinearExperiment,
   THESIS_TABLE_6_1,
 } from "../../src/experiments/fabricius-linear.js";
+import { independentPrecisionQuadrature } from "../../src/models/linear/independent-quadrature.js";
 import { createRng } from "../../src/random/rng.js";
 import { runCli } from "../support/cli.js";
 

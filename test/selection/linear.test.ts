@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { numericTable, parseCsv } from "../../src/data/csv.js";
 import { linearRegressionData } from "../../src/data/generators/linear.js";
 import { estimateEvidence } from "../../src/evidence/estimate.js";
-import { independentPrecisionQuadrature } from "../../src/experiments/fabricius-linear.js";
+import { independentPrecisionQuadrature } from "../../src/models/linear/independent-quadrature.js";
 import { nigRegression } from "../../src/models/linear/nig.js";
 import { rSquared, zellnerSiowLogBayesFactor } from "../../src/models/linear/zellner-siow.js";
 import { compareLinearModels, subsetSeed } from "../../src/selection/linear.js";
