@@ -25,3 +25,6 @@ w(data.frame(year = 1860:1959, discoveries = as.integer(discoveries)), "discover
 # Per capita income (dollars, 1974) and the share of high-school graduates (%, 1970) of the 50 US
 # states (datasets::state.x77; U.S. Department of Commerce 1977).
 w(data.frame(income = state.x77[, "Income"], hs_grad = state.x77[, "HS Grad"]), "states.csv")
+# Earthquakes off Fiji since 1964 (datasets::quakes; Harvard PRIM-H project): the number of stations
+# reporting each of 1000 events, with its latitude, longitude, depth (km) and Richter magnitude.
+w(quakes[, c("lat", "long", "depth", "mag", "stations")], "quakes.csv")

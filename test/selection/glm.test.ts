@@ -8,7 +8,8 @@ import { compareGlms } from "../../src/selection/glm.js";
 import { runCli } from "../support/cli.js";
 
 const PIMA = "examples/real-models/pima.csv";
-/** Reference log evidences of the 128 subsets from numpy (fixtures/glm-references.py). */
+const QUAKES = "examples/real-models/quakes.csv";
+/** Reference log evidences of the 128 Pima subsets from numpy (fixtures/glm-references.py). */
 const references = JSON.parse(
   readFileSync(new URL("./fixtures/glm-pima-references.json", import.meta.url), "utf8"),
 ) as { models: { inputs: string[]; logZ: number; stdErr: number }[] };
@@ -44,6 +45,28 @@ describe("compareGlms", () => {
     expect(result.modelCount).toBe(128);
     const byInputs = new Map(result.models.map((m) => [[...m.inputs].sort().join(","), m]));
     for (const ref of references.models) {
+      const m = byInputs.get([...ref.inputs].sort().join(","));
+      if (m === undefined) throw new Error(`no model on ${ref.inputs.join(", ")}`);
+      const tolerance = Math.max(0.01, 3 * Math.hypot(m.stdErr, ref.stdErr));
+      expect(Math.abs(m.logEvidence - ref.logZ), ref.inputs.join(", ")).toBeLessThan(tolerance);
+      expect(m.reliable).toBe(true);
+    }
+  });
+
+  it("gives every one of the 16 Poisson regressions of the Fiji earthquakes' stations within max(0.01, 3 s.e.) of numpy's references", () => {
+    const quakes = JSON.parse(
+      readFileSync(new URL("./fixtures/glm-quakes-references.json", import.meta.url), "utf8"),
+    ) as typeof references;
+    const inputs = ["lat", "long", "depth", "mag"];
+    const data = formulaDesign(
+      csvColumns(parseCsv(readFileSync(QUAKES, "utf8"))),
+      { target: "stations", terms: inputs.map((c) => [c]), dot: false },
+      { heredity: true },
+    );
+    const counts = compareGlms(data, { family: "poisson", prior: { name: "normal", scale: 5 } });
+    expect(counts.modelCount).toBe(16);
+    const byInputs = new Map(counts.models.map((m) => [[...m.inputs].sort().join(","), m]));
+    for (const ref of quakes.models) {
       const m = byInputs.get([...ref.inputs].sort().join(","));
       if (m === undefined) throw new Error(`no model on ${ref.inputs.join(", ")}`);
       const tolerance = Math.max(0.01, 3 * Math.hypot(m.stdErr, ref.stdErr));
