@@ -99,6 +99,7 @@ export {
   isSubsettable,
   type SubsettableModel,
 } from "./evidence/cross-validated.js";
+export type { PosteriorDrawsInput } from "./evidence/draws-input.js";
 export {
   type EntropyDiagnostics,
   type EntropyEvidenceOptions,
@@ -165,7 +166,7 @@ export {
   type PriorMonteCarloResult,
   priorMonteCarlo,
 } from "./evidence/prior-monte-carlo.js";
-export type { EvidenceEstimate, PosteriorDrawsInput } from "./evidence/result.js";
+export type { EvidenceEstimate } from "./evidence/result.js";
 export {
   type SteppingStoneDiagnostics,
   type SteppingStoneOptions,

@@ -4,17 +4,9 @@
  */
 import type { BayesModel } from "../model/model.js";
 import { unbounded } from "../model/transform.js";
+import { checkModel, type RandomOptions, resolveRng } from "./checks.js";
 import { paretoKHat } from "./importance-sampling.js";
-import {
-  checkModel,
-  type EvidenceEstimate,
-  evidenceResult,
-  logWeightSummary,
-  type RandomOptions,
-  resolveRng,
-  secondsSince,
-  weightReasons,
-} from "./result.js";
+import { type EvidenceEstimate, evidenceResult, secondsSince } from "./result.js";
 import { runTempering } from "./tempering/engine.js";
 import {
   resolveTemperingOptions,
@@ -25,6 +17,7 @@ import {
   type TemperingOptions,
 } from "./tempering/estimates.js";
 import type { CloudMove } from "./tempering/moves.js";
+import { logWeightSummary, weightReasons } from "./weights.js";
 
 /** Options of {@link annealedImportanceSampling}: the engine's, with AIS's defaults (`islands` does not apply). */
 export interface AnnealedImportanceSamplingOptions extends RandomOptions, Omit<TemperingOptions, "islands"> {}

@@ -5,21 +5,10 @@ import { logAddExp, logSumExp } from "../math/logspace.js";
 import { Draws } from "../model/draws.js";
 import type { BayesModel } from "../model/model.js";
 import { unbounded } from "../model/transform.js";
-import {
-  checkCount,
-  checkLogValue,
-  checkModel,
-  type EvidenceEstimate,
-  evidenceResult,
-  fitGaussian,
-  logWeightSummary,
-  type PosteriorDrawsInput,
-  posteriorDraws,
-  type RandomOptions,
-  resolveRng,
-  secondsSince,
-  unboundedDraws,
-} from "./result.js";
+import { checkCount, checkLogValue, checkModel, type RandomOptions, resolveRng } from "./checks.js";
+import { fitGaussian, type PosteriorDrawsInput, posteriorDraws, unboundedDraws } from "./draws-input.js";
+import { type EvidenceEstimate, evidenceResult, secondsSince } from "./result.js";
+import { logWeightSummary } from "./weights.js";
 
 const WHERE = "bridgeSampling";
 

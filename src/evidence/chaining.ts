@@ -5,7 +5,8 @@
  */
 import { OccamError } from "../errors.js";
 import type { BayesModel } from "../model/model.js";
-import { checkModel, type EvidenceEstimate, type RandomOptions } from "./result.js";
+import { checkModel, type RandomOptions } from "./checks.js";
+import type { EvidenceEstimate } from "./result.js";
 import type { TemperingDefaults, TemperingOptions } from "./tempering/estimates.js";
 import { type RungSummary, ratioRun } from "./tempering/ladder.js";
 import {

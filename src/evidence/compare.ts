@@ -1,6 +1,7 @@
 import { OccamError } from "../errors.js";
 import type { BayesModel } from "../model/model.js";
 import { createRng } from "../random/rng.js";
+import type { PosteriorDrawsInput } from "./draws-input.js";
 import {
   type EvidenceMethod,
   type EvidenceMethodSettings,
@@ -9,7 +10,6 @@ import {
   NEEDS_DRAWS,
 } from "./estimate.js";
 import { type PosteriorSample, samplePosterior } from "./posterior-sampling.js";
-import type { PosteriorDrawsInput } from "./result.js";
 
 /**
  * The methods `occam evidence` and {@link compareEstimators} run when none are named: bridge sampling

@@ -14,6 +14,7 @@ import type { Draws } from "../model/draws.js";
 import type { BayesModel } from "../model/model.js";
 import type { Rng } from "../random/rng.js";
 import { bridgeSampling } from "./bridge-sampling.js";
+import { checkCount, checkModel, type RandomOptions, resolveRng } from "./checks.js";
 import {
   bridgedChainRule,
   type CrossValidationTerm,
@@ -27,15 +28,7 @@ import {
   subsetModel,
 } from "./cross-validation-terms.js";
 import type { PosteriorKernelChoice } from "./posterior-sampling.js";
-import {
-  checkCount,
-  checkModel,
-  type EvidenceEstimate,
-  evidenceResult,
-  type RandomOptions,
-  resolveRng,
-  secondsSince,
-} from "./result.js";
+import { type EvidenceEstimate, evidenceResult, secondsSince } from "./result.js";
 
 export {
   type CrossValidationTerm,

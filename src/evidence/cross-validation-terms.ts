@@ -11,9 +11,10 @@ import { Draws } from "../model/draws.js";
 import type { BayesModel } from "../model/model.js";
 import type { Rng } from "../random/rng.js";
 import { bridgeRatio } from "./bridge-sampling.js";
+import { checkModel, showPoint } from "./checks.js";
 import type { PosteriorKernelChoice } from "./posterior-sampling.js";
 import { samplePosterior } from "./posterior-sampling.js";
-import { checkModel, logWeightSummary, showPoint } from "./result.js";
+import { logWeightSummary } from "./weights.js";
 
 const WHERE = "crossValidatedEvidence";
 

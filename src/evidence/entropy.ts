@@ -6,18 +6,10 @@ import { LOG_PI } from "../math/constants.js";
 import { cholesky } from "../math/linalg.js";
 import type { BayesModel } from "../model/model.js";
 import { unbounded } from "../model/transform.js";
-import {
-  checkCount,
-  checkLogValue,
-  checkModel,
-  type EvidenceEstimate,
-  evidenceResult,
-  meanAndSd,
-  type PosteriorDrawsInput,
-  posteriorDraws,
-  secondsSince,
-  unboundedDraws,
-} from "./result.js";
+import { checkCount, checkLogValue, checkModel } from "./checks.js";
+import { type PosteriorDrawsInput, posteriorDraws, unboundedDraws } from "./draws-input.js";
+import { type EvidenceEstimate, evidenceResult, secondsSince } from "./result.js";
+import { meanAndSd } from "./weights.js";
 
 const WHERE = "entropyEvidence";
 

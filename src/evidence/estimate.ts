@@ -13,6 +13,7 @@ import {
   type CrossValidatedResult,
   crossValidatedEvidence,
 } from "./cross-validated.js";
+import type { PosteriorDrawsInput } from "./draws-input.js";
 import { type EntropyEvidenceOptions, type EntropyResult, entropyEvidence } from "./entropy.js";
 import { type HarmonicMeanResult, harmonicMean } from "./harmonic-mean.js";
 import {
@@ -38,7 +39,7 @@ import {
   type PriorMonteCarloResult,
   priorMonteCarlo,
 } from "./prior-monte-carlo.js";
-import { evidenceResult, type PosteriorDrawsInput } from "./result.js";
+import { evidenceResult } from "./result.js";
 import { type SteppingStoneOptions, type SteppingStoneResult, steppingStone } from "./stepping-stone.js";
 import { type TemperedSmcOptions, type TemperedSmcResult, temperedSmc } from "./tempered-smc.js";
 import {

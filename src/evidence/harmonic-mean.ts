@@ -1,14 +1,8 @@
 import { effectiveSampleSize } from "../diagnostics/ess.js";
 import type { BayesModel } from "../model/model.js";
-import {
-  checkLogValue,
-  checkModel,
-  type EvidenceEstimate,
-  evidenceResult,
-  type PosteriorDrawsInput,
-  posteriorDraws,
-  secondsSince,
-} from "./result.js";
+import { checkLogValue, checkModel } from "./checks.js";
+import { type PosteriorDrawsInput, posteriorDraws } from "./draws-input.js";
+import { type EvidenceEstimate, evidenceResult, secondsSince } from "./result.js";
 
 const WHERE = "harmonicMean";
 

@@ -9,19 +9,13 @@ import {
   checkCount,
   checkLogValue,
   checkModel,
-  type EvidenceEstimate,
-  evidenceResult,
-  fitGaussian,
-  logWeightSummary,
-  type PosteriorDrawsInput,
-  posteriorDraws,
   type RandomOptions,
   resolveRng,
-  secondsSince,
   showPoint,
-  unboundedDraws,
-  weightReasons,
-} from "./result.js";
+} from "./checks.js";
+import { fitGaussian, type PosteriorDrawsInput, posteriorDraws, unboundedDraws } from "./draws-input.js";
+import { type EvidenceEstimate, evidenceResult, secondsSince } from "./result.js";
+import { logWeightSummary, weightReasons } from "./weights.js";
 
 const WHERE = "importanceSampling";
 

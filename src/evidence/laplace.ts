@@ -4,16 +4,8 @@ import { cholesky, logDetFromCholesky } from "../math/linalg.js";
 import { type MinimizeOptions, type MinimizeResult, minimize, numericalHessian } from "../math/optimize.js";
 import type { BayesModel } from "../model/model.js";
 import { unbounded } from "../model/transform.js";
-import {
-  checkCount,
-  checkModel,
-  type EvidenceEstimate,
-  evidenceResult,
-  type RandomOptions,
-  resolveRng,
-  secondsSince,
-  showPoint,
-} from "./result.js";
+import { checkCount, checkModel, type RandomOptions, resolveRng, showPoint } from "./checks.js";
+import { type EvidenceEstimate, evidenceResult, secondsSince } from "./result.js";
 
 const WHERE = "laplace";
 // Central-difference step ε^(1/3): balances truncation error O(h²) against rounding O(ε/h).

@@ -4,18 +4,10 @@
  */
 import { OccamError } from "../errors.js";
 import type { BayesModel } from "../model/model.js";
+import { checkModel, type RandomOptions, resolveRng } from "./checks.js";
 import { paretoKHat } from "./importance-sampling.js";
 import { nonFiniteChecks } from "./overflow.js";
-import {
-  checkModel,
-  type EvidenceEstimate,
-  evidenceResult,
-  logWeightSummary,
-  meanAndSd,
-  type RandomOptions,
-  resolveRng,
-  secondsSince,
-} from "./result.js";
+import { type EvidenceEstimate, evidenceResult, secondsSince } from "./result.js";
 import { combineIslands, type TemperingDefaults, type TemperingOptions } from "./tempering/estimates.js";
 import { type LadderRecord, nodeMoments, pathIslands } from "./tempering/ladder.js";
 import {
@@ -31,6 +23,7 @@ import {
 } from "./tempering/precision.js";
 import { integrate, type QuadratureRule } from "./tempering/quadrature.js";
 import { randomTemperatures, temperatureDensity } from "./tempering/schedule.js";
+import { logWeightSummary, meanAndSd } from "./weights.js";
 
 /** Options of path sampling's ladder scheme (the default): the engine's, and the quadrature rule. */
 export interface PathLadderOptions extends RandomOptions, TemperingOptions, PrecisionOptions {

@@ -12,7 +12,7 @@ import type { Kernel, PositionState, StepInfo } from "../samplers/kernel.js";
 import { buildNutsKernel } from "../samplers/nuts.js";
 import { buildRandomWalkKernel } from "../samplers/random-walk.js";
 import { runChain } from "../samplers/run.js";
-import { checkCount, type RandomOptions, resolveRng } from "./result.js";
+import { checkCount, type RandomOptions, resolveRng } from "./checks.js";
 import type { ParticleCloud } from "./tempering/cloud.js";
 import { runTempering } from "./tempering/engine.js";
 import { MAX_DIVERGENT_FRACTION } from "./tempering/estimates.js";

@@ -1,18 +1,9 @@
 import { OccamError } from "../errors.js";
 import type { BayesModel } from "../model/model.js";
+import { checkCount, checkLogValue, checkModel, type RandomOptions, resolveRng } from "./checks.js";
 import { paretoKHat } from "./importance-sampling.js";
-import {
-  checkCount,
-  checkLogValue,
-  checkModel,
-  type EvidenceEstimate,
-  evidenceResult,
-  logWeightSummary,
-  type RandomOptions,
-  resolveRng,
-  secondsSince,
-  weightReasons,
-} from "./result.js";
+import { type EvidenceEstimate, evidenceResult, secondsSince } from "./result.js";
+import { logWeightSummary, weightReasons } from "./weights.js";
 
 const WHERE = "priorMonteCarlo";
 

@@ -6,7 +6,8 @@ import { OccamError } from "../errors.js";
 import { Draws } from "../model/draws.js";
 import type { BayesModel } from "../model/model.js";
 import { unbounded } from "../model/transform.js";
-import { checkModel, type EvidenceEstimate, type RandomOptions, resolveRng } from "./result.js";
+import { checkModel, type RandomOptions, resolveRng } from "./checks.js";
+import type { EvidenceEstimate } from "./result.js";
 import { islandStart, type ParticleCloud } from "./tempering/cloud.js";
 import { runTempering } from "./tempering/engine.js";
 import {

@@ -6,7 +6,8 @@
 import { OccamError } from "../errors.js";
 import type { BayesModel } from "../model/model.js";
 import { unbounded } from "../model/transform.js";
-import { checkCount, checkModel, type EvidenceEstimate, type RandomOptions, resolveRng } from "./result.js";
+import { checkCount, checkModel, type RandomOptions, resolveRng } from "./checks.js";
+import type { EvidenceEstimate } from "./result.js";
 import { runTempering } from "./tempering/engine.js";
 import {
   combineIslands,

@@ -13,7 +13,7 @@
 import { fileURLToPath } from "node:url";
 import { readCsv } from "../data/csv.js";
 import { OccamError } from "../errors.js";
-import { meanAndSd } from "../evidence/result.js";
+import { meanAndSd } from "../evidence/weights.js";
 import {
   CLASSIFIER_FAMILIES,
   type ClassifierFamilyName,

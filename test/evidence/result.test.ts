@@ -1,8 +1,11 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { OccamError } from "../../src/errors.js";
+import { resolveRng } from "../../src/evidence/checks.js";
+import { posteriorDraws } from "../../src/evidence/draws-input.js";
 import { paretoKHat } from "../../src/evidence/importance-sampling.js";
-import { evidenceResult, logWeightSummary, posteriorDraws, resolveRng } from "../../src/evidence/result.js";
+import { evidenceResult } from "../../src/evidence/result.js";
+import { logWeightSummary } from "../../src/evidence/weights.js";
 import { logMeanExp } from "../../src/math/logspace.js";
 import { Draws } from "../../src/model/draws.js";
 import { createRng } from "../../src/random/rng.js";

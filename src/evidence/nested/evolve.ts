@@ -6,7 +6,7 @@
  */
 import { OccamError } from "../../errors.js";
 import { logAddExp } from "../../math/logspace.js";
-import { showPoint } from "../result.js";
+import { showPoint } from "../checks.js";
 import type { InsertionRanks } from "./insertion.js";
 import type { DeadPoints, LiveSet } from "./live-points.js";
 import type { DrawContext, Proposals } from "./proposals.js";

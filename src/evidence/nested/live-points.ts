@@ -6,7 +6,7 @@
 import { OccamError } from "../../errors.js";
 import type { BayesModel } from "../../model/model.js";
 import type { Rng } from "../../random/rng.js";
-import { showPoint } from "../result.js";
+import { showPoint } from "../checks.js";
 
 /**
  * Where the sampler moves points. With a prior transform the space is the open unit cube, where the

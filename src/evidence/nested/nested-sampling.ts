@@ -9,8 +9,9 @@
 import { OccamError } from "../../errors.js";
 import { kishEss } from "../../math/logspace.js";
 import type { BayesModel } from "../../model/model.js";
+import { checkModel, resolveRng } from "../checks.js";
 import { nonFiniteChecks } from "../overflow.js";
-import { checkModel, type EvidenceEstimate, evidenceResult, resolveRng, secondsSince } from "../result.js";
+import { type EvidenceEstimate, evidenceResult, secondsSince } from "../result.js";
 import { type BatchRecord, runBatches } from "./dynamic.js";
 import { drawFromPrior, type EvolveResult, evolve, type RunContext, type StopReason } from "./evolve.js";
 import { InsertionRanks } from "./insertion.js";

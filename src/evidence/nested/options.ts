@@ -3,7 +3,7 @@
  */
 import { OccamError } from "../../errors.js";
 import type { BayesModel } from "../../model/model.js";
-import { checkCount, type RandomOptions } from "../result.js";
+import { checkCount, type RandomOptions } from "../checks.js";
 
 /** How new live points are drawn above the likelihood bound. */
 export type NestedSampler = "auto" | "ellipsoid" | "slice";

@@ -21,7 +21,7 @@
  */
 
 import type { Rng } from "../../random/rng.js";
-import { meanAndSd } from "../result.js";
+import { meanAndSd } from "../weights.js";
 import { accumulate, type RunOrder, trapezoidHeights } from "./integrate.js";
 
 /** The simulated spread of log Z. */

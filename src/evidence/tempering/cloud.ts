@@ -8,7 +8,7 @@ import { choleskyInPlace } from "../../math/linalg.js";
 import type { BayesModel } from "../../model/model.js";
 import type { Rng } from "../../random/rng.js";
 import { isUsableLogDensity } from "../../samplers/accept.js";
-import { showPoint } from "../result.js";
+import { showPoint } from "../checks.js";
 
 /** A particle system: N positions (row-major N × d) with their log prior and log likelihood. */
 export interface ParticleCloud {

@@ -13,7 +13,7 @@ import { buildHmcKernel, type HmcKernel, type HmcOptions } from "../../samplers/
 import type { Kernel, PositionState, StepInfo } from "../../samplers/kernel.js";
 import { buildRandomWalkKernel, type RandomWalkKernel } from "../../samplers/random-walk.js";
 import { runChain } from "../../samplers/run.js";
-import { checkCount, checkLogValue, checkModel, type RandomOptions, resolveRng } from "../result.js";
+import { checkCount, checkLogValue, checkModel, type RandomOptions, resolveRng } from "../checks.js";
 
 /** A user's kernel for the power posterior at inverse temperature β (its target must be `tempered(model, β)`). */
 export type PowerPosteriorKernelFactory = (beta: number) => Kernel<PositionState, StepInfo>;

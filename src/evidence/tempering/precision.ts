@@ -9,14 +9,8 @@ import { OccamError } from "../../errors.js";
 import { logSumExp } from "../../math/logspace.js";
 import type { BayesModel } from "../../model/model.js";
 import { unbounded } from "../../model/transform.js";
-import {
-  checkCount,
-  type EvidenceEstimate,
-  evidenceResult,
-  type RandomOptions,
-  resolveRng,
-  secondsSince,
-} from "../result.js";
+import { checkCount, type RandomOptions, resolveRng } from "../checks.js";
+import { type EvidenceEstimate, evidenceResult, secondsSince } from "../result.js";
 import { runTempering, type TemperingRun, type TemperingSettings } from "./engine.js";
 import {
   combineIslands,

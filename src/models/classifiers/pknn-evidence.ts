@@ -8,12 +8,8 @@
  */
 import { weightTraceEss } from "../../diagnostics/ess.js";
 import { samplePosterior } from "../../evidence/posterior-sampling.js";
-import {
-  type EvidenceEstimate,
-  evidenceResult,
-  logWeightSummary,
-  secondsSince,
-} from "../../evidence/result.js";
+import { type EvidenceEstimate, evidenceResult, secondsSince } from "../../evidence/result.js";
+import { logWeightSummary } from "../../evidence/weights.js";
 import { logSumExp } from "../../math/logspace.js";
 import type { Rng } from "../../random/rng.js";
 import type { ChainRuleSettings } from "./family.js";

@@ -12,6 +12,7 @@
 import gammaln from "@stdlib/math-base-special-gammaln";
 import { OccamError } from "../../errors.js";
 import { paretoKHat } from "../../evidence/importance-sampling.js";
+import { MAX_PARETO_K } from "../../evidence/weights.js";
 import { LOG_2PI } from "../../math/constants.js";
 import { cholesky, logDetFromCholesky, solveLower, solveLowerTranspose } from "../../math/linalg.js";
 import type { Rng } from "../../random/rng.js";
@@ -57,9 +58,6 @@ export interface GlmEvidence {
   /** Likelihood evaluations, Newton's included. */
   readonly nLikelihoodEvals: number;
 }
-
-/** Above this k̂ the weights' variance is unusable (Vehtari et al. 2024). */
-const MAX_PARETO_K = 0.7;
 
 /** The log posterior density up to log Z: log L(θ) + log p(θ), with everything else the caller asks for. */
 class Posterior {

@@ -16,13 +16,8 @@ import gammaln from "@stdlib/math-base-special-gammaln";
 import { gammaLogDensityOfLog, gammaLogNormaliser } from "../../distributions/gamma.js";
 import { OccamError } from "../../errors.js";
 import { paretoKHat } from "../../evidence/importance-sampling.js";
-import {
-  type EvidenceEstimate,
-  evidenceResult,
-  logWeightSummary,
-  meanAndSd,
-  weightReasons,
-} from "../../evidence/result.js";
+import { type EvidenceEstimate, evidenceResult } from "../../evidence/result.js";
+import { logWeightSummary, meanAndSd, weightReasons } from "../../evidence/weights.js";
 import { LOG_2PI } from "../../math/constants.js";
 import { invertFromCholesky, lowerTriMatVec, lowerTriTransposeMatVec } from "../../math/linalg.js";
 import { minimize } from "../../math/optimize.js";
