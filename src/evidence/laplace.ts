@@ -4,6 +4,7 @@ import { cholesky, logDetFromCholesky } from "../math/linalg.js";
 import { type MinimizeOptions, type MinimizeResult, minimize, numericalHessian } from "../math/optimize.js";
 import type { BayesModel } from "../model/model.js";
 import { unbounded } from "../model/transform.js";
+import { isFiniteVector } from "../samplers/accept.js";
 import { checkCount, checkModel, type RandomOptions, resolveRng, showPoint } from "./checks.js";
 import { type EvidenceEstimate, evidenceResult, secondsSince } from "./result.js";
 
@@ -193,7 +194,9 @@ export function laplace(given: BayesModel, options: LaplaceOptions = {}): Laplac
           `${WHERE}: model.samplePrior must return a Float64Array of length ${d} (model.dim).`,
         );
       }
-      if (!Number.isFinite(objective(x0, grad))) continue;
+      // A draw where the log density or its gradient is not finite (a model that overflows far out,
+      // where prior draws may land) cannot start L-BFGS: the next draw is tried.
+      if (!(Number.isFinite(objective(x0, grad)) && isFiniteVector(grad))) continue;
       const run = minimize(objective, x0, options.optimizer);
       runs.push({ value: run.value, converged: run.converged, iterations: run.iterations });
       if (best === undefined || run.value < best.value) best = run;
@@ -201,7 +204,7 @@ export function laplace(given: BayesModel, options: LaplaceOptions = {}): Laplac
     if (best === undefined) {
       throw new OccamError(
         "invalid-argument",
-        `${WHERE}: none of ${attempts} prior draws has a finite log prior + log likelihood, so the mode search ` +
+        `${WHERE}: none of ${attempts} prior draws has a finite log prior + log likelihood and gradient, so the mode search ` +
           "cannot start; give a starting mode ({ mode }).",
       );
     }
