@@ -35,8 +35,8 @@ How to read the first table: a run is *unreliable* when the method said so (\`re
 its reason); a *silent failure* is a run that said it was reliable and lies more than 3 standard
 errors + 0.01 nats (plus the reference's own error) from the reference. Mean error, mean standard
 error, the fraction within 2 standard errors and the worst |z| are over the reliable runs;
-evaluations and seconds are means per run (the runs shared two cores, so seconds are inflated; the
-evaluations are not). The second table is \`occam evidence\` at its default methods: the consensus of
+evaluations and seconds are means per run (seconds depend on the machine and its load; evaluations
+do not). The second table is \`occam evidence\` at its default methods: the consensus of
 its reliable results against the reference.
 
 \`\`\`text

@@ -38,19 +38,27 @@ function pimaData(scaleColumn?: string) {
   );
 }
 
+/** Every reference model's evidence within max(0.01, 3 joint s.e.) of the comparison's, and reliable. */
+function expectMatchesReferences(
+  comparison: ReturnType<typeof compareGlms>,
+  refs: { models: { inputs: string[]; logZ: number; stdErr: number }[] },
+): void {
+  const byInputs = new Map(comparison.models.map((m) => [[...m.inputs].sort().join(","), m]));
+  for (const ref of refs.models) {
+    const m = byInputs.get([...ref.inputs].sort().join(","));
+    if (m === undefined) throw new Error(`no model on ${ref.inputs.join(", ")}`);
+    const tolerance = Math.max(0.01, 3 * Math.hypot(m.stdErr, ref.stdErr));
+    expect(Math.abs(m.logEvidence - ref.logZ), ref.inputs.join(", ")).toBeLessThan(tolerance);
+    expect(m.reliable).toBe(true);
+  }
+}
+
 describe("compareGlms", () => {
   const result = compareGlms(pimaData(), { family: "bernoulli", prior: { name: "normal", scale: 10 } });
 
   it("gives every one of the 128 Pima logistic regressions within max(0.01, 3 s.e.) of numpy's references", () => {
     expect(result.modelCount).toBe(128);
-    const byInputs = new Map(result.models.map((m) => [[...m.inputs].sort().join(","), m]));
-    for (const ref of references.models) {
-      const m = byInputs.get([...ref.inputs].sort().join(","));
-      if (m === undefined) throw new Error(`no model on ${ref.inputs.join(", ")}`);
-      const tolerance = Math.max(0.01, 3 * Math.hypot(m.stdErr, ref.stdErr));
-      expect(Math.abs(m.logEvidence - ref.logZ), ref.inputs.join(", ")).toBeLessThan(tolerance);
-      expect(m.reliable).toBe(true);
-    }
+    expectMatchesReferences(result, references);
   });
 
   it("gives every one of the 16 Poisson regressions of the Fiji earthquakes' stations within max(0.01, 3 s.e.) of numpy's references", () => {
@@ -65,14 +73,7 @@ describe("compareGlms", () => {
     );
     const counts = compareGlms(data, { family: "poisson", prior: { name: "normal", scale: 5 } });
     expect(counts.modelCount).toBe(16);
-    const byInputs = new Map(counts.models.map((m) => [[...m.inputs].sort().join(","), m]));
-    for (const ref of quakes.models) {
-      const m = byInputs.get([...ref.inputs].sort().join(","));
-      if (m === undefined) throw new Error(`no model on ${ref.inputs.join(", ")}`);
-      const tolerance = Math.max(0.01, 3 * Math.hypot(m.stdErr, ref.stdErr));
-      expect(Math.abs(m.logEvidence - ref.logZ), ref.inputs.join(", ")).toBeLessThan(tolerance);
-      expect(m.reliable).toBe(true);
-    }
+    expectMatchesReferences(counts, quakes);
   });
 
   it("ranks Friel & Wyse's first model best, with probabilities that sum to one and inclusion probabilities from them", () => {
