@@ -49,7 +49,8 @@ describe("real models", () => {
     // draw made the gradient overflow; such draws are passed over as starts of the mode search.
     for (const seed of [1, 2, 3]) {
       const laplace = estimateEvidence(model, { method: "laplace", seed });
-      expect(Math.abs(laplace.logZ - references["birthwt-probit"].logZ)).toBeLessThan(0.05);
+      // Laplace's own error on this model: −0.0024 nats (measured on seeds 1–3; it does not depend on the start).
+      expect(Math.abs(laplace.logZ - references["birthwt-probit"].logZ)).toBeLessThan(0.01);
     }
     // A tempered cloud reaches the overflow at small β: its moves there are rejected, counted, and said.
     const smc = estimateEvidence(model, { method: "smc", seed: 1, settings: { particles: 512 } });
