@@ -19,7 +19,7 @@ import { integrateRun, orderRun, type RunIntegral, type RunOrder } from "./integ
 import { DeadPoints, Likelihood, LiveSet, pointSpace } from "./live-points.js";
 import { type NestedSamplingOptions, type NestedSettings, resolveNestedOptions } from "./options.js";
 import { type BoundCheckStats, type DrawContext, type ProposalStats, Proposals } from "./proposals.js";
-import { type SimulatedError, simulateError } from "./uncertainty.js";
+import { maxIslandRatio, type SimulatedError, simulateError } from "./uncertainty.js";
 
 export type { BatchRecord } from "./dynamic.js";
 export type { StopReason } from "./evolve.js";
@@ -68,6 +68,10 @@ export interface NestedDiagnostics {
   readonly shrinkageSd: number;
   /** Standard deviation of log Z over resampled threads with the expected shrinkage. */
   readonly threadSd: number;
+  /** Islands the threads were dealt into (independent runs sharing the metric). */
+  readonly islands: number;
+  /** The islands' log Z spread over √islands (null with one island). */
+  readonly islandSd: number | null;
   /** Simulated runs behind the standard error. */
   readonly simulations: number;
   /** Iterations per likelihood evaluation. */
@@ -208,7 +212,7 @@ export function nestedSampling(model: BayesModel, options: NestedSamplingOptions
   const batches = settings.dynamic === null ? [] : runBatches(ctx, settings.dynamic, settings.dlogz);
   const run = orderRun(ctx.dead);
   const integral = integrateRun(run);
-  const error = simulateError(run, integral.logZ, errorRng, settings.simulations);
+  const error = simulateError(run, integral.logZ, errorRng, settings.simulations, settings.islands);
   const posterior = posteriorDraws(ctx.dead, run, integral);
   const stats = ctx.proposals.summary();
   const diagnostics: NestedDiagnostics = {
@@ -301,6 +305,8 @@ function nestedDiagnostics(
     informationError: Math.sqrt(integral.information / settings.livePoints),
     shrinkageSd: error.shrinkageSd,
     threadSd: error.threadSd,
+    islands: settings.islands,
+    islandSd: error.islandSd,
     simulations: settings.simulations,
     efficiency: ctx.iterations / Math.max(1, ctx.likelihood.evaluations),
     ellipsoids:
@@ -362,6 +368,16 @@ function nestedChecks(
         `p = ${pValue.toExponential(1)}; Fowlie, Handley & Su 2020): the constrained draws are not draws from the prior ` +
         `above the bound, which biases log Z. Raise slices (now ${settings.slices}) and livePoints (now ${settings.livePoints}; ` +
         "the slice metric needs many more live points than dimensions), or use the ellipsoids in low dimension.",
+    );
+  }
+  const { islandSd, islands } = diagnostics;
+  const simulated = Math.max(diagnostics.shrinkageSd, diagnostics.threadSd);
+  if (islandSd !== null && islandSd > maxIslandRatio(islands) * simulated) {
+    unreliable.push(
+      `the ${islands} islands' estimates of log Z spread ${(islandSd / simulated).toFixed(1)} times as much as the ` +
+        `standard error ${simulated.toFixed(3)} says they should: new points remember the live points their moves ` +
+        `started from, so the error bar is too small and log Z may be off by more. Raise slices (now ${settings.slices}) ` +
+        "or reparameterise the model (a hierarchical scale's funnel, non-centred).",
     );
   }
   const slices = diagnostics.slices;

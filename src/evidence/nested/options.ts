@@ -73,6 +73,15 @@ export interface NestedSamplingOptions extends RandomOptions {
    */
   simulations?: number;
   /**
+   * Islands: the live points' threads are dealt into this many groups, and a slice move starts only
+   * from a live point of the dead point's own group, so that each group is an independent run with
+   * K / islands live points (sharing only the metric). Their log Z's spread is a standard error
+   * that sees what the simulated one cannot: new points correlated with the live points they started
+   * from (1 for none).
+   * @defaultValue 8, or K / 10 with fewer than 80 live points
+   */
+  islands?: number;
+  /**
    * Stop after this many iterations (dead points of the baseline run and the batches together).
    * A run stopped by a limit is marked unreliable.
    * @defaultValue Infinity
@@ -114,6 +123,7 @@ export interface NestedSettings {
   readonly slices: number;
   readonly bootstraps: number;
   readonly simulations: number;
+  readonly islands: number;
   readonly maxIterations: number;
   readonly maxEvaluations: number;
   readonly maxTries: number;
@@ -204,6 +214,7 @@ export function resolveNestedOptions(
     slices: options.slices ?? (d <= 20 ? d + 3 : 3 * d),
     bootstraps: options.bootstraps ?? 5,
     simulations: options.simulations ?? 200,
+    islands: options.islands ?? Math.max(1, Math.min(8, Math.floor(livePoints / 10))),
     maxIterations: options.maxIterations ?? Number.POSITIVE_INFINITY,
     maxEvaluations: options.maxEvaluations ?? Number.POSITIVE_INFINITY,
     maxTries: options.maxTries ?? 100_000,
@@ -212,6 +223,14 @@ export function resolveNestedOptions(
   checkCount(settings.slices, "slices", where, 1);
   checkCount(settings.bootstraps, "bootstraps", where, 0);
   checkCount(settings.simulations, "simulations", where, 10);
+  checkCount(settings.islands, "islands", where, 1);
+  if (settings.islands > livePoints / 2) {
+    throw new OccamError(
+      "invalid-argument",
+      `${where}: islands must be at most livePoints / 2 = ${Math.floor(livePoints / 2)} (each island is a run of its ` +
+        `own live points), got ${settings.islands}.`,
+    );
+  }
   checkCount(settings.maxTries, "maxTries", where, 1);
   checkLimit(settings.maxIterations, "maxIterations", where);
   checkLimit(settings.maxEvaluations, "maxEvaluations", where);

@@ -396,17 +396,36 @@ export class Proposals {
     });
   }
 
-  /** A uniformly chosen live point above L*, other than `exclude`. */
+  /**
+   * A uniformly chosen live point above L*, other than `exclude`, from the dead point's island (its
+   * thread modulo the islands), so that the islands stay independent runs; from any island when its
+   * own has no other point above L*.
+   */
   private pickStart(live: LiveSet, exclude: number, logLStar: number): number {
-    const { rng } = this.context;
-    for (let k = 0; k < 4 * live.size; k++) {
+    const { rng, settings } = this.context;
+    const islands = settings.islands;
+    const island = exclude >= 0 ? live.thread[exclude] % islands : -1;
+    for (let k = 0; k < 4 * islands * live.size; k++) {
       const j = Math.floor(rng.uniform() * live.size);
-      if (j !== exclude && live.logL[j] > logLStar) return j;
+      if (isStart(live, j, exclude, logLStar, islands, island)) return j;
     }
-    for (let j = 0; j < live.size; j++) if (j !== exclude && live.logL[j] > logLStar) return j;
+    for (let j = 0; j < live.size; j++) if (isStart(live, j, exclude, logLStar, islands, island)) return j;
+    for (let j = 0; j < live.size; j++) if (isStart(live, j, exclude, logLStar, islands, -1)) return j;
     throw new OccamError(
       "internal",
       `${this.context.where}: no live point lies above the bound log L* = ${logLStar} to start a slice from.`,
     );
   }
+}
+
+/** Whether live point j can start a slice: above L*, not the dead point, in `island` (−1: any). */
+function isStart(
+  live: LiveSet,
+  j: number,
+  exclude: number,
+  logLStar: number,
+  islands: number,
+  island: number,
+): boolean {
+  return j !== exclude && live.logL[j] > logLStar && (island < 0 || live.thread[j] % islands === island);
 }
