@@ -1,6 +1,6 @@
 import type { Command } from "commander";
 import { OccamError } from "../errors.js";
-import { DEFAULT_EVIDENCE_METHODS, type EstimatorComparison } from "../evidence/compare.js";
+import { DEFAULT_EVIDENCE_METHODS, type EstimatorComparison, FALLBACK_NOTE } from "../evidence/compare.js";
 import type { EvidenceMethod, EvidenceResult } from "../evidence/estimate.js";
 import { EVIDENCE_METHODS } from "../evidence/methods.js";
 import { withError } from "../report/format.js";
@@ -49,6 +49,8 @@ export interface EvidenceReport {
   readonly agree: boolean;
   /** The inverse-variance mean of the reliable results; null when none is reliable. */
   readonly consensus: { logZ: number; stdErr: number } | null;
+  /** True when neither default method was reliable and the fallback methods (nested, tmcmc) ran too. */
+  readonly fellBack: boolean;
 }
 
 /** The JSON document of a comparison of the methods on the model in `file`. */
@@ -76,6 +78,7 @@ function evidenceReport(comparison: EstimatorComparison, file: string, seed: num
     failures: comparison.failures,
     agree: comparison.agree,
     consensus: comparison.consensus,
+    fellBack: comparison.fellBack === true,
   };
 }
 
@@ -121,11 +124,13 @@ function formatReport(report: EvidenceReport): string {
     report.consensus === null
       ? "No reliable estimate: no log Z to report."
       : `Consensus of the reliable results: log Z = ${withError(report.consensus.logZ, report.consensus.stdErr)}`;
+  const fallback = report.fellBack ? [FALLBACK_NOTE] : [];
   return [
     `Log evidence of ${report.model} (nats), seed ${report.seed}`,
     "",
     table,
     "",
+    ...fallback,
     verdict,
     consensus,
   ].join("\n");

@@ -18,6 +18,19 @@ import { type PosteriorSample, samplePosterior } from "./posterior-sampling.js";
  */
 export const DEFAULT_EVIDENCE_METHODS: readonly EvidenceMethod[] = ["bridge", "smc"];
 
+/**
+ * The methods the default runs next when neither of its own gives a reliable estimate: both temper
+ * from the prior with moves that need no gradient (nested sampling's slices, TMCMC's random walk), so
+ * they follow the neck of a funnel where every HMC trajectory of bridge's chains and smc's moves
+ * diverges (the centred eight schools). They run at their own defaults.
+ */
+export const FALLBACK_EVIDENCE_METHODS: readonly EvidenceMethod[] = ["nested", "tmcmc"];
+
+/** What a report says when the fallback methods ran. */
+export const FALLBACK_NOTE =
+  `Neither ${DEFAULT_EVIDENCE_METHODS.join(" nor ")} was reliable, so ${FALLBACK_EVIDENCE_METHODS.join(" and ")} ` +
+  "ran too: they temper from the prior with moves that need no gradient.";
+
 /** Settings for some of the methods, by method name. */
 export type EvidenceSettingsByMethod = { readonly [M in EvidenceMethod]?: EvidenceMethodSettings[M] };
 
@@ -85,6 +98,8 @@ export interface EstimatorComparison {
   readonly consensus: { readonly logZ: number; readonly stdErr: number } | null;
   /** The exact log Z, when the model has one, and each estimate's z against it. */
   readonly exact?: { readonly logZ: number; readonly z: readonly number[] };
+  /** True when the default methods gave no reliable estimate and {@link FALLBACK_EVIDENCE_METHODS} ran too. */
+  readonly fellBack?: boolean;
 }
 
 /** One method's outcome: its estimate, or why it gave none. */
@@ -147,7 +162,8 @@ export function runEstimators(
  * cross-check of the numbers, not only of their spread. Methods that need posterior draws share one
  * set, sampled once. Only reliable results (see `EvidenceEstimate.reliable`: the harmonic mean and
  * Laplace never are) enter the pairs and the consensus; the others are listed with their warnings.
- * Without `methods`, bridge sampling with a quick tempered cross-check ({@link DEFAULT_EVIDENCE_METHODS}).
+ * Without `methods`, bridge sampling with a quick tempered cross-check ({@link DEFAULT_EVIDENCE_METHODS}),
+ * followed by {@link FALLBACK_EVIDENCE_METHODS} when neither of the two is reliable.
  *
  * @example
  * const { consensus, agree } = compareEstimators(model); // bridge, cross-checked by a quick smc
@@ -159,8 +175,31 @@ export function compareEstimators(
   options: CompareEstimatorsOptions = {},
 ): EstimatorComparison {
   checkMethodCount(methods);
-  const runs = runEstimators(model, methods, { ...options, settings: defaultSettings(methods, options) });
-  return summariseEstimators(model, runs.outcomes, runs.posterior, options.threshold);
+  const settings = defaultSettings(methods, options);
+  const runs = runEstimators(model, methods, { ...options, settings });
+  const comparison = summariseEstimators(model, runs.outcomes, runs.posterior, options.threshold);
+  if (!needsFallback(methods, comparison)) return comparison;
+  const more = runEstimators(model, WITH_FALLBACK, { ...options, settings, only: FALLBACK_POSITIONS });
+  return {
+    ...summariseEstimators(model, [...runs.outcomes, ...more.outcomes], runs.posterior, options.threshold),
+    fellBack: true,
+  };
+}
+
+/** The default methods followed by the fallback ones: each method's seed depends only on its position here. */
+export const WITH_FALLBACK: readonly EvidenceMethod[] = [
+  ...DEFAULT_EVIDENCE_METHODS,
+  ...FALLBACK_EVIDENCE_METHODS,
+];
+
+/** The fallback methods' positions in {@link WITH_FALLBACK}. */
+export const FALLBACK_POSITIONS: readonly number[] = FALLBACK_EVIDENCE_METHODS.map(
+  (_, i) => DEFAULT_EVIDENCE_METHODS.length + i,
+);
+
+/** Whether the comparison of `methods` calls for the fallback methods: the default list, with no reliable estimate. */
+export function needsFallback(methods: readonly EvidenceMethod[], comparison: EstimatorComparison): boolean {
+  return methods === DEFAULT_EVIDENCE_METHODS && comparison.consensus === null;
 }
 
 /** The settings the methods run with: the cross-check's size when the methods were not named. */

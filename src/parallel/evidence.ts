@@ -11,7 +11,10 @@ import {
   defaultSettings,
   type EstimatorComparison,
   type EstimatorOutcome,
+  FALLBACK_POSITIONS,
+  needsFallback,
   summariseEstimators,
+  WITH_FALLBACK,
 } from "../evidence/compare.js";
 import { type EvidenceMethod, NEEDS_DRAWS } from "../evidence/estimate.js";
 import { type EvidenceUnitResult, reviveSample } from "./evidence-units.js";
@@ -37,10 +40,32 @@ export async function compareEstimatorsInParallel(
   checkMethodCount(methods);
   const settings = defaultSettings(methods, options);
   const model = await loadModelFile(modelPath);
-  const shared = methods.flatMap((m, i) => (NEEDS_DRAWS.has(m) ? [i] : []));
+  const positions = methods.map((_, i) => i);
+  const first = await runMethods(modelPath, methods, positions, settings, options);
+  const comparison = summariseEstimators(model, first.outcomes, first.posterior, options.threshold);
+  if (!needsFallback(methods, comparison)) return comparison;
+  const more = await runMethods(modelPath, WITH_FALLBACK, FALLBACK_POSITIONS, settings, options);
+  return {
+    ...summariseEstimators(model, [...first.outcomes, ...more.outcomes], first.posterior, options.threshold),
+    fellBack: true,
+  };
+}
+
+/**
+ * Runs the methods at `positions` of `methods` as units (the methods that share posterior draws
+ * together, every other one alone) and puts their outcomes back in the order of `positions`.
+ */
+async function runMethods(
+  modelPath: string,
+  methods: readonly EvidenceMethod[],
+  positions: readonly number[],
+  settings: ReturnType<typeof defaultSettings>,
+  options: Omit<CompareEstimatorsOptions, "draws"> & ParallelOptions & EvidenceProgress,
+): Promise<{ outcomes: EstimatorOutcome[]; posterior: ReturnType<typeof reviveSample> | undefined }> {
+  const shared = positions.filter((i) => NEEDS_DRAWS.has(methods[i]));
   const groups = [
     ...(shared.length > 0 ? [shared] : []),
-    ...methods.flatMap((m, i) => (NEEDS_DRAWS.has(m) ? [] : [[i]])),
+    ...positions.filter((i) => !NEEDS_DRAWS.has(methods[i])).map((i) => [i]),
   ];
   const seed = options.seed ?? 1;
   // On this machine the model's own folder is the data folder; a queue's workers find it in theirs.
@@ -64,17 +89,12 @@ export async function compareEstimatorsInParallel(
       for (const o of (part as EvidenceUnitResult).outcomes) options.onOutcome?.(o);
     },
   })) as EvidenceUnitResult[];
-  const outcomes: EstimatorOutcome[] = new Array(methods.length);
+  const outcomes: EstimatorOutcome[] = [];
   groups.forEach((only, g) => {
     only.forEach((i, k) => {
-      outcomes[i] = parts[g].outcomes[k];
+      outcomes[positions.indexOf(i)] = parts[g].outcomes[k];
     });
   });
   const posterior = shared.length > 0 ? parts[0].posterior : undefined;
-  return summariseEstimators(
-    model,
-    outcomes,
-    posterior === undefined ? undefined : reviveSample(posterior),
-    options.threshold,
-  );
+  return { outcomes, posterior: posterior === undefined ? undefined : reviveSample(posterior) };
 }

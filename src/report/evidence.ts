@@ -2,7 +2,7 @@
  * The report of `occam evidence`: every method's log Z with its error beside the consensus, the
  * tempered runs' E_β[log L] against β, the nested runs' log L and weights against log X, and the posterior chains the draw-based methods shared.
  */
-import type { EstimatorComparison } from "../evidence/compare.js";
+import { type EstimatorComparison, FALLBACK_NOTE } from "../evidence/compare.js";
 import type { EvidenceResult } from "../evidence/estimate.js";
 import type { StageSummary } from "../evidence/tempering/estimates.js";
 import { chainsSection } from "./chains.js";
@@ -68,7 +68,7 @@ function verdict(comparison: EstimatorComparison): string {
     comparison.consensus === null
       ? "No reliable estimate: no log Z to report."
       : `Consensus of the reliable results: log Z = ${withError(comparison.consensus.logZ, comparison.consensus.stdErr)}.`;
-  return `${agreement} ${consensus}`;
+  return `${comparison.fellBack === true ? `${FALLBACK_NOTE} ` : ""}${agreement} ${consensus}`;
 }
 
 async function estimatesSection(comparison: EstimatorComparison): Promise<ReportSection> {

@@ -134,7 +134,9 @@ describe("compareEstimators", () => {
 
   it("by default runs bridge sampling with a quick smc as its cross-check, and a named smc at its own size", () => {
     const quick = compareEstimators(model, undefined, { seed: 4 });
+    // Both reliable: the fallback methods do not run.
     expect(quick.results.map((r) => r.method)).toEqual(["bridge", "smc"]);
+    expect(quick.fellBack).toBeUndefined();
     const smc = quick.results[1];
     if (smc.method !== "smc") throw new Error("expected smc second");
     expect(smc.diagnostics.particles).toBe(CROSS_CHECK_SETTINGS.smc?.particles);

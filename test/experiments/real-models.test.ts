@@ -5,10 +5,12 @@
  */
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
+import { compareEstimators } from "../../src/evidence/compare.js";
 import { estimateEvidence } from "../../src/evidence/estimate.js";
 import { samplePosterior } from "../../src/evidence/posterior-sampling.js";
 import { runRealModelsExperiment } from "../../src/experiments/real-models.js";
 import type { BayesModel } from "../../src/model/model.js";
+import { compareEstimatorsInParallel } from "../../src/parallel/evidence.js";
 import { ROOT } from "../support/spawn.js";
 
 const references: Record<string, { logZ: number; stdErr: number; method: string }> = JSON.parse(
@@ -71,6 +73,33 @@ describe("real models", () => {
     expect(centred.unreliable.join(" ")).toMatch(/NUTS trajectories diverged/);
     const noncentred = samplePosterior(await realModel("eight-schools-noncentred"), { seed: 1 });
     expect(noncentred.unreliable).toEqual([]);
+  });
+
+  it("occam evidence's defaults fall back on nested and tmcmc where NUTS and smc's HMC diverge (centred eight schools)", async () => {
+    // Once: bridge and the smc cross-check were both flagged by their divergences, and no log Z was given.
+    const model = await realModel("eight-schools-centred");
+    const comparison = compareEstimators(model, undefined, { seed: 1 });
+    expect(comparison.fellBack).toBe(true);
+    expect(comparison.results.map((r) => [r.method, r.reliable])).toEqual([
+      ["bridge", false],
+      ["smc", false],
+      ["nested", true],
+      ["tmcmc", true],
+    ]);
+    expect(comparison.agree).toBe(true);
+    const consensus = comparison.consensus;
+    if (consensus === null) throw new Error("expected a consensus");
+    expectNear("eight-schools-centred", { ...consensus, reliable: true });
+    // The same seeds give the same fallback in the worker threads, bit for bit.
+    const parallel = await compareEstimatorsInParallel(
+      `${ROOT}examples/real-models/eight-schools-centred.mjs`,
+      undefined,
+      {
+        seed: 1,
+        workers: 2,
+      },
+    );
+    expect(parallel.consensus).toEqual(consensus);
   });
 
   it("runs methods and occam evidence's defaults on a model of the suite as units, against the reference", async () => {
