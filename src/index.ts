@@ -37,6 +37,7 @@ export {
   compareEstimators,
   DEFAULT_EVIDENCE_METHODS,
   type EstimatorComparison,
+  FALLBACK_EVIDENCE_METHODS,
 } from "./evidence/compare.js";
 export { crossValidatedEvidence, type SubsettableModel } from "./evidence/cross-validated.js";
 export type { PosteriorDrawsInput } from "./evidence/draws-input.js";

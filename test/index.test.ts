@@ -19,6 +19,7 @@ const VALUES = [
   "DEFAULT_EVIDENCE_METHODS",
   "Draws",
   "EVIDENCE_METHODS",
+  "FALLBACK_EVIDENCE_METHODS",
   "HARD_PROBLEM_NAMES",
   "OccamError",
   "annealedImportanceSampling",
