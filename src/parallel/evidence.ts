@@ -12,6 +12,7 @@ import {
   type EstimatorComparison,
   type EstimatorOutcome,
   FALLBACK_POSITIONS,
+  FALLBACK_SETTINGS,
   needsFallback,
   summariseEstimators,
   WITH_FALLBACK,
@@ -44,7 +45,13 @@ export async function compareEstimatorsInParallel(
   const first = await runMethods(modelPath, methods, positions, settings, options);
   const comparison = summariseEstimators(model, first.outcomes, first.posterior, options.threshold);
   if (!needsFallback(methods, comparison)) return comparison;
-  const more = await runMethods(modelPath, WITH_FALLBACK, FALLBACK_POSITIONS, settings, options);
+  const more = await runMethods(
+    modelPath,
+    WITH_FALLBACK,
+    FALLBACK_POSITIONS,
+    { ...FALLBACK_SETTINGS, ...settings },
+    options,
+  );
   return {
     ...summariseEstimators(model, [...first.outcomes, ...more.outcomes], first.posterior, options.threshold),
     fellBack: true,

@@ -19,7 +19,7 @@ import { integrateRun, orderRun, type RunIntegral, type RunOrder } from "./integ
 import { DeadPoints, Likelihood, LiveSet, pointSpace } from "./live-points.js";
 import { type NestedSamplingOptions, type NestedSettings, resolveNestedOptions } from "./options.js";
 import { type BoundCheckStats, type DrawContext, type ProposalStats, Proposals } from "./proposals.js";
-import { maxIslandRatio, type SimulatedError, simulateError } from "./uncertainty.js";
+import { islandRatio, type SimulatedError, simulateError } from "./uncertainty.js";
 
 export type { BatchRecord } from "./dynamic.js";
 export type { StopReason } from "./evolve.js";
@@ -372,11 +372,11 @@ function nestedChecks(
   }
   const { islandSd, islands } = diagnostics;
   const simulated = Math.max(diagnostics.shrinkageSd, diagnostics.threadSd);
-  if (islandSd !== null && islandSd > maxIslandRatio(islands) * simulated) {
+  if (islandSd !== null && islandSd > islandRatio(islands, 0.99) * simulated) {
     unreliable.push(
       `the ${islands} islands' estimates of log Z spread ${(islandSd / simulated).toFixed(1)} times as much as the ` +
-        `standard error ${simulated.toFixed(3)} says they should: new points remember the live points their moves ` +
-        `started from, so the error bar is too small and log Z may be off by more. Raise slices (now ${settings.slices}) ` +
+        `simulated standard error ${simulated.toFixed(3)} says they should: new points remember the live points their ` +
+        `moves started from, so even the islands' error bar may be too small. Raise slices (now ${settings.slices}) ` +
         "or reparameterise the model (a hierarchical scale's funnel, non-centred).",
     );
   }

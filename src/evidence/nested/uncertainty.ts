@@ -24,9 +24,9 @@
  * A third estimate does not assume it: the run's islands (groups of threads whose moves start only
  * from their own live points, so independent runs with K / G live points each) give G estimates of
  * log Z whose spread, over √G, is the merged run's error. With G − 1 degrees of freedom it is too
- * noisy to be the standard error itself (on the eggbox it would add a fifth to it), so the standard
- * error is the larger of the first two, and the islands are its check: a spread larger than the 99th
- * percentile of its distribution under the simulated error marks the run unreliable.
+ * noisy to be the standard error in every run (on the eggbox it would add a fifth to it), so it
+ * takes over only when it is larger than the simulated error would leave it 9 times in 10 (the 90th
+ * percentile of its distribution), and beyond the 99th percentile the run is unreliable.
  */
 
 import chisquareQuantile from "@stdlib/stats-base-dists-chisquare-quantile";
@@ -36,7 +36,7 @@ import { accumulate, type RunOrder, trapezoidHeights } from "./integrate.js";
 
 /** The simulated spread of log Z. */
 export interface SimulatedError {
-  /** The standard error: the larger of the two estimates below. */
+  /** The standard error: the larger of the first two estimates below, or the islands' spread where it is significantly larger. */
   readonly sd: number;
   /** Standard deviation of log Z over draws of the shrinkage, the run's likelihoods held fixed. */
   readonly shrinkageSd: number;
@@ -90,15 +90,17 @@ export function simulateError(
   const shrinkageSd = finiteSd(shrinkage);
   const threadSd = finiteSd(threads);
   const islandSd = islands < 2 ? null : islandSpread(run, heights, logZ, islands, copies);
-  return { sd: Math.max(shrinkageSd, threadSd), shrinkageSd, threadSd, islandSd };
+  const simulated = Math.max(shrinkageSd, threadSd);
+  const widened = islandSd !== null && islandSd > islandRatio(islands, 0.9) * simulated;
+  return { sd: widened ? islandSd : simulated, shrinkageSd, threadSd, islandSd };
 }
 
 /**
- * How much larger than the standard error the islands' spread may be before the run is unreliable:
- * √(χ²_{G−1}(0.99) / (G − 1)), the 99th percentile of s / σ for G independent normal estimates.
+ * The `p` quantile of the islands' spread over the true standard error, √(χ²_{G−1}(p) / (G − 1)), for G
+ * independent normal estimates: at p = 0.99 the ratio beyond which a run is unreliable.
  */
-export function maxIslandRatio(islands: number): number {
-  return Math.sqrt(chisquareQuantile(0.99, islands - 1) / (islands - 1));
+export function islandRatio(islands: number, p: number): number {
+  return Math.sqrt(chisquareQuantile(p, islands - 1) / (islands - 1));
 }
 
 /** The spread of the islands' log Z (thread t is in island t mod G) over √G. */
