@@ -1,6 +1,9 @@
 /** One-hidden-layer tanh networks: the network, the Bayesian model and sampler, ML fits and evidence. */
 export * from "./bayesian.js";
-export * from "./ensemble.js";
+export * from "./ensemble/evidence.js";
+export * from "./ensemble/fit.js";
+export type { EnsembleMlpOptions } from "./ensemble/options.js";
+export * from "./ensemble/prediction.js";
 export * from "./evidence-framework.js";
 export * from "./fit.js";
 export * from "./kernel.js";

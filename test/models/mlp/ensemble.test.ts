@@ -3,12 +3,9 @@ import { robotArmData } from "../../../src/data/generators/robot-arm.js";
 import { steppingStone } from "../../../src/evidence/stepping-stone.js";
 import { powerLadder, refineLadder } from "../../../src/evidence/tempering/schedule.js";
 import { bayesianMlp } from "../../../src/models/mlp/bayesian.js";
-import {
-  type EnsembleEvidenceResult,
-  ensembleEvidence,
-  ensembleMlp,
-  predictEnsembleMlp,
-} from "../../../src/models/mlp/ensemble.js";
+import { type EnsembleEvidenceResult, ensembleEvidence } from "../../../src/models/mlp/ensemble/evidence.js";
+import { ensembleMlp } from "../../../src/models/mlp/ensemble/fit.js";
+import { predictEnsembleMlp } from "../../../src/models/mlp/ensemble/prediction.js";
 import { evidenceFramework } from "../../../src/models/mlp/evidence-framework.js";
 import { createRng } from "../../../src/random/rng.js";
 import { thrown } from "../../support/assertions.js";
