@@ -9,7 +9,8 @@ import { availableParallelism, loadavg } from "node:os";
 import type { Bench } from "tinybench";
 import { robotArmData } from "../src/data/generators/robot-arm.js";
 import { bayesianMlp } from "../src/models/mlp/bayesian.js";
-import { createMlp, randomWeights, sumOfSquares } from "../src/models/mlp/network.js";
+import { createMlp, randomWeights } from "../src/models/mlp/network.js";
+import { sumOfSquares } from "../src/models/mlp/sum-of-squares.js";
 import { createRng } from "../src/random/rng.js";
 
 const HIDDEN = 16;

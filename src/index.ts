@@ -117,7 +117,7 @@ export {
 } from "./models/mixture-classifier/index.js";
 export { type BayesianMlp, bayesianMlp } from "./models/mlp/bayesian.js";
 export { type BayesianMlpFit, type FitBayesianMlpOptions, fitBayesianMlp } from "./models/mlp/fit.js";
-export type { MlpData } from "./models/mlp/network.js";
+export type { MlpData } from "./models/mlp/data.js";
 export {
   type ClassifierFamilyComparison,
   type CompareClassifierFamiliesOptions,

@@ -1,8 +1,8 @@
 import { type Command, Option } from "commander";
 import { type CsvTable, numericTable, readCsv } from "../data/csv.js";
 import { OccamError } from "../errors.js";
+import type { MlpData } from "../models/mlp/data.js";
 import type { BayesianMlpFit } from "../models/mlp/fit.js";
-import type { MlpData } from "../models/mlp/network.js";
 import type { MlpPredictive } from "../models/mlp/prediction.js";
 import { columnList, openUnitInterval, parseSeed, wholeNumber } from "./arguments.js";
 import { type Io, progressLine } from "./io.js";

@@ -8,11 +8,11 @@ import { z } from "zod";
 import { robotArmData } from "../data/generators/robot-arm.js";
 import { powerLadder, refineLadder } from "../evidence/tempering/schedule.js";
 import { bayesianMlp } from "../models/mlp/bayesian.js";
+import type { MlpData } from "../models/mlp/data.js";
 import { ensembleEvidence } from "../models/mlp/ensemble/evidence.js";
 import { ensembleMlp } from "../models/mlp/ensemble/fit.js";
 import { evidenceFramework } from "../models/mlp/evidence-framework.js";
 import { fitMaximumLikelihoodMlp } from "../models/mlp/maximum-likelihood.js";
-import type { MlpData } from "../models/mlp/network.js";
 import { predictBayesianMlp } from "../models/mlp/prediction.js";
 import {
   type SweepEvidence,

@@ -3,8 +3,8 @@
  * coverage, and the traces of the sampler (log likelihood, noise, the weight groups' precisions).
  */
 import { Draws } from "../model/draws.js";
+import type { MlpData } from "../models/mlp/data.js";
 import type { BayesianMlpFit } from "../models/mlp/fit.js";
-import type { MlpData } from "../models/mlp/network.js";
 import type { MlpPredictive } from "../models/mlp/prediction.js";
 import { chainsSection } from "./chains.js";
 import { formatNumber } from "./format.js";

@@ -15,7 +15,7 @@
 import { checkInteger, checkPositive } from "../../errors.js";
 import type { Rng } from "../../random/rng.js";
 import type { ClassificationData } from "../mixture-classifier/data.js";
-import { tanh } from "../mlp/network.js";
+import { tanh } from "../mlp/tanh.js";
 import { type ConditionalClassifier, conditionalClassifier, type LogitFunction } from "./family.js";
 import {
   addNormalPrior,

@@ -4,17 +4,10 @@ import { LOG_2PI } from "../../math/constants.js";
 import type { BayesModel } from "../../model/model.js";
 import type { Rng } from "../../random/rng.js";
 import type { HmcOptions } from "../../samplers/hmc.js";
+import { checkMlpData, type MlpData } from "./data.js";
 import { buildMlpKernel, type MlpKernel } from "./kernel.js";
-import {
-  checkMlpData,
-  createMlp,
-  GROUP_COUNT,
-  MLP_GROUPS,
-  type Mlp,
-  type MlpData,
-  type SumOfSquares,
-  sumOfSquares,
-} from "./network.js";
+import { createMlp, GROUP_COUNT, MLP_GROUPS, type Mlp } from "./network.js";
+import { type SumOfSquares, sumOfSquares } from "./sum-of-squares.js";
 
 /** A Gamma distribution by shape and rate: density ∝ x^(shape − 1) e^(−rate·x), mean shape/rate. */
 export interface GammaPrior {

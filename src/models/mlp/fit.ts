@@ -1,6 +1,6 @@
 import { OccamError } from "../../errors.js";
 import { type BayesianMlp, type BayesianMlpOptions, bayesianMlp } from "./bayesian.js";
-import { checkMlpData, type MlpData } from "./network.js";
+import { checkMlpData, type MlpData } from "./data.js";
 import { type MlpPredictive, type PredictBayesianMlpOptions, predictBayesianMlp } from "./prediction.js";
 import { type BayesianMlpDraws, type SampleBayesianMlpOptions, sampleBayesianMlp } from "./sampling.js";
 

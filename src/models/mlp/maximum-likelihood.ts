@@ -8,7 +8,9 @@
 import { OccamError } from "../../errors.js";
 import { minimize } from "../../math/optimize.js";
 import { createRng } from "../../random/rng.js";
-import { checkMlpData, createMlp, type Mlp, type MlpData, randomWeights, sumOfSquares } from "./network.js";
+import { checkMlpData, type MlpData } from "./data.js";
+import { createMlp, type Mlp, randomWeights } from "./network.js";
+import { sumOfSquares } from "./sum-of-squares.js";
 
 /** Options of {@link fitMaximumLikelihoodMlp}. */
 export interface MaximumLikelihoodMlpOptions {

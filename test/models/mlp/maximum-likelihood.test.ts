@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { robotArmData } from "../../../src/data/generators/robot-arm.js";
 import { finalPredictionError, fitMaximumLikelihoodMlp } from "../../../src/models/mlp/maximum-likelihood.js";
-import { sumOfSquares } from "../../../src/models/mlp/network.js";
+import { sumOfSquares } from "../../../src/models/mlp/sum-of-squares.js";
 import { thrown } from "../../support/assertions.js";
 
 describe("finalPredictionError", () => {

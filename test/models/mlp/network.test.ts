@@ -1,13 +1,9 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import {
-  checkMlpData,
-  createMlp,
-  type Mlp,
-  randomWeights,
-  sumOfSquares,
-  tanh,
-} from "../../../src/models/mlp/network.js";
+import { checkMlpData } from "../../../src/models/mlp/data.js";
+import { createMlp, type Mlp, randomWeights } from "../../../src/models/mlp/network.js";
+import { sumOfSquares } from "../../../src/models/mlp/sum-of-squares.js";
+import { tanh } from "../../../src/models/mlp/tanh.js";
 import { createRng } from "../../../src/random/rng.js";
 import { thrown } from "../../support/assertions.js";
 
