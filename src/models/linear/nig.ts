@@ -161,6 +161,105 @@ function finiteArray(
  * model.exactLogEvidence();
  */
 export function nigRegression(options: NigRegressionOptions): NigRegressionModel {
+  const settings = resolveNigOptions(options);
+  const { X, y, n, p, m, V, LV, a, b, names } = settings;
+  const statistics = nigStatistics(settings);
+  const update = (beta: number): NigUpdate => nigUpdate(settings, statistics, beta);
+  const post = update(1);
+  const exact = nigLogEvidence(n, a, b, post.logDetA, post.bracket);
+  const densities = nigDensities(settings, statistics, post.mean);
+  const { checkTheta } = densities;
+
+  const model: NigRegressionModel = {
+    dim: p + 1,
+    names: [...(names ?? Array.from({ length: p }, (_, j) => `w[${j}]`)), "log_sigma2"],
+    X,
+    y,
+    n,
+    nObservations: n,
+    p,
+    m,
+    a,
+    b,
+    // log p(θ) = log N(w | m, e^s V) + log IG(e^s | a, b) + s (the Jacobian of σ² = e^s)
+    //          = const − (p/2) s − Q e^{−s}/2 − a s − b e^{−s}.
+    logPrior: densities.logPrior,
+    gradLogPrior: densities.gradLogPrior,
+    // log L(θ) = −(n/2)(log 2π + s) − RSS(w) e^{−s}/2.
+    logLikelihood: densities.logLikelihood,
+    gradLogLikelihood: densities.gradLogLikelihood,
+    logLikelihoodPointwise: densities.logLikelihoodPointwise,
+    samplePrior(rng) {
+      return draw(rng, m, a, b, LV, null);
+    },
+    exactLogEvidence() {
+      return exact;
+    },
+    posterior() {
+      return Object.freeze({ mean: Float64Array.from(post.mean), shape: post.shape, scale: post.scale });
+    },
+    samplePosterior(rng, count) {
+      if (!(Number.isInteger(count) && count >= 0)) {
+        throw invalidArgument(
+          "nigRegression",
+          `samplePosterior: count must be an integer ≥ 0, got ${count}.`,
+        );
+      }
+      const out: Float64Array[] = [];
+      for (let k = 0; k < count; k++) out.push(draw(rng, post.mean, post.shape, post.scale, LV, post.K));
+      return out;
+    },
+    powerPosteriorKernel(beta) {
+      if (!(beta >= 0 && beta <= 1)) {
+        throw invalidArgument("nigRegression", `powerPosteriorKernel: beta must lie in [0, 1], got ${beta}.`);
+      }
+      const u = update(beta);
+      const logDensity = (x: Float64Array): number =>
+        beta === 0 ? model.logPrior(x) : model.logPrior(x) + beta * model.logLikelihood(x);
+      return {
+        init(position: Float64Array): PositionState {
+          checkTheta(position, "powerPosteriorKernel.init");
+          return { position, logDensity: logDensity(position) };
+        },
+        step(rng: Rng): { state: PositionState; info: StepInfo } {
+          const x = draw(rng, u.mean, u.shape, u.scale, LV, u.K);
+          return {
+            state: { position: x, logDensity: logDensity(x) },
+            info: { accepted: true, acceptProbability: 1, evaluations: 1 },
+          };
+        },
+      };
+    },
+    subset(observations) {
+      const rows = checkSubsetIndices(observations, n, "nigRegression.subset");
+      const Xs = new Float64Array(rows.length * p);
+      const ys = new Float64Array(rows.length);
+      for (let k = 0; k < rows.length; k++) {
+        Xs.set(X.subarray(rows[k] * p, (rows[k] + 1) * p), k * p);
+        ys[k] = y[rows[k]];
+      }
+      return nigRegression({ X: Xs, y: ys, n: rows.length, p, m, V, a, b, names });
+    },
+  };
+  return defineModel(model) as NigRegressionModel;
+}
+
+/** The checked options of {@link nigRegression}, with the Cholesky factor LV of V. */
+interface NigSettings {
+  readonly X: Float64Array;
+  readonly y: Float64Array;
+  readonly n: number;
+  readonly p: number;
+  readonly m: Float64Array;
+  readonly V: Float64Array;
+  readonly LV: Float64Array;
+  readonly a: number;
+  readonly b: number;
+  readonly names: readonly string[] | undefined;
+}
+
+/** Checks the options of {@link nigRegression} and factors V; throws an `OccamError` at the first fault. */
+function resolveNigOptions(options: NigRegressionOptions): NigSettings {
   if (options === null || typeof options !== "object") {
     throw invalidArgument("nigRegression", "options { X, y, n, p, a, b } are required.");
   }
@@ -217,7 +316,21 @@ export function nigRegression(options: NigRegressionOptions): NigRegressionModel
       `nigRegression: names has ${names.length} entries, expected p = ${p} (one per weight).`,
     );
   }
+  return { X, y, n, p, m, V, LV, a, b, names };
+}
 
+/**
+ * The data's sufficient statistics, computed once (O(np²)): XᵀX, the whitened G = LᵀXᵀXL and
+ * t1 = LᵀXᵀr, and rᵀr, with r = y − Xm.
+ */
+interface NigStatistics {
+  readonly XtX: Float64Array;
+  readonly G: Float64Array;
+  readonly t1: Float64Array;
+  readonly rtr: number;
+}
+
+function nigStatistics({ X, y, n, p, m, LV }: NigSettings): NigStatistics {
   // Sufficient statistics: XᵀX (p × p), and with r = y − Xm, rᵀr and Xᵀr, each computed once (O(np²)).
   const XtX = new Float64Array(p * p);
   const Xtr = new Float64Array(p);
@@ -259,39 +372,60 @@ export function nigRegression(options: NigRegressionOptions): NigRegressionModel
     }
   }
   const t1 = lowerTriTransposeMatVec(LV, p, Xtr);
+  return { XtX, G, t1, rtr };
+}
 
-  /** The power posterior at β: A = I + βG, t = β t1, bracket β rᵀr − ‖K⁻¹t‖². */
-  const update = (beta: number): NigUpdate => {
-    const A = new Float64Array(p * p);
-    for (let i = 0; i < p * p; i++) A[i] = beta * G[i];
-    for (let i = 0; i < p; i++) A[i * p + i] += 1;
-    const K = cholesky(A, p, A);
-    const t = new Float64Array(p);
-    for (let j = 0; j < p; j++) t[j] = beta * t1[j];
-    const u = solveLower(K, p, t);
-    let uu = 0;
-    for (let j = 0; j < p; j++) uu += u[j] * u[j];
-    // (y − Xm)ᵀ(I + βXVXᵀ)⁻¹(y − Xm)·β ≥ 0 in exact arithmetic; a negative value is rounding.
-    const bracket = Math.max(0, beta * rtr - uu);
-    solveLowerTranspose(K, p, u, u); // u = A⁻¹ t
-    const mean = lowerTriMatVec(LV, p, u);
-    for (let j = 0; j < p; j++) mean[j] += m[j];
-    return {
-      mean,
-      shape: a + 0.5 * beta * n,
-      scale: b + 0.5 * bracket,
-      bracket,
-      K,
-      logDetA: logDetFromCholesky(K, p),
-    };
+/** The power posterior at β: A = I + βG, t = β t1, bracket β rᵀr − ‖K⁻¹t‖². */
+function nigUpdate(
+  { n, p, m, LV, a, b }: NigSettings,
+  { G, t1, rtr }: NigStatistics,
+  beta: number,
+): NigUpdate {
+  const A = new Float64Array(p * p);
+  for (let i = 0; i < p * p; i++) A[i] = beta * G[i];
+  for (let i = 0; i < p; i++) A[i * p + i] += 1;
+  const K = cholesky(A, p, A);
+  const t = new Float64Array(p);
+  for (let j = 0; j < p; j++) t[j] = beta * t1[j];
+  const u = solveLower(K, p, t);
+  let uu = 0;
+  for (let j = 0; j < p; j++) uu += u[j] * u[j];
+  // (y − Xm)ᵀ(I + βXVXᵀ)⁻¹(y − Xm)·β ≥ 0 in exact arithmetic; a negative value is rounding.
+  const bracket = Math.max(0, beta * rtr - uu);
+  solveLowerTranspose(K, p, u, u); // u = A⁻¹ t
+  const mean = lowerTriMatVec(LV, p, u);
+  for (let j = 0; j < p; j++) mean[j] += m[j];
+  return {
+    mean,
+    shape: a + 0.5 * beta * n,
+    scale: b + 0.5 * bracket,
+    bracket,
+    K,
+    logDetA: logDetFromCholesky(K, p),
   };
-  const post = update(1);
-  const exact = nigLogEvidence(n, a, b, post.logDetA, post.bracket);
+}
 
+/** The densities of {@link NigRegressionModel} and the check of θ they share. */
+type NigDensities = Pick<
+  NigRegressionModel,
+  "logPrior" | "gradLogPrior" | "logLikelihood" | "gradLogLikelihood" | "logLikelihoodPointwise"
+> & {
+  /** Throws an `OccamError` unless θ is a Float64Array of length p + 1. */
+  checkTheta(theta: Float64Array, where: string): void;
+};
+
+/**
+ * The prior and likelihood of θ = (w, log σ²) with their gradients and the pointwise likelihood, the
+ * residual sum of squares expanded about the posterior mean `w0`; scratch buffers made once.
+ */
+function nigDensities(
+  { X, y, n, p, m, LV, a, b }: NigSettings,
+  { XtX }: NigStatistics,
+  w0: Float64Array,
+): NigDensities {
   // Residual sum of squares about the posterior mean w0 = m*: RSS(w) = RSS0 − 2dᵀg0 + dᵀXᵀXd with
   // d = w − w0 and g0 = Xᵀ(y − Xw0). O(p²) per evaluation instead of O(np), and, unlike
   // yᵀy − 2wᵀXᵀy + wᵀXᵀXw, no cancellation near the posterior, where the terms in d are small.
-  const w0 = post.mean;
   const g0 = new Float64Array(p);
   let rss0 = 0;
   for (let i = 0; i < n; i++) {
@@ -347,17 +481,8 @@ export function nigRegression(options: NigRegressionOptions): NigRegressionModel
     return Math.max(0, rss0 - 2 * lin + quad);
   };
 
-  const model: NigRegressionModel = {
-    dim: d,
-    names: [...(names ?? Array.from({ length: p }, (_, j) => `w[${j}]`)), "log_sigma2"],
-    X,
-    y,
-    n,
-    nObservations: n,
-    p,
-    m,
-    a,
-    b,
+  return {
+    checkTheta,
     // log p(θ) = log N(w | m, e^s V) + log IG(e^s | a, b) + s (the Jacobian of σ² = e^s)
     //          = const − (p/2) s − Q e^{−s}/2 − a s − b e^{−s}.
     logPrior(theta) {
@@ -411,59 +536,7 @@ export function nigRegression(options: NigRegressionOptions): NigRegressionModel
         out[i] = c - 0.5 * scaled(r * r, e);
       }
     },
-    samplePrior(rng) {
-      return draw(rng, m, a, b, LV, null);
-    },
-    exactLogEvidence() {
-      return exact;
-    },
-    posterior() {
-      return Object.freeze({ mean: Float64Array.from(post.mean), shape: post.shape, scale: post.scale });
-    },
-    samplePosterior(rng, count) {
-      if (!(Number.isInteger(count) && count >= 0)) {
-        throw invalidArgument(
-          "nigRegression",
-          `samplePosterior: count must be an integer ≥ 0, got ${count}.`,
-        );
-      }
-      const out: Float64Array[] = [];
-      for (let k = 0; k < count; k++) out.push(draw(rng, post.mean, post.shape, post.scale, LV, post.K));
-      return out;
-    },
-    powerPosteriorKernel(beta) {
-      if (!(beta >= 0 && beta <= 1)) {
-        throw invalidArgument("nigRegression", `powerPosteriorKernel: beta must lie in [0, 1], got ${beta}.`);
-      }
-      const u = update(beta);
-      const logDensity = (x: Float64Array): number =>
-        beta === 0 ? model.logPrior(x) : model.logPrior(x) + beta * model.logLikelihood(x);
-      return {
-        init(position: Float64Array): PositionState {
-          checkTheta(position, "powerPosteriorKernel.init");
-          return { position, logDensity: logDensity(position) };
-        },
-        step(rng: Rng): { state: PositionState; info: StepInfo } {
-          const x = draw(rng, u.mean, u.shape, u.scale, LV, u.K);
-          return {
-            state: { position: x, logDensity: logDensity(x) },
-            info: { accepted: true, acceptProbability: 1, evaluations: 1 },
-          };
-        },
-      };
-    },
-    subset(observations) {
-      const rows = checkSubsetIndices(observations, n, "nigRegression.subset");
-      const Xs = new Float64Array(rows.length * p);
-      const ys = new Float64Array(rows.length);
-      for (let k = 0; k < rows.length; k++) {
-        Xs.set(X.subarray(rows[k] * p, (rows[k] + 1) * p), k * p);
-        ys[k] = y[rows[k]];
-      }
-      return nigRegression({ X: Xs, y: ys, n: rows.length, p, m, V, a, b, names });
-    },
   };
-  return defineModel(model) as NigRegressionModel;
 }
 
 /**
