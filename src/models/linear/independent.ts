@@ -159,6 +159,90 @@ const scaled = (x: number, e: number): number => (x === 0 || e === 0 ? 0 : x * e
 export function independentPrecisionRegression(
   options: IndependentPrecisionOptions,
 ): IndependentPrecisionModel {
+  const settings = resolveIndependentOptions(options);
+  const { X, y, n, p, alpha, beta, alphaW, betaW, names } = settings;
+  const statistics = independentStatistics(settings);
+  const densities = independentDensities(settings, statistics);
+  const d = p + 2;
+  const iTau = p;
+  const iTauW = p + 1;
+
+  const model: IndependentPrecisionModel = {
+    dim: d,
+    names: [...(names ?? Array.from({ length: p }, (_, j) => `w[${j}]`)), "log_tau", "log_tau_w"],
+    X,
+    y,
+    n,
+    p,
+    nObservations: n,
+    alpha,
+    beta,
+    alphaW,
+    betaW,
+    logPrior: densities.logPrior,
+    gradLogPrior: densities.gradLogPrior,
+    logLikelihood: densities.logLikelihood,
+    gradLogLikelihood: densities.gradLogLikelihood,
+    logLikelihoodPointwise: densities.logLikelihoodPointwise,
+    samplePrior(rng) {
+      const theta = new Float64Array(d);
+      // Precisions drawn on the log scale: Gamma(1/4) draws can underflow a Float64 otherwise.
+      theta[iTau] = Math.log(beta) + logGammaVariate(rng, alpha);
+      const sw = Math.log(betaW) + logGammaVariate(rng, alphaW);
+      theta[iTauW] = sw;
+      const sd = Math.exp(-0.5 * sw);
+      for (let j = 0; j < p; j++) theta[j] = sd * rng.normal();
+      return theta;
+    },
+    powerPosteriorKernel(temperature) {
+      if (!(typeof temperature === "number" && temperature >= 0 && temperature <= 1)) {
+        throw invalidArgument(
+          NAME,
+          `powerPosteriorKernel: beta must be a number in [0, 1], got ${String(temperature)}.`,
+        );
+      }
+      return independentGibbsKernel(settings, statistics, densities, model, temperature);
+    },
+    subset(observations) {
+      const rows = checkSubsetIndices(observations, n, `${NAME}.subset`);
+      const Xs = new Float64Array(rows.length * p);
+      const ys = new Float64Array(rows.length);
+      for (let k = 0; k < rows.length; k++) {
+        Xs.set(X.subarray(rows[k] * p, (rows[k] + 1) * p), k * p);
+        ys[k] = y[rows[k]];
+      }
+      return independentPrecisionRegression({
+        X: Xs,
+        y: ys,
+        n: rows.length,
+        p,
+        alpha,
+        beta,
+        alphaW,
+        betaW,
+        names,
+      });
+    },
+  };
+
+  return defineModel(model) as IndependentPrecisionModel;
+}
+
+/** The checked options of {@link independentPrecisionRegression}, defaults filled in. */
+interface IndependentSettings {
+  readonly X: Float64Array;
+  readonly y: Float64Array;
+  readonly n: number;
+  readonly p: number;
+  readonly alpha: number;
+  readonly beta: number;
+  readonly alphaW: number;
+  readonly betaW: number;
+  readonly names: readonly string[] | undefined;
+}
+
+/** Fills the defaults of {@link IndependentPrecisionOptions} and checks them; throws an `OccamError`. */
+function resolveIndependentOptions(options: IndependentPrecisionOptions): IndependentSettings {
   if (options === null || typeof options !== "object") {
     throw invalidArgument(NAME, "options { X, y, n, p } are required.");
   }
@@ -180,7 +264,22 @@ export function independentPrecisionRegression(
       `${NAME}: names has ${names.length} entries, expected p = ${p} (one per weight).`,
     );
   }
+  return { X, y, n, p, alpha, beta, alphaW, betaW, names };
+}
 
+/**
+ * The sufficient statistics XᵀX and Xᵀy, and the reference point of the residual sum of squares:
+ * w_ref, g_ref = Xᵀ(y − X w_ref) and rss_ref.
+ */
+interface IndependentStatistics {
+  readonly XtX: Float64Array;
+  readonly Xty: Float64Array;
+  readonly wRef: Float64Array;
+  readonly gRef: Float64Array;
+  readonly rssRef: number;
+}
+
+function independentStatistics({ X, y, n, p }: IndependentSettings): IndependentStatistics {
   // Sufficient statistics XᵀX (full symmetric) and Xᵀy, O(np²) once.
   const XtX = new Float64Array(p * p);
   const Xty = new Float64Array(p);
@@ -213,7 +312,27 @@ export function independentPrecisionRegression(
     rssRef += r * r;
     for (let j = 0; j < p; j++) gRef[j] += X[row + j] * r;
   }
+  return { XtX, Xty, wRef, gRef, rssRef };
+}
 
+/**
+ * The densities of {@link IndependentPrecisionModel}, with what the Gibbs kernel shares with them: the
+ * residual sum of squares (its scratch buffers made once) and wᵀw.
+ */
+type IndependentDensities = Pick<
+  IndependentPrecisionModel,
+  "logPrior" | "gradLogPrior" | "logLikelihood" | "gradLogLikelihood" | "logLikelihoodPointwise"
+> & {
+  /** RSS(w) for the first p entries of `w`. */
+  rss(w: Float64Array): number;
+  /** wᵀw for the first p entries of `w`. */
+  sumSquares(w: Float64Array): number;
+};
+
+function independentDensities(
+  { X, y, n, p, alpha, beta, alphaW, betaW }: IndependentSettings,
+  { XtX, wRef, gRef, rssRef }: IndependentStatistics,
+): IndependentDensities {
   const logPriorConst =
     -0.5 * p * LOG_2PI - alpha * Math.log(beta) - gammaln(alpha) - alphaW * Math.log(betaW) - gammaln(alphaW);
   const d = p + 2;
@@ -268,18 +387,9 @@ export function independentPrecisionRegression(
   const likelihoodValue = (s: number, r: number): number =>
     0.5 * n * (s - LOG_2PI) - 0.5 * scaled(r, Math.exp(s));
 
-  const model: IndependentPrecisionModel = {
-    dim: d,
-    names: [...(names ?? Array.from({ length: p }, (_, j) => `w[${j}]`)), "log_tau", "log_tau_w"],
-    X,
-    y,
-    n,
-    p,
-    nObservations: n,
-    alpha,
-    beta,
-    alphaW,
-    betaW,
+  return {
+    rss,
+    sumSquares,
     logPrior(theta) {
       checkTheta(theta, "logPrior");
       return priorValue(theta, sumSquares(theta));
@@ -327,106 +437,74 @@ export function independentPrecisionRegression(
         out[i] = c - 0.5 * scaled(r * r, tau);
       }
     },
-    samplePrior(rng) {
-      const theta = new Float64Array(d);
-      // Precisions drawn on the log scale: Gamma(1/4) draws can underflow a Float64 otherwise.
-      theta[iTau] = Math.log(beta) + logGammaVariate(rng, alpha);
-      const sw = Math.log(betaW) + logGammaVariate(rng, alphaW);
-      theta[iTauW] = sw;
-      const sd = Math.exp(-0.5 * sw);
-      for (let j = 0; j < p; j++) theta[j] = sd * rng.normal();
-      return theta;
-    },
-    powerPosteriorKernel(temperature) {
-      if (!(typeof temperature === "number" && temperature >= 0 && temperature <= 1)) {
-        throw invalidArgument(
-          NAME,
-          `powerPosteriorKernel: beta must be a number in [0, 1], got ${String(temperature)}.`,
+  };
+}
+
+/**
+ * The thesis's Gibbs sweep (App. B) for p(θ) L(θ)^t, with t the inverse temperature (the thesis's θ):
+ *   w | τ, τ_w ~ N(m, P⁻¹),  P = tτ XᵀX + τ_w I,  m = P⁻¹ tτ Xᵀy            (B.6)
+ *   τ | w ~ Gamma(α + tn/2, rate 1/β + t‖y − Xw‖²/2)                           (B.8)
+ *   τ_w | w ~ Gamma(α_w + p/2, rate 1/β_w + wᵀw/2)                              (B.10)
+ * B.10 (and 6.67) print the shape as α_w − N_i/2; the product π(τ_w) p(w | τ_w) of B.9 gives
+ * α_w + N_i/2, which is what is used here (see SEEDS.md). τ_w does not see the likelihood, so t
+ * does not enter its conditional. The precisions are drawn on the log scale and stored as logs.
+ */
+function independentGibbsKernel(
+  { n, p, alpha, beta, alphaW, betaW }: IndependentSettings,
+  { XtX, Xty }: IndependentStatistics,
+  { rss, sumSquares }: IndependentDensities,
+  model: IndependentPrecisionModel,
+  t: number,
+): Kernel<PositionState, StepInfo> {
+  const d = p + 2;
+  const iTau = p;
+  const iTauW = p + 1;
+  // Scratch of the weight update, made once per kernel (no allocation per step).
+  const L = new Float64Array(p * p);
+  const v = new Float64Array(p);
+  const noiseShape = alpha + 0.5 * t * n;
+  const weightShape = alphaW + 0.5 * p; // corrected sign: + N_i/2, not − N_i/2
+  const updateWeights = (rng: Rng, x: Float64Array): void => {
+    const c = t * Math.exp(x[iTau]);
+    const tauW = Math.exp(x[iTauW]);
+    for (let j = 0; j < p; j++) {
+      const row = j * p;
+      for (let k = 0; k <= j; k++) L[row + k] = c === 0 ? 0 : c * XtX[row + k];
+      L[row + j] += tauW;
+    }
+    try {
+      choleskyInPlace(L, p);
+    } catch (error) {
+      if (error instanceof OccamError) {
+        throw new OccamError(
+          error.code,
+          `${NAME}: the conditional precision tτXᵀX + τ_w I of the weights at τ = ${Math.exp(x[iTau])}, τ_w = ${tauW} (β = ${t}) failed its Cholesky factorisation: ${error.message}`,
         );
       }
-      return gibbsKernel(temperature);
-    },
-    subset(observations) {
-      const rows = checkSubsetIndices(observations, n, `${NAME}.subset`);
-      const Xs = new Float64Array(rows.length * p);
-      const ys = new Float64Array(rows.length);
-      for (let k = 0; k < rows.length; k++) {
-        Xs.set(X.subarray(rows[k] * p, (rows[k] + 1) * p), k * p);
-        ys[k] = y[rows[k]];
-      }
-      return independentPrecisionRegression({
-        X: Xs,
-        y: ys,
-        n: rows.length,
-        p,
-        alpha,
-        beta,
-        alphaW,
-        betaW,
-        names,
-      });
-    },
+      throw error;
+    }
+    // With P = LLᵀ: w = L⁻ᵀ(L⁻¹ tτ Xᵀy + z), z ~ N(0, I), has mean P⁻¹tτXᵀy and covariance
+    // L⁻ᵀL⁻¹ = P⁻¹: one forward and one back substitution, in place in v.
+    for (let j = 0; j < p; j++) v[j] = c * Xty[j];
+    solveLower(L, p, v, v);
+    for (let j = 0; j < p; j++) v[j] += rng.normal();
+    solveLowerTranspose(L, p, v, v);
+    for (let j = 0; j < p; j++) x[j] = v[j];
   };
-
-  /**
-   * The thesis's Gibbs sweep (App. B) for p(θ) L(θ)^t, with t the inverse temperature (the thesis's θ):
-   *   w | τ, τ_w ~ N(m, P⁻¹),  P = tτ XᵀX + τ_w I,  m = P⁻¹ tτ Xᵀy            (B.6)
-   *   τ | w ~ Gamma(α + tn/2, rate 1/β + t‖y − Xw‖²/2)                           (B.8)
-   *   τ_w | w ~ Gamma(α_w + p/2, rate 1/β_w + wᵀw/2)                              (B.10)
-   * B.10 (and 6.67) print the shape as α_w − N_i/2; the product π(τ_w) p(w | τ_w) of B.9 gives
-   * α_w + N_i/2, which is what is used here (see SEEDS.md). τ_w does not see the likelihood, so t
-   * does not enter its conditional. The precisions are drawn on the log scale and stored as logs.
-   */
-  const gibbsKernel = (t: number): Kernel<PositionState, StepInfo> => {
-    // Scratch of the weight update, made once per kernel (no allocation per step).
-    const L = new Float64Array(p * p);
-    const v = new Float64Array(p);
-    const noiseShape = alpha + 0.5 * t * n;
-    const weightShape = alphaW + 0.5 * p; // corrected sign: + N_i/2, not − N_i/2
-    const updateWeights = (rng: Rng, x: Float64Array): void => {
-      const c = t * Math.exp(x[iTau]);
-      const tauW = Math.exp(x[iTauW]);
-      for (let j = 0; j < p; j++) {
-        const row = j * p;
-        for (let k = 0; k <= j; k++) L[row + k] = c === 0 ? 0 : c * XtX[row + k];
-        L[row + j] += tauW;
-      }
-      try {
-        choleskyInPlace(L, p);
-      } catch (error) {
-        if (error instanceof OccamError) {
-          throw new OccamError(
-            error.code,
-            `${NAME}: the conditional precision tτXᵀX + τ_w I of the weights at τ = ${Math.exp(x[iTau])}, τ_w = ${tauW} (β = ${t}) failed its Cholesky factorisation: ${error.message}`,
-          );
-        }
-        throw error;
-      }
-      // With P = LLᵀ: w = L⁻ᵀ(L⁻¹ tτ Xᵀy + z), z ~ N(0, I), has mean P⁻¹tτXᵀy and covariance
-      // L⁻ᵀL⁻¹ = P⁻¹: one forward and one back substitution, in place in v.
-      for (let j = 0; j < p; j++) v[j] = c * Xty[j];
-      solveLower(L, p, v, v);
-      for (let j = 0; j < p; j++) v[j] += rng.normal();
-      solveLowerTranspose(L, p, v, v);
-      for (let j = 0; j < p; j++) x[j] = v[j];
-    };
-    const updateNoise = (rng: Rng, x: Float64Array): void => {
-      const rate = t === 0 ? 1 / beta : 1 / beta + 0.5 * t * rss(x);
-      x[iTau] = logGammaVariate(rng, noiseShape) - Math.log(rate);
-    };
-    const updateWeightPrecision = (rng: Rng, x: Float64Array): void => {
-      const rate = 1 / betaW + 0.5 * sumSquares(x);
-      x[iTauW] = logGammaVariate(rng, weightShape) - Math.log(rate);
-    };
-    const target = tempered(model, t);
-    return buildGibbsKernel({
-      dim: d,
-      updates: [updateWeights, updateNoise, updateWeightPrecision],
-      logDensity: (theta) => target.logDensity(theta),
-    });
+  const updateNoise = (rng: Rng, x: Float64Array): void => {
+    const rate = t === 0 ? 1 / beta : 1 / beta + 0.5 * t * rss(x);
+    x[iTau] = logGammaVariate(rng, noiseShape) - Math.log(rate);
   };
-
-  return defineModel(model) as IndependentPrecisionModel;
+  const updateWeightPrecision = (rng: Rng, x: Float64Array): void => {
+    const rate = 1 / betaW + 0.5 * sumSquares(x);
+    x[iTauW] = logGammaVariate(rng, weightShape) - Math.log(rate);
+  };
+  const target = tempered(model, t);
+  return buildGibbsKernel({
+    dim: d,
+    updates: [updateWeights, updateNoise, updateWeightPrecision],
+    logDensity: (theta) => target.logDensity(theta),
+  });
 }
 
 /** Options of {@link independentFamily}: the hyperparameters as {@link IndependentPrecisionOptions} names them. */
