@@ -109,107 +109,9 @@ function positive(value: number, name: string): void {
  * model.exactLogEvidence();
  */
 export function gaussianMeanModel(options: GaussianMeanOptions = {}): GaussianMeanModel {
-  const dim = options.dim ?? 1;
-  const sigma = options.sigma ?? 1;
-  const priorSd = options.priorSd ?? 1;
-  const priorMean = options.priorMean ?? 0;
-  const seed = options.seed ?? 0;
-  if (!(Number.isInteger(dim) && dim >= 1)) {
-    throw new OccamError(
-      "invalid-argument",
-      `gaussianMeanModel: dim must be a positive integer, got ${dim}.`,
-    );
-  }
-  positive(sigma, "sigma");
-  positive(priorSd, "priorSd");
-  if (!Number.isFinite(priorMean)) {
-    throw new OccamError(
-      "invalid-argument",
-      `gaussianMeanModel: priorMean must be finite, got ${priorMean}.`,
-    );
-  }
-  const rng = createRng(seed);
-
-  let n: number;
-  let data: Float64Array;
-  const trueMean = new Float64Array(dim);
-  if (options.data !== undefined) {
-    if (options.trueMean !== undefined || options.n !== undefined) {
-      throw new OccamError("invalid-argument", "gaussianMeanModel: with data, do not give n or trueMean.");
-    }
-    const given = options.data;
-    if (given.length === 0 || given.length % dim !== 0) {
-      throw new OccamError(
-        "dimension-mismatch",
-        `gaussianMeanModel: data has ${given.length} values, not a positive multiple of dim = ${dim} (n × d row-major).`,
-      );
-    }
-    data = Float64Array.from(given);
-    n = data.length / dim;
-    for (let i = 0; i < data.length; i++) {
-      if (!Number.isFinite(data[i])) {
-        throw new OccamError("invalid-data", `gaussianMeanModel: data value ${i} is ${data[i]}.`);
-      }
-    }
-    trueMean.fill(Number.NaN);
-  } else {
-    n = options.n ?? 20;
-    if (!(Number.isInteger(n) && n >= 1)) {
-      throw new OccamError("invalid-argument", `gaussianMeanModel: n must be a positive integer, got ${n}.`);
-    }
-    if (options.trueMean !== undefined) {
-      if (options.trueMean.length !== dim) {
-        throw new OccamError(
-          "dimension-mismatch",
-          `gaussianMeanModel: trueMean has length ${options.trueMean.length}, expected dim = ${dim}.`,
-        );
-      }
-      for (let j = 0; j < dim; j++) {
-        trueMean[j] = options.trueMean[j];
-        if (!Number.isFinite(trueMean[j])) {
-          throw new OccamError("invalid-argument", `gaussianMeanModel: trueMean[${j}] is ${trueMean[j]}.`);
-        }
-      }
-    } else {
-      for (let j = 0; j < dim; j++) trueMean[j] = priorMean + priorSd * rng.normal();
-    }
-    data = new Float64Array(n * dim);
-    for (let i = 0; i < n; i++) {
-      for (let j = 0; j < dim; j++) data[i * dim + j] = trueMean[j] + sigma * rng.normal();
-    }
-  }
-
-  // Sufficient statistics: log L(μ) = −(nd/2) log 2πσ² − [S + n‖ȳ − μ‖²] / 2σ², S = Σ_i ‖y_i − ȳ‖².
-  const ybar = new Float64Array(dim);
-  for (let i = 0; i < n; i++) for (let j = 0; j < dim; j++) ybar[j] += data[i * dim + j];
-  for (let j = 0; j < dim; j++) ybar[j] /= n;
-  let scatter = 0;
-  for (let i = 0; i < n; i++) for (let j = 0; j < dim; j++) scatter += (data[i * dim + j] - ybar[j]) ** 2;
-
-  const sigma2 = sigma * sigma;
-  const s02 = priorSd * priorSd;
-  const logLikConst = -0.5 * n * dim * (LOG_2PI + Math.log(sigma2));
-  const logPriorConst = -0.5 * dim * (LOG_2PI + Math.log(s02));
-  const postPrecision = 1 / s02 + n / sigma2;
-  const postVar = 1 / postPrecision;
-  const postSd = Math.sqrt(postVar);
-  const postMean = new Float64Array(dim);
-  for (let j = 0; j < dim; j++) postMean[j] = postVar * (priorMean / s02 + (n * ybar[j]) / sigma2);
-
-  let exact = 0;
-  for (let j = 0; j < dim; j++) {
-    let sr = 0;
-    let srr = 0;
-    for (let i = 0; i < n; i++) {
-      const r = data[i * dim + j] - priorMean;
-      sr += r;
-      srr += r * r;
-    }
-    exact +=
-      -0.5 * n * (LOG_2PI + Math.log(sigma2)) -
-      0.5 * Math.log1p((n * s02) / sigma2) -
-      (srr - (s02 * sr * sr) / (sigma2 + n * s02)) / (2 * sigma2);
-  }
+  const { dim, sigma, priorSd, priorMean, n, data, trueMean } = resolveGaussianMeanOptions(options);
+  const { ybar, scatter, sigma2, s02, logLikConst, logPriorConst, postSd, postMean, exact } =
+    gaussianMeanClosedForms(dim, sigma, priorSd, priorMean, n, data);
 
   const checkTheta = (theta: Float64Array, where: string): void => {
     if (theta.length !== dim) {
@@ -312,4 +214,138 @@ export function gaussianMeanModel(options: GaussianMeanOptions = {}): GaussianMe
     },
   };
   return defineModel(model) as GaussianMeanModel;
+}
+/** The checked options of {@link gaussianMeanModel} with its data, given or generated. */
+interface GaussianMeanSettings {
+  readonly dim: number;
+  readonly sigma: number;
+  readonly priorSd: number;
+  readonly priorMean: number;
+  readonly n: number;
+  readonly data: Float64Array;
+  /** The generating mean (NaN entries when the data were given). */
+  readonly trueMean: Float64Array;
+}
+
+/**
+ * Fills the defaults of {@link GaussianMeanOptions}, checks them (throwing an `OccamError`) and takes
+ * the data, or draws the true mean (unless given) and then the n observations from the seed.
+ */
+function resolveGaussianMeanOptions(options: GaussianMeanOptions): GaussianMeanSettings {
+  const dim = options.dim ?? 1;
+  const sigma = options.sigma ?? 1;
+  const priorSd = options.priorSd ?? 1;
+  const priorMean = options.priorMean ?? 0;
+  const seed = options.seed ?? 0;
+  if (!(Number.isInteger(dim) && dim >= 1)) {
+    throw new OccamError(
+      "invalid-argument",
+      `gaussianMeanModel: dim must be a positive integer, got ${dim}.`,
+    );
+  }
+  positive(sigma, "sigma");
+  positive(priorSd, "priorSd");
+  if (!Number.isFinite(priorMean)) {
+    throw new OccamError(
+      "invalid-argument",
+      `gaussianMeanModel: priorMean must be finite, got ${priorMean}.`,
+    );
+  }
+  const rng = createRng(seed);
+
+  let n: number;
+  let data: Float64Array;
+  const trueMean = new Float64Array(dim);
+  if (options.data !== undefined) {
+    if (options.trueMean !== undefined || options.n !== undefined) {
+      throw new OccamError("invalid-argument", "gaussianMeanModel: with data, do not give n or trueMean.");
+    }
+    const given = options.data;
+    if (given.length === 0 || given.length % dim !== 0) {
+      throw new OccamError(
+        "dimension-mismatch",
+        `gaussianMeanModel: data has ${given.length} values, not a positive multiple of dim = ${dim} (n × d row-major).`,
+      );
+    }
+    data = Float64Array.from(given);
+    n = data.length / dim;
+    for (let i = 0; i < data.length; i++) {
+      if (!Number.isFinite(data[i])) {
+        throw new OccamError("invalid-data", `gaussianMeanModel: data value ${i} is ${data[i]}.`);
+      }
+    }
+    trueMean.fill(Number.NaN);
+  } else {
+    n = options.n ?? 20;
+    if (!(Number.isInteger(n) && n >= 1)) {
+      throw new OccamError("invalid-argument", `gaussianMeanModel: n must be a positive integer, got ${n}.`);
+    }
+    if (options.trueMean !== undefined) {
+      if (options.trueMean.length !== dim) {
+        throw new OccamError(
+          "dimension-mismatch",
+          `gaussianMeanModel: trueMean has length ${options.trueMean.length}, expected dim = ${dim}.`,
+        );
+      }
+      for (let j = 0; j < dim; j++) {
+        trueMean[j] = options.trueMean[j];
+        if (!Number.isFinite(trueMean[j])) {
+          throw new OccamError("invalid-argument", `gaussianMeanModel: trueMean[${j}] is ${trueMean[j]}.`);
+        }
+      }
+    } else {
+      for (let j = 0; j < dim; j++) trueMean[j] = priorMean + priorSd * rng.normal();
+    }
+    data = new Float64Array(n * dim);
+    for (let i = 0; i < n; i++) {
+      for (let j = 0; j < dim; j++) data[i * dim + j] = trueMean[j] + sigma * rng.normal();
+    }
+  }
+  return { dim, sigma, priorSd, priorMean, n, data, trueMean };
+}
+
+/**
+ * The sufficient statistics ȳ and S = Σ_i ‖y_i − ȳ‖², the constants of the densities, the exact
+ * posterior N(postMean, postSd² I) and the exact log evidence.
+ */
+function gaussianMeanClosedForms(
+  dim: number,
+  sigma: number,
+  priorSd: number,
+  priorMean: number,
+  n: number,
+  data: Float64Array,
+) {
+  // Sufficient statistics: log L(μ) = −(nd/2) log 2πσ² − [S + n‖ȳ − μ‖²] / 2σ², S = Σ_i ‖y_i − ȳ‖².
+  const ybar = new Float64Array(dim);
+  for (let i = 0; i < n; i++) for (let j = 0; j < dim; j++) ybar[j] += data[i * dim + j];
+  for (let j = 0; j < dim; j++) ybar[j] /= n;
+  let scatter = 0;
+  for (let i = 0; i < n; i++) for (let j = 0; j < dim; j++) scatter += (data[i * dim + j] - ybar[j]) ** 2;
+
+  const sigma2 = sigma * sigma;
+  const s02 = priorSd * priorSd;
+  const logLikConst = -0.5 * n * dim * (LOG_2PI + Math.log(sigma2));
+  const logPriorConst = -0.5 * dim * (LOG_2PI + Math.log(s02));
+  const postPrecision = 1 / s02 + n / sigma2;
+  const postVar = 1 / postPrecision;
+  const postSd = Math.sqrt(postVar);
+  const postMean = new Float64Array(dim);
+  for (let j = 0; j < dim; j++) postMean[j] = postVar * (priorMean / s02 + (n * ybar[j]) / sigma2);
+
+  let exact = 0;
+  for (let j = 0; j < dim; j++) {
+    let sr = 0;
+    let srr = 0;
+    for (let i = 0; i < n; i++) {
+      const r = data[i * dim + j] - priorMean;
+      sr += r;
+      srr += r * r;
+    }
+    exact +=
+      -0.5 * n * (LOG_2PI + Math.log(sigma2)) -
+      0.5 * Math.log1p((n * s02) / sigma2) -
+      (srr - (s02 * sr * sr) / (sigma2 + n * s02)) / (2 * sigma2);
+  }
+  return { ybar, scatter, sigma2, s02, logLikConst, logPriorConst, postSd, postMean, exact };
 }
