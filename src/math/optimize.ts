@@ -151,7 +151,6 @@ export function minimize(f: Objective, x0: Float64Array, options: MinimizeOption
       throw new OccamError("invalid-argument", `minimize: x0[${i}] is ${x0[i]}; the start must be finite.`);
     }
   }
-  const m = o.memory;
   let x = Float64Array.from(x0);
   let g = new Float64Array(n);
   let xNew = new Float64Array(n);
@@ -159,12 +158,7 @@ export function minimize(f: Objective, x0: Float64Array, options: MinimizeOption
   const xTrial = new Float64Array(n);
   const gTrial = new Float64Array(n);
   const d = new Float64Array(n);
-  const sHist = new Float64Array(m * n);
-  const yHist = new Float64Array(m * n);
-  const rho = new Float64Array(m);
-  const alphaTmp = new Float64Array(m);
-  let stored = 0;
-  let head = 0; // index of the next slot to write in the circular history
+  const history = new LbfgsHistory(o.memory, n);
   let evaluations = 0;
 
   const evaluate = (at: Float64Array, grad: Float64Array): number => {
@@ -220,93 +214,81 @@ export function minimize(f: Objective, x0: Float64Array, options: MinimizeOption
     gNew.set(gTrial);
   };
 
-  /** Returns the accepted step length (> 0) or 0 when no step lowered f. */
-  const lineSearch = (alpha0: number, f0: number, slope0: number): number => {
-    let aPrev = 0;
-    let fPrev = f0;
-    let sPrev = slope0;
-    let alpha = alpha0;
-    let lo = 0;
-    let hi = 0;
-    let fLoLs = f0;
-    let sLo = slope0;
-    let fHi = 0;
-    let sHi = 0;
-    let bracketed = false;
-    let evals = 0;
-    for (; evals < MAX_LINE_SEARCH; evals++) {
-      const t = trial(alpha);
-      if (!Number.isFinite(t.f) || t.f > f0 + C1 * alpha * slope0 || (evals > 0 && t.f >= fPrev)) {
-        lo = aPrev;
-        fLoLs = fPrev;
-        sLo = sPrev;
-        hi = alpha;
-        fHi = t.f;
-        sHi = t.slope;
-        bracketed = true;
-        break;
-      }
-      if (Math.abs(t.slope) <= -C2 * slope0) {
-        keep(t.f);
-        return alpha;
-      }
-      keep(t.f);
-      if (t.slope >= 0) {
-        lo = alpha;
-        fLoLs = t.f;
-        sLo = t.slope;
-        hi = aPrev;
-        fHi = fPrev;
-        sHi = sPrev;
-        bracketed = true;
-        break;
-      }
-      aPrev = alpha;
-      fPrev = t.f;
-      sPrev = t.slope;
-      alpha *= 2;
-    }
-    if (!bracketed) return aPrev;
-    // Zoom: lo always satisfies sufficient decrease and has the lowest f seen in the bracket.
-    for (; evals < MAX_LINE_SEARCH; evals++) {
-      const width = hi - lo;
-      let a = Number.NaN;
-      if (Number.isFinite(fHi) && Number.isFinite(sHi)) a = cubicMinimizer(lo, fLoLs, sLo, hi, fHi, sHi);
-      // Safeguard: keep the trial well inside the bracket, else bisect.
-      const inner = 0.1 * Math.abs(width);
-      const left = Math.min(lo, hi) + inner;
-      const right = Math.max(lo, hi) - inner;
-      if (!(a >= left && a <= right)) a = lo + 0.5 * width;
-      if (Math.abs(width) <= 1e-16 * Math.max(1, Math.abs(lo))) break;
-      const t = trial(a);
-      if (!Number.isFinite(t.f) || t.f > f0 + C1 * a * slope0 || t.f >= fLoLs) {
-        hi = a;
-        fHi = t.f;
-        sHi = t.slope;
-      } else {
-        keep(t.f);
-        if (Math.abs(t.slope) <= -C2 * slope0) return a;
-        if (t.slope * (hi - lo) >= 0) {
-          hi = lo;
-          fHi = fLoLs;
-          sHi = sLo;
-        }
-        lo = a;
-        fLoLs = t.f;
-        sLo = t.slope;
-      }
-    }
-    // Strong Wolfe not met within the budget: accept the best decrease found, if any.
-    return lo;
-  };
-
   let iterations = 0;
   let fresh = true; // no curvature pairs: use a scaled steepest-descent step
   while (iterations < o.maxIterations) {
     if (evaluations >= o.maxEvaluations) {
       return result(iterations, false, `reached maxEvaluations (${o.maxEvaluations})`);
     }
-    // Two-loop recursion: d = −H g with H₀ = (sᵀy / yᵀy) I from the newest pair.
+    history.direction(g, d);
+    let slope0 = dotn(g, d, n);
+    if (!(slope0 < 0)) {
+      // Not a descent direction (a poor curvature history): restart from steepest descent.
+      history.stored = 0;
+      for (let i = 0; i < n; i++) d[i] = -g[i];
+      slope0 = dotn(g, d, n);
+      fresh = true;
+    }
+    const alpha0 = fresh ? Math.min(1, 1 / Math.sqrt(dotn(g, g, n))) : 1;
+    const alpha = strongWolfeLineSearch(trial, keep, alpha0, fx, slope0);
+    if (alpha === 0) {
+      if (history.stored > 0 || !fresh) {
+        history.stored = 0;
+        fresh = true;
+        continue;
+      }
+      return result(
+        iterations,
+        false,
+        "line search found no decrease along steepest descent: the objective is not smooth at the " +
+          "precision asked, or the gradient is wrong",
+      );
+    }
+    if (history.push(x, xNew, g, gNew)) fresh = false;
+    const fPrev = fx;
+    [x, xNew] = [xNew, x];
+    [g, gNew] = [gNew, g];
+    fx = fLo;
+    iterations++;
+    if (maxAbs(g) <= o.gradTolerance) return result(iterations, true, "gradient below tolerance");
+    if (
+      o.functionTolerance > 0 &&
+      fPrev - fx <= o.functionTolerance * Math.max(Math.abs(fPrev), Math.abs(fx), 1)
+    ) {
+      return result(iterations, true, "relative change of f below functionTolerance");
+    }
+  }
+  return result(iterations, false, `reached maxIterations (${o.maxIterations})`);
+}
+
+/**
+ * The L-BFGS curvature history: the newest `m` pairs (s, y) = (x_{k+1} − x_k, ∇f_{k+1} − ∇f_k) in a
+ * circular buffer with ρ = 1/sᵀy, and the two-loop recursion that applies the inverse-Hessian
+ * approximation they define (Nocedal & Wright 2006, Alg. 7.4).
+ */
+class LbfgsHistory {
+  private readonly sHist: Float64Array;
+  private readonly yHist: Float64Array;
+  private readonly rho: Float64Array;
+  private readonly alphaTmp: Float64Array;
+  /** Pairs held (at most m); set to 0 to forget them all. */
+  stored = 0;
+  /** Index of the next slot to write in the circular history. */
+  private head = 0;
+
+  constructor(
+    private readonly m: number,
+    private readonly n: number,
+  ) {
+    this.sHist = new Float64Array(m * n);
+    this.yHist = new Float64Array(m * n);
+    this.rho = new Float64Array(m);
+    this.alphaTmp = new Float64Array(m);
+  }
+
+  /** Two-loop recursion: writes d = −H g with H₀ = (sᵀy / yᵀy) I from the newest pair. */
+  direction(g: Float64Array, d: Float64Array): void {
+    const { m, n, sHist, yHist, rho, alphaTmp, stored, head } = this;
     for (let i = 0; i < n; i++) d[i] = -g[i];
     for (let k = 0; k < stored; k++) {
       const j = (head - 1 - k + m) % m;
@@ -326,30 +308,14 @@ export function minimize(f: Objective, x0: Float64Array, options: MinimizeOption
       const coef = alphaTmp[j] - b;
       for (let i = 0; i < n; i++) d[i] += coef * sHist[j * n + i];
     }
-    let slope0 = dotn(g, d, n);
-    if (!(slope0 < 0)) {
-      // Not a descent direction (a poor curvature history): restart from steepest descent.
-      stored = 0;
-      for (let i = 0; i < n; i++) d[i] = -g[i];
-      slope0 = dotn(g, d, n);
-      fresh = true;
-    }
-    const alpha0 = fresh ? Math.min(1, 1 / Math.sqrt(dotn(g, g, n))) : 1;
-    const alpha = lineSearch(alpha0, fx, slope0);
-    if (alpha === 0) {
-      if (stored > 0 || !fresh) {
-        stored = 0;
-        fresh = true;
-        continue;
-      }
-      return result(
-        iterations,
-        false,
-        "line search found no decrease along steepest descent: the objective is not smooth at the " +
-          "precision asked, or the gradient is wrong",
-      );
-    }
-    // Curvature pair; skipped unless sᵀy > 0 so the inverse-Hessian approximation stays positive definite.
+  }
+
+  /**
+   * Writes the pair s = xNew − x, y = gNew − g into the next slot and keeps it only when sᵀy > 0 (so
+   * the inverse-Hessian approximation stays positive definite); returns whether it was kept.
+   */
+  push(x: Float64Array, xNew: Float64Array, g: Float64Array, gNew: Float64Array): boolean {
+    const { m, n, sHist, yHist, head } = this;
     let sy = 0;
     let yy = 0;
     for (let i = 0; i < n; i++) {
@@ -361,25 +327,105 @@ export function minimize(f: Objective, x0: Float64Array, options: MinimizeOption
       yy += yi * yi;
     }
     if (sy > 1e-12 * yy && yy > 0) {
-      rho[head] = 1 / sy;
-      head = (head + 1) % m;
-      if (stored < m) stored++;
-      fresh = false;
+      this.rho[head] = 1 / sy;
+      this.head = (head + 1) % m;
+      if (this.stored < m) this.stored++;
+      return true;
     }
-    const fPrev = fx;
-    [x, xNew] = [xNew, x];
-    [g, gNew] = [gNew, g];
-    fx = fLo;
-    iterations++;
-    if (maxAbs(g) <= o.gradTolerance) return result(iterations, true, "gradient below tolerance");
-    if (
-      o.functionTolerance > 0 &&
-      fPrev - fx <= o.functionTolerance * Math.max(Math.abs(fPrev), Math.abs(fx), 1)
-    ) {
-      return result(iterations, true, "relative change of f below functionTolerance");
+    return false;
+  }
+}
+
+/**
+ * A line search for the strong Wolfe conditions by bracketing and cubic-interpolation zoom (Nocedal &
+ * Wright 2006, Alg. 3.5 and 3.6), from f0 and slope0 at step 0 and a first trial step alpha0.
+ * `trial(α)` evaluates f and its slope at step α (f = +∞ outside the support, then a step too long);
+ * `keep(f)` records the latest trial as the best point. Returns the accepted step length (> 0) or 0
+ * when no step lowered f.
+ */
+function strongWolfeLineSearch(
+  trial: (alpha: number) => { f: number; slope: number },
+  keep: (v: number) => void,
+  alpha0: number,
+  f0: number,
+  slope0: number,
+): number {
+  let aPrev = 0;
+  let fPrev = f0;
+  let sPrev = slope0;
+  let alpha = alpha0;
+  let lo = 0;
+  let hi = 0;
+  let fLoLs = f0;
+  let sLo = slope0;
+  let fHi = 0;
+  let sHi = 0;
+  let bracketed = false;
+  let evals = 0;
+  for (; evals < MAX_LINE_SEARCH; evals++) {
+    const t = trial(alpha);
+    if (!Number.isFinite(t.f) || t.f > f0 + C1 * alpha * slope0 || (evals > 0 && t.f >= fPrev)) {
+      lo = aPrev;
+      fLoLs = fPrev;
+      sLo = sPrev;
+      hi = alpha;
+      fHi = t.f;
+      sHi = t.slope;
+      bracketed = true;
+      break;
+    }
+    if (Math.abs(t.slope) <= -C2 * slope0) {
+      keep(t.f);
+      return alpha;
+    }
+    keep(t.f);
+    if (t.slope >= 0) {
+      lo = alpha;
+      fLoLs = t.f;
+      sLo = t.slope;
+      hi = aPrev;
+      fHi = fPrev;
+      sHi = sPrev;
+      bracketed = true;
+      break;
+    }
+    aPrev = alpha;
+    fPrev = t.f;
+    sPrev = t.slope;
+    alpha *= 2;
+  }
+  if (!bracketed) return aPrev;
+  // Zoom: lo always satisfies sufficient decrease and has the lowest f seen in the bracket.
+  for (; evals < MAX_LINE_SEARCH; evals++) {
+    const width = hi - lo;
+    let a = Number.NaN;
+    if (Number.isFinite(fHi) && Number.isFinite(sHi)) a = cubicMinimizer(lo, fLoLs, sLo, hi, fHi, sHi);
+    // Safeguard: keep the trial well inside the bracket, else bisect.
+    const inner = 0.1 * Math.abs(width);
+    const left = Math.min(lo, hi) + inner;
+    const right = Math.max(lo, hi) - inner;
+    if (!(a >= left && a <= right)) a = lo + 0.5 * width;
+    if (Math.abs(width) <= 1e-16 * Math.max(1, Math.abs(lo))) break;
+    const t = trial(a);
+    if (!Number.isFinite(t.f) || t.f > f0 + C1 * a * slope0 || t.f >= fLoLs) {
+      hi = a;
+      fHi = t.f;
+      sHi = t.slope;
+    } else {
+      keep(t.f);
+      if (Math.abs(t.slope) <= -C2 * slope0) return a;
+      if (t.slope * (hi - lo) >= 0) {
+        hi = lo;
+        fHi = fLoLs;
+        sHi = sLo;
+      }
+      lo = a;
+      fLoLs = t.f;
+      sLo = t.slope;
     }
   }
-  return result(iterations, false, `reached maxIterations (${o.maxIterations})`);
+  // Strong Wolfe not met within the budget: accept the best decrease found, if any.
+  return lo;
 }
 
 /** Options of {@link numericalHessian}. */
