@@ -1,7 +1,13 @@
 import { OccamError } from "../errors.js";
 import { LOG_2PI } from "../math/constants.js";
 import { cholesky, logDetFromCholesky } from "../math/linalg.js";
-import { type MinimizeOptions, type MinimizeResult, minimize, numericalHessian } from "../math/optimize.js";
+import {
+  type MinimizeOptions,
+  type MinimizeResult,
+  minimize,
+  numericalHessian,
+  type Objective,
+} from "../math/optimize.js";
 import type { BayesModel } from "../model/model.js";
 import { unbounded } from "../model/transform.js";
 import { isFiniteVector } from "../samplers/accept.js";
@@ -99,6 +105,99 @@ export function laplace(given: BayesModel, options: LaplaceOptions = {}): Laplac
       `${WHERE}: hessian must be "numerical" or a function θ ↦ Hessian, got ${String(hessianOption)}.`,
     );
   }
+  const objectives = laplaceObjectives(model);
+  const { negLogPost, objective, hasGradients } = objectives;
+
+  let mode: Float64Array;
+  let best: MinimizeResult | undefined;
+  let runs: LaplaceStart[] = [];
+  if (options.mode !== undefined) {
+    const givenMode = options.mode;
+    if (!(givenMode instanceof Float64Array) || givenMode.length !== d) {
+      throw new OccamError(
+        "dimension-mismatch",
+        `${WHERE}: mode must be a Float64Array of length ${d} (model.dim).`,
+      );
+    }
+    for (let j = 0; j < d; j++) {
+      if (!Number.isFinite(givenMode[j])) {
+        throw new OccamError("non-finite", `${WHERE}: mode[${j}] is ${givenMode[j]}.`);
+      }
+    }
+    mode = onOwnScale ? Float64Array.from(givenMode) : view.toUnbounded(givenMode);
+  } else {
+    ({ best, runs } = searchMode(model, objective, starts, options));
+    mode = Float64Array.from(best.x);
+  }
+
+  const logPost = -negLogPost(mode);
+  if (!Number.isFinite(logPost)) {
+    throw new OccamError(
+      "non-finite",
+      `${WHERE}: log p(θ) + log L(θ) is ${logPost} at the mode ${showPoint(mode)}; the mode must be inside the support.`,
+    );
+  }
+
+  const A = negativeHessian(hessianOption, objectives, mode, d);
+  const L = choleskyAtMode(A, d, mode);
+  const logDet = logDetFromCholesky(L, d);
+  const logZ = logPost + 0.5 * d * LOG_2PI - 0.5 * logDet;
+  const converged = best === undefined ? true : best.converged;
+  const warnings: string[] = [];
+  if (!converged)
+    warnings.push(`the mode search did not converge (${best?.message}); the approximation may be poor.`);
+  const heights = runs.filter((r) => r.converged).map((r) => r.value);
+  if (heights.length > 1 && Math.max(...heights) - Math.min(...heights) > 1) {
+    warnings.push(
+      `the ${runs.length} starts of the mode search ended at modes whose log posteriors differ by ` +
+        `${(Math.max(...heights) - Math.min(...heights)).toFixed(1)} nats: the posterior has several modes, and Laplace's method sees one.`,
+    );
+  }
+  return evidenceResult({
+    method: "laplace",
+    logZ,
+    stdErr: 0,
+    nLikelihoodEvals: objectives.evaluations(),
+    seconds: secondsSince(start),
+    unreliable: [LAPLACE_NOTE],
+    warnings,
+    diagnostics: {
+      mode: Array.from(onOwnScale ? mode : view.toBounded(mode)),
+      logPosteriorAtMode: logPost,
+      logDetNegHessian: logDet,
+      hessian:
+        hessianOption === "numerical"
+          ? hasGradients
+            ? "numerical (gradients)"
+            : "numerical (values)"
+          : "user",
+      modeGiven: options.mode !== undefined,
+      converged,
+      optimizerMessage: best?.message ?? "mode given",
+      starts: runs,
+    },
+  });
+}
+
+/** What the mode search and the Hessian minimise: −(log p + log L), its gradient, and a count of likelihood calls. */
+interface LaplaceObjectives {
+  /** −(log p + log L), +Infinity outside the support (the minimiser then shortens its step). */
+  readonly negLogPost: (x: Float64Array) => number;
+  /** −(log p + log L) with its gradient, the model's or by central differences. */
+  readonly objective: Objective;
+  /** Whether the model has both gradients (and `objective` uses them). */
+  readonly hasGradients: boolean;
+  /** Likelihood evaluations made so far. */
+  evaluations(): number;
+}
+
+/**
+ * The objectives of the mode search: −(log p + log L) and, with its gradient, the model's when it has
+ * `gradLogPrior` and `gradLogLikelihood`, central differences (one-sided at the support's edge)
+ * otherwise. Throws `non-finite` for a NaN or +Infinity log density.
+ */
+function laplaceObjectives(model: BayesModel): LaplaceObjectives {
+  const d = model.dim;
   const { gradLogPrior, gradLogLikelihood } = model;
   const hasGradients = gradLogPrior !== undefined && gradLogLikelihood !== undefined;
   let evals = 0;
@@ -157,69 +256,68 @@ export function laplace(given: BayesModel, options: LaplaceOptions = {}): Laplac
           }
           return f0;
         };
+  return { negLogPost, objective, hasGradients, evaluations: () => evals };
+}
 
-  let mode: Float64Array;
+/**
+ * The mode search: L-BFGS from prior draws until `starts` runs have been made (a draw where the
+ * objective or its gradient is not finite is passed over, at most 10·starts draws), keeping the best.
+ * Throws an `OccamError` when the model cannot sample its prior or no draw can start.
+ */
+function searchMode(
+  model: BayesModel,
+  objective: Objective,
+  starts: number,
+  options: LaplaceOptions,
+): { best: MinimizeResult; runs: LaplaceStart[] } {
+  const d = model.dim;
   let best: MinimizeResult | undefined;
-  const runs: { value: number; converged: boolean; iterations: number }[] = [];
-  if (options.mode !== undefined) {
-    const givenMode = options.mode;
-    if (!(givenMode instanceof Float64Array) || givenMode.length !== d) {
-      throw new OccamError(
-        "dimension-mismatch",
-        `${WHERE}: mode must be a Float64Array of length ${d} (model.dim).`,
-      );
-    }
-    for (let j = 0; j < d; j++) {
-      if (!Number.isFinite(givenMode[j])) {
-        throw new OccamError("non-finite", `${WHERE}: mode[${j}] is ${givenMode[j]}.`);
-      }
-    }
-    mode = onOwnScale ? Float64Array.from(givenMode) : view.toUnbounded(givenMode);
-  } else {
-    if (typeof model.samplePrior !== "function") {
-      throw new OccamError(
-        "invalid-argument",
-        `${WHERE}: the mode search starts from model.samplePrior draws; give it or a mode.`,
-      );
-    }
-    const rng = resolveRng(options, WHERE);
-    const grad = new Float64Array(d);
-    let attempts = 0;
-    while (runs.length < starts && attempts < 10 * starts) {
-      attempts++;
-      const x0 = model.samplePrior(rng);
-      if (!(x0 instanceof Float64Array) || x0.length !== d) {
-        throw new OccamError(
-          "dimension-mismatch",
-          `${WHERE}: model.samplePrior must return a Float64Array of length ${d} (model.dim).`,
-        );
-      }
-      // A draw where the log density or its gradient is not finite (a model that overflows far out,
-      // where prior draws may land) cannot start L-BFGS: the next draw is tried.
-      if (!(Number.isFinite(objective(x0, grad)) && isFiniteVector(grad))) continue;
-      const run = minimize(objective, x0, options.optimizer);
-      runs.push({ value: run.value, converged: run.converged, iterations: run.iterations });
-      if (best === undefined || run.value < best.value) best = run;
-    }
-    if (best === undefined) {
-      throw new OccamError(
-        "invalid-argument",
-        `${WHERE}: none of ${attempts} prior draws has a finite log prior + log likelihood and gradient, so the mode search ` +
-          "cannot start; give a starting mode ({ mode }).",
-      );
-    }
-    mode = Float64Array.from(best.x);
-  }
-
-  const logPost = -negLogPost(mode);
-  if (!Number.isFinite(logPost)) {
+  const runs: LaplaceStart[] = [];
+  if (typeof model.samplePrior !== "function") {
     throw new OccamError(
-      "non-finite",
-      `${WHERE}: log p(θ) + log L(θ) is ${logPost} at the mode ${showPoint(mode)}; the mode must be inside the support.`,
+      "invalid-argument",
+      `${WHERE}: the mode search starts from model.samplePrior draws; give it or a mode.`,
     );
   }
+  const rng = resolveRng(options, WHERE);
+  const grad = new Float64Array(d);
+  let attempts = 0;
+  while (runs.length < starts && attempts < 10 * starts) {
+    attempts++;
+    const x0 = model.samplePrior(rng);
+    if (!(x0 instanceof Float64Array) || x0.length !== d) {
+      throw new OccamError(
+        "dimension-mismatch",
+        `${WHERE}: model.samplePrior must return a Float64Array of length ${d} (model.dim).`,
+      );
+    }
+    // A draw where the log density or its gradient is not finite (a model that overflows far out,
+    // where prior draws may land) cannot start L-BFGS: the next draw is tried.
+    if (!(Number.isFinite(objective(x0, grad)) && isFiniteVector(grad))) continue;
+    const run = minimize(objective, x0, options.optimizer);
+    runs.push({ value: run.value, converged: run.converged, iterations: run.iterations });
+    if (best === undefined || run.value < best.value) best = run;
+  }
+  if (best === undefined) {
+    throw new OccamError(
+      "invalid-argument",
+      `${WHERE}: none of ${attempts} prior draws has a finite log prior + log likelihood and gradient, so the mode search ` +
+        "cannot start; give a starting mode ({ mode }).",
+    );
+  }
+  return { best, runs };
+}
 
-  // A = −H, the Hessian of −(log p + log L).
+/**
+ * A = −H at the mode, the Hessian of −(log p + log L): by central differences of the gradient (or of
+ * the value, for a model without gradients), or the negative of the user's Hessian, checked.
+ */
+function negativeHessian(
+  hessianOption: "numerical" | ((theta: Float64Array) => Float64Array),
+  { negLogPost, objective, hasGradients }: LaplaceObjectives,
+  mode: Float64Array,
+  d: number,
+): Float64Array {
   let A: Float64Array;
   if (hessianOption === "numerical") {
     // Without model gradients, difference the values alone: the finite-difference gradient objective
@@ -243,6 +341,11 @@ export function laplace(given: BayesModel, options: LaplaceOptions = {}): Laplac
       A[i] = -H[i];
     }
   }
+  return A;
+}
+
+/** The Cholesky factor of −H at the mode; throws `not-positive-definite`, saying why, when it has none. */
+function choleskyAtMode(A: Float64Array, d: number, mode: Float64Array): Float64Array {
   let L: Float64Array;
   try {
     L = cholesky(A, d);
@@ -258,41 +361,5 @@ export function laplace(given: BayesModel, options: LaplaceOptions = {}): Laplac
     }
     throw error;
   }
-  const logDet = logDetFromCholesky(L, d);
-  const logZ = logPost + 0.5 * d * LOG_2PI - 0.5 * logDet;
-  const converged = best === undefined ? true : best.converged;
-  const warnings: string[] = [];
-  if (!converged)
-    warnings.push(`the mode search did not converge (${best?.message}); the approximation may be poor.`);
-  const heights = runs.filter((r) => r.converged).map((r) => r.value);
-  if (heights.length > 1 && Math.max(...heights) - Math.min(...heights) > 1) {
-    warnings.push(
-      `the ${runs.length} starts of the mode search ended at modes whose log posteriors differ by ` +
-        `${(Math.max(...heights) - Math.min(...heights)).toFixed(1)} nats: the posterior has several modes, and Laplace's method sees one.`,
-    );
-  }
-  return evidenceResult({
-    method: "laplace",
-    logZ,
-    stdErr: 0,
-    nLikelihoodEvals: evals,
-    seconds: secondsSince(start),
-    unreliable: [LAPLACE_NOTE],
-    warnings,
-    diagnostics: {
-      mode: Array.from(onOwnScale ? mode : view.toBounded(mode)),
-      logPosteriorAtMode: logPost,
-      logDetNegHessian: logDet,
-      hessian:
-        hessianOption === "numerical"
-          ? hasGradients
-            ? "numerical (gradients)"
-            : "numerical (values)"
-          : "user",
-      modeGiven: options.mode !== undefined,
-      converged,
-      optimizerMessage: best?.message ?? "mode given",
-      starts: runs,
-    },
-  });
+  return L;
 }
