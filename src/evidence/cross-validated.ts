@@ -4,17 +4,18 @@
  * ∏ p(D_g | D_−g), and the chain rule p(D) = p(D_1) ∏_{g≥2} p(D_g | D_1 … D_{g−1}), each conditional
  * estimated by averaging the likelihood of the predicted observations over posterior draws given the
  * conditioning observations, or (the chain rule with `terms: "bridge"`) by a bridge between the
- * posteriors before and after a fold joins. The terms and the model contract are in
- * cross-validation-terms.ts.
+ * posteriors before and after a fold joins. The split of the data is in cross-validation-blocks.ts,
+ * the terms and the model contract in cross-validation-terms.ts.
  */
 
-import { checkPartition, complement, holdOut, kFolds, union } from "../data/folds.js";
+import { union } from "../data/folds.js";
 import { OccamError } from "../errors.js";
 import type { Draws } from "../model/draws.js";
 import type { BayesModel } from "../model/model.js";
 import type { Rng } from "../random/rng.js";
 import { bridgeSampling } from "./bridge-sampling.js";
 import { checkCount, checkModel, type RandomOptions, resolveRng } from "./checks.js";
+import { type ConditionalPair, conditionalPairs, partitionBlocks } from "./cross-validation-blocks.js";
 import {
   bridgedChainRule,
   type CrossValidationTerm,
@@ -340,21 +341,7 @@ export function crossValidatedEvidence(
 ): CrossValidatedResult {
   const start = performance.now();
   checkModel(model, WHERE);
-  if (!isSubsettable(model)) {
-    const missing = [
-      typeof (model as Partial<SubsettableModel>).subset === "function"
-        ? null
-        : "subset(observations: Int32Array): BayesModel",
-      typeof (model as Partial<SubsettableModel>).nObservations === "number" ? null : "nObservations: number",
-      typeof model.logLikelihoodPointwise === "function" ? null : "logLikelihoodPointwise(theta, out)",
-    ].filter((x) => x !== null);
-    throw new OccamError(
-      "invalid-argument",
-      `${WHERE}: the model does not support cross-validation; add ${missing.join(", ")} ` +
-        "(the same prior with the likelihood of only the given observations, the number of observations, and the " +
-        "log likelihood of each observation; see SubsettableModel).",
-    );
-  }
+  requireSubsettable(model);
   const o = resolveOptions(options);
   const n = model.nObservations;
   if (!(Number.isInteger(n) && n >= 2)) {
@@ -365,78 +352,33 @@ export function crossValidatedEvidence(
   }
   const rng = resolveRng(options, WHERE);
   const [partitionRng, workRng] = rng.split(2);
-
-  // The blocks: [train, evidence] for held-out, the G folds otherwise.
-  let blocks: Int32Array[];
-  if (o.partition !== undefined) {
-    blocks = checkPartition(o.partition, n, WHERE);
-    if (o.form === "held-out" && blocks.length !== 2) {
-      throw new OccamError(
-        "invalid-argument",
-        `${WHERE}: a held-out partition has two blocks (training, evidence), got ${blocks.length}.`,
-      );
-    }
-    if (o.form !== "held-out" && blocks.length < 2) {
-      throw new OccamError("invalid-argument", `${WHERE}: the partition needs at least 2 folds.`);
-    }
-  } else if (o.form === "held-out") {
-    const split = holdOut(n, o.trainFraction, o.shuffle ? partitionRng : undefined);
-    blocks = [split.train, split.test];
-  } else {
-    if (o.folds > n) {
-      throw new OccamError(
-        "invalid-argument",
-        `${WHERE}: folds = ${o.folds} exceeds the ${n} observations; use at most ${n} folds.`,
-      );
-    }
-    blocks = kFolds(n, o.folds, o.shuffle ? partitionRng : undefined);
-  }
-
+  const blocks = partitionBlocks(o, n, partitionRng);
   // The conditional terms log p(D_predicted | D_conditioning).
-  const pairs: { conditioning: Int32Array; predicted: Int32Array; label: string }[] = [];
-  if (o.form === "held-out") {
-    pairs.push({ conditioning: blocks[0], predicted: blocks[1], label: "evidence set given training set" });
-  } else if (o.form === "k-fold") {
-    for (let g = 0; g < blocks.length; g++) {
-      pairs.push({ conditioning: complement(blocks[g], n), predicted: blocks[g], label: `fold ${g + 1}` });
-    }
-  } else {
-    for (let g = 1; g < blocks.length; g++) {
-      pairs.push({
-        conditioning: union(blocks.slice(0, g)),
-        predicted: blocks[g],
-        label: `fold ${g + 1} given folds 1–${g}`,
-      });
-    }
-  }
+  const pairs = conditionalPairs(o.form, blocks, n);
   const streams = workRng.split(pairs.length + 1);
 
-  let logZ = 0;
-  let variance = 0;
-  let evaluations = 0;
-  const unreliable: string[] = [];
-  const warnings: string[] = [];
+  const totals: Totals = { logZ: 0, variance: 0, evaluations: 0, unreliable: [], warnings: [] };
   const terms: CrossValidationTerm[] = [];
   let firstSample: SubsetDraws | undefined;
   if (o.form === "chain-rule" && o.terms === "bridge") {
     const b = bridgedChainRule(model, blocks, pairs, streams, o, options.finalSample);
     terms.push(...b.terms);
-    logZ += b.logZ;
-    variance += b.variance;
-    evaluations += b.evaluations;
-    unreliable.push(...b.unreliable);
-    warnings.push(...b.warnings);
+    totals.logZ += b.logZ;
+    totals.variance += b.variance;
+    totals.evaluations += b.evaluations;
+    totals.unreliable.push(...b.unreliable);
+    totals.warnings.push(...b.warnings);
     firstSample = b.first;
   } else {
     for (let k = 0; k < pairs.length; k++) {
       const { conditioning, predicted, label } = pairs[k];
       const outcome = conditionalTerm(model, conditioning, predicted, streams[k], o, label);
       terms.push(outcome.term);
-      logZ += outcome.term.logTerm;
-      variance += outcome.term.stdErr ** 2;
-      evaluations += outcome.evaluations;
-      unreliable.push(...outcome.unreliable);
-      warnings.push(...outcome.warnings);
+      totals.logZ += outcome.term.logTerm;
+      totals.variance += outcome.term.stdErr ** 2;
+      totals.evaluations += outcome.evaluations;
+      totals.unreliable.push(...outcome.unreliable);
+      totals.warnings.push(...outcome.warnings);
     }
   }
 
@@ -457,79 +399,149 @@ export function crossValidatedEvidence(
 
   let firstFold: Mutable<FirstFoldSummary> | undefined;
   if (o.form === "chain-rule") {
-    const where = `${WHERE} (fold 1)`;
-    const sub = subsetModel(model, blocks[0], where);
-    const stream = streams[pairs.length];
-    const choice = o.firstFoldEstimator;
-    const useExact = choice === "exact" || (choice === "auto" && typeof sub.exactLogEvidence === "function");
-    let result: {
-      logZ: number;
-      stdErr: number;
-      nLikelihoodEvals: number;
-      method: string;
-      reliable: boolean;
-      warnings: readonly string[];
-    };
-    let estimator: string;
-    if (useExact) {
-      if (typeof sub.exactLogEvidence !== "function") {
-        throw new OccamError(
-          "invalid-argument",
-          `${where}: firstFoldEstimator "exact" needs model.subset(…).exactLogEvidence(); use "bridge-sampling".`,
-        );
-      }
-      result = {
-        method: "exact",
-        logZ: sub.exactLogEvidence(),
-        stdErr: 0,
-        nLikelihoodEvals: 0,
-        reliable: true,
-        warnings: [],
-      };
-      estimator = "exact";
-    } else {
-      // With bridged factors the posterior given fold 1 is already sampled, and its checks counted.
-      const sample = firstSample ?? subsetDraws(sub, stream, o, where);
-      if (firstSample === undefined) {
-        evaluations += sample.evaluations;
-        warnings.push(...sample.warnings.map((w) => `fold 1: ${w}`));
-        unreliable.push(...sample.unreliable.map((w) => `fold 1: ${w}`));
-      }
-      const [bridgeRng] = stream.split(1);
-      if (typeof choice === "function") {
-        result = choice(sub, { rng: bridgeRng, draws: sample.draws });
-        if (result === null || typeof result !== "object" || typeof result.logZ !== "number") {
-          throw new OccamError(
-            "invalid-argument",
-            `${where}: the firstFoldEstimator function must return an EvidenceResult.`,
-          );
-        }
-        estimator = `user (${result.method})`;
-      } else {
-        result = bridgeSampling(sub, { draws: sample.draws, rng: bridgeRng });
-        estimator = result.method;
-      }
-      if (!(Number.isFinite(result.logZ) && result.stdErr >= 0)) {
-        throw new OccamError(
-          "non-finite",
-          `${where}: the first fold's log evidence is ${result.logZ} ± ${result.stdErr}; it must be finite.`,
-        );
-      }
-    }
-    logZ += result.logZ;
-    variance += result.stdErr ** 2;
-    evaluations += result.nLikelihoodEvals;
-    if (!result.reliable) unreliable.push(...result.warnings.map((w) => `fold 1 (${estimator}): ${w}`));
-    firstFold = {
-      estimator,
-      observations: blocks[0].length,
-      logZ: result.logZ,
-      stdErr: result.stdErr,
-    };
+    firstFold = firstFoldEvidence(model, blocks[0], streams[pairs.length], o, firstSample, totals);
     diagnostics.firstFold = firstFold;
   }
+  addExactValues(model, pairs, blocks, o.form, terms, firstFold, diagnostics);
 
-  // Exact values, where the model and its subsets have them.
+  return evidenceResult({
+    method: "cv",
+    logZ: totals.logZ,
+    stdErr: Math.sqrt(totals.variance),
+    nLikelihoodEvals: totals.evaluations,
+    seconds: secondsSince(start),
+    unreliable: totals.unreliable,
+    warnings: totals.warnings,
+    diagnostics,
+  });
+}
+
+/** The running totals of the estimate's terms: log Z, its variance, likelihood evaluations and the messages. */
+interface Totals {
+  logZ: number;
+  variance: number;
+  evaluations: number;
+  readonly unreliable: string[];
+  readonly warnings: string[];
+}
+
+/** Throws an `OccamError` naming what is missing unless the model is a {@link SubsettableModel}. */
+function requireSubsettable(model: BayesModel): asserts model is SubsettableModel {
+  if (!isSubsettable(model)) {
+    const missing = [
+      typeof (model as Partial<SubsettableModel>).subset === "function"
+        ? null
+        : "subset(observations: Int32Array): BayesModel",
+      typeof (model as Partial<SubsettableModel>).nObservations === "number" ? null : "nObservations: number",
+      typeof model.logLikelihoodPointwise === "function" ? null : "logLikelihoodPointwise(theta, out)",
+    ].filter((x) => x !== null);
+    throw new OccamError(
+      "invalid-argument",
+      `${WHERE}: the model does not support cross-validation; add ${missing.join(", ")} ` +
+        "(the same prior with the likelihood of only the given observations, the number of observations, and the " +
+        "log likelihood of each observation; see SubsettableModel).",
+    );
+  }
+}
+
+/**
+ * log p(D_1) for the chain rule, added to `totals`: exact when the first fold's subset model has
+ * `exactLogEvidence()` (or "exact" was asked), else by `firstFoldEstimator` on posterior draws given
+ * fold 1 (those of the bridged factors when there are some). Returns its summary.
+ */
+function firstFoldEvidence(
+  model: SubsettableModel,
+  block: Int32Array,
+  stream: Rng,
+  o: Resolved,
+  firstSample: SubsetDraws | undefined,
+  totals: Totals,
+): Mutable<FirstFoldSummary> {
+  const where = `${WHERE} (fold 1)`;
+  const sub = subsetModel(model, block, where);
+  const choice = o.firstFoldEstimator;
+  const useExact = choice === "exact" || (choice === "auto" && typeof sub.exactLogEvidence === "function");
+  let result: {
+    logZ: number;
+    stdErr: number;
+    nLikelihoodEvals: number;
+    method: string;
+    reliable: boolean;
+    warnings: readonly string[];
+  };
+  let estimator: string;
+  if (useExact) {
+    if (typeof sub.exactLogEvidence !== "function") {
+      throw new OccamError(
+        "invalid-argument",
+        `${where}: firstFoldEstimator "exact" needs model.subset(…).exactLogEvidence(); use "bridge-sampling".`,
+      );
+    }
+    result = {
+      method: "exact",
+      logZ: sub.exactLogEvidence(),
+      stdErr: 0,
+      nLikelihoodEvals: 0,
+      reliable: true,
+      warnings: [],
+    };
+    estimator = "exact";
+  } else {
+    // With bridged factors the posterior given fold 1 is already sampled, and its checks counted.
+    const sample = firstSample ?? subsetDraws(sub, stream, o, where);
+    if (firstSample === undefined) {
+      totals.evaluations += sample.evaluations;
+      totals.warnings.push(...sample.warnings.map((w) => `fold 1: ${w}`));
+      totals.unreliable.push(...sample.unreliable.map((w) => `fold 1: ${w}`));
+    }
+    const [bridgeRng] = stream.split(1);
+    if (typeof choice === "function") {
+      result = choice(sub, { rng: bridgeRng, draws: sample.draws });
+      if (result === null || typeof result !== "object" || typeof result.logZ !== "number") {
+        throw new OccamError(
+          "invalid-argument",
+          `${where}: the firstFoldEstimator function must return an EvidenceResult.`,
+        );
+      }
+      estimator = `user (${result.method})`;
+    } else {
+      result = bridgeSampling(sub, { draws: sample.draws, rng: bridgeRng });
+      estimator = result.method;
+    }
+    if (!(Number.isFinite(result.logZ) && result.stdErr >= 0)) {
+      throw new OccamError(
+        "non-finite",
+        `${where}: the first fold's log evidence is ${result.logZ} ± ${result.stdErr}; it must be finite.`,
+      );
+    }
+  }
+  totals.logZ += result.logZ;
+  totals.variance += result.stdErr ** 2;
+  totals.evaluations += result.nLikelihoodEvals;
+  if (!result.reliable) totals.unreliable.push(...result.warnings.map((w) => `fold 1 (${estimator}): ${w}`));
+  const firstFold = {
+    estimator,
+    observations: block.length,
+    logZ: result.logZ,
+    stdErr: result.stdErr,
+  };
+  return firstFold;
+}
+
+/**
+ * The exact values, where the model and its subsets have them: log p(D) in `diagnostics.exactLogZ`,
+ * each term's exact value, and when every term has one, the exact value of the estimated quantity
+ * (and, for k-fold, its bias above log Z).
+ */
+function addExactValues(
+  model: SubsettableModel,
+  pairs: readonly ConditionalPair[],
+  blocks: readonly Int32Array[],
+  form: CrossValidationForm,
+  terms: CrossValidationTerm[],
+  firstFold: Mutable<FirstFoldSummary> | undefined,
+  diagnostics: Mutable<CrossValidatedDiagnostics>,
+): void {
   const exactLogZ = typeof model.exactLogEvidence === "function" ? model.exactLogEvidence() : undefined;
   if (exactLogZ !== undefined) {
     let exactValue = 0;
@@ -545,7 +557,7 @@ export function crossValidatedEvidence(
       terms[k] = { ...terms[k], exact: joint - cond };
       exactValue += joint - cond;
     }
-    if (complete && o.form === "chain-rule") {
+    if (complete && form === "chain-rule") {
       const first = exactSubsetLogEvidence(model, blocks[0]);
       if (first === undefined) complete = false;
       else exactValue += first;
@@ -556,18 +568,7 @@ export function crossValidatedEvidence(
       diagnostics.exactValue = exactValue;
       // How far the k-fold pseudo-likelihood itself (no Monte Carlo error) sits above log Z. (For the
       // chain rule the exact value is log Z; for held-out it is a different quantity.)
-      if (o.form === "k-fold") diagnostics.exactBias = exactValue - exactLogZ;
+      if (form === "k-fold") diagnostics.exactBias = exactValue - exactLogZ;
     }
   }
-
-  return evidenceResult({
-    method: "cv",
-    logZ,
-    stdErr: Math.sqrt(variance),
-    nLikelihoodEvals: evaluations,
-    seconds: secondsSince(start),
-    unreliable,
-    warnings,
-    diagnostics,
-  });
 }
