@@ -2,9 +2,9 @@
 """The mean log likelihood E_beta[log L] of the power posteriors of occam's `correlated-box-d50`
 problem (uniform prior on [-10, 10]^50, L = N(theta; mu, Sigma) with AR(1) correlation 0.9), at the
 first temperatures of a tempered-SMC run, by exact Gibbs sampling: each coordinate's conditional is
-a normal truncated to the box. It is the reference docs/evidence.md compares the SMC cloud's mean
-log likelihood with, to show that the cloud lagged behind its temperatures when its sweeps stopped
-at decorrelation.
+a normal truncated to the box. It is the reference docs/calibration.md compares the SMC cloud's
+mean log likelihood with, to show that the cloud lagged behind its temperatures when its sweeps
+stopped at decorrelation.
 
     python3 bench/box-gaussian-gibbs.py     # about a minute; needs numpy and scipy
 
