@@ -116,8 +116,8 @@ export {
   type MixtureClassifierOptions,
 } from "./models/mixture-classifier/index.js";
 export { type BayesianMlp, bayesianMlp } from "./models/mlp/bayesian.js";
-export { type BayesianMlpFit, type FitBayesianMlpOptions, fitBayesianMlp } from "./models/mlp/fit.js";
 export type { MlpData } from "./models/mlp/data.js";
+export { type BayesianMlpFit, type FitBayesianMlpOptions, fitBayesianMlp } from "./models/mlp/fit.js";
 export {
   type ClassifierFamilyComparison,
   type CompareClassifierFamiliesOptions,
