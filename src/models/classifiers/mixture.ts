@@ -36,6 +36,12 @@ import {
   sortedFromIncrements,
 } from "./priors.js";
 
+/**
+ * A class's sum Σ_d w_kd e^{log N_d − M} below this is recomputed in log space: its terms would be
+ * near the smallest normal double (1e−308) and lose digits.
+ */
+const MIN_SCALED_SUM = 1e-250;
+
 /** Options of {@link mixtureClassifier}. */
 export interface MixtureFamilyOptions {
   /** Kernels D, shared by the classes. @defaultValue 2 */
@@ -93,8 +99,16 @@ export function mixtureClassifier(
   const wts = new Float64Array(K * D);
   const logN = new Float64Array(D);
   const resp = new Float64Array(K * D);
-  const gMu = new Float64Array(D * p);
-  const gLogLam = new Float64Array(D * p);
+  const scaled = new Float64Array(D);
+  // The gradient's per-row sums, kept as sufficient statistics of the rows: with G_rd the weight of
+  // log N_d at row r and x̃ = x − c (c the inputs' training means, so the sums do not cancel on inputs
+  // far from zero), S0_d = Σ_r G_rd, S1_di = Σ_r G_rd x̃_ri and S2_di = Σ_r G_rd x̃_ri². Then
+  // ∂/∂μ_di = λ_di (S1_di − m S0_d) and ∂/∂log λ_di = ½ S0_d − ½ λ_di (S2_di − 2 m S1_di + m² S0_d),
+  // m = μ_di − c_i: a row costs two multiply-adds per kernel and input instead of recomputing x − μ.
+  const centre = inputMeans(data);
+  const s0 = new Float64Array(D);
+  const s1 = new Float64Array(D * p);
+  const s2 = new Float64Array(D * p);
   const gZ = new Float64Array(K * D);
   const gA = new Float64Array(K);
   const dFirst = new Float64Array(D);
@@ -129,6 +143,23 @@ export function mixtureClassifier(
       }
     }
     return value;
+  };
+
+  /** log Σ_d w_kd N_d in log space, writing class k's responsibilities (the exact path of `logits`). */
+  const logSumExpClass = (k: number): number => {
+    let max = Number.NEGATIVE_INFINITY;
+    for (let d = 0; d < D; d++) {
+      const v = logW[k * D + d] + logN[d];
+      resp[k * D + d] = v;
+      if (v > max) max = v;
+    }
+    let sum = 0;
+    for (let d = 0; d < D; d++) {
+      resp[k * D + d] = Math.exp(resp[k * D + d] - max);
+      sum += resp[k * D + d];
+    }
+    for (let d = 0; d < D; d++) resp[k * D + d] /= sum;
+    return max + Math.log(sum);
   };
 
   const names: string[] = [];
@@ -187,38 +218,52 @@ export function mixtureClassifier(
           wts[k * D + d] = Math.exp(logW[k * D + d]);
         }
       }
-      gMu.fill(0);
-      gLogLam.fill(0);
+      s0.fill(0);
+      s1.fill(0);
+      s2.fill(0);
       gZ.fill(0);
       gA.fill(0);
     },
     logits(X, offset, eta) {
+      // The closure's arrays as locals: V8 reloads a closure's variables on every pass of a loop.
+      const means = mu;
+      const precisions = lam;
+      const end = offset + p;
       for (let d = 0; d < D; d++) {
         let q = 0;
-        for (let i = 0; i < p; i++) {
-          const u = X[offset + i] - mu[d * p + i];
-          q += lam[d * p + i] * u * u;
+        for (let j = offset, k = d * p; j < end; j++, k++) {
+          const u = X[j] - means[k];
+          q += precisions[k] * u * u;
         }
         logN[d] = logNormConst[d] - 0.5 * q;
       }
+      // log Σ_d w_kd N_d = M + log Σ_d w_kd e^{log N_d − M}, M the largest log N_d: D exponentials a row,
+      // shared by the classes, rather than K·D. A class whose sum is so small that its terms lose
+      // precision (a kernel weight below about e^−575 on the row's nearest kernel), or is not finite,
+      // is summed in log space instead.
+      let M = Number.NEGATIVE_INFINITY;
+      for (let d = 0; d < D; d++) if (logN[d] > M) M = logN[d];
+      for (let d = 0; d < D; d++) scaled[d] = Math.exp(logN[d] - M);
       for (let k = 0; k < K; k++) {
-        let max = Number.NEGATIVE_INFINITY;
-        for (let d = 0; d < D; d++) {
-          const v = logW[k * D + d] + logN[d];
-          resp[k * D + d] = v;
-          if (v > max) max = v;
-        }
         let sum = 0;
         for (let d = 0; d < D; d++) {
-          resp[k * D + d] = Math.exp(resp[k * D + d] - max);
-          sum += resp[k * D + d];
+          const v = wts[k * D + d] * scaled[d];
+          resp[k * D + d] = v;
+          sum += v;
         }
-        for (let d = 0; d < D; d++) resp[k * D + d] /= sum;
-        eta[k] = (k === 0 ? 0 : theta[k - 1]) + max + Math.log(sum);
+        if (sum > MIN_SCALED_SUM && sum < Number.POSITIVE_INFINITY) {
+          for (let d = 0; d < D; d++) resp[k * D + d] /= sum;
+          eta[k] = (k === 0 ? 0 : theta[k - 1]) + M + Math.log(sum);
+        } else {
+          eta[k] = (k === 0 ? 0 : theta[k - 1]) + logSumExpClass(k);
+        }
       }
     },
     accumulate(X, offset, dEta) {
       for (let k = 1; k < K; k++) gA[k] += dEta[k];
+      const c = centre;
+      const first = s1;
+      const second = s2;
       for (let d = 0; d < D; d++) {
         // G_d = Σ_k dEta_k r_kd, the weight of log N_d; ∂f_k/∂z_kd = r_kd − w_kd.
         let G = 0;
@@ -226,11 +271,12 @@ export function mixtureClassifier(
           G += dEta[k] * resp[k * D + d];
           gZ[k * D + d] += dEta[k] * (resp[k * D + d] - wts[k * D + d]);
         }
-        for (let i = 0; i < p; i++) {
-          const u = X[offset + i] - mu[d * p + i];
-          const l = lam[d * p + i];
-          gMu[d * p + i] += G * l * u;
-          gLogLam[d * p + i] += G * (0.5 - 0.5 * l * u * u);
+        s0[d] += G;
+        for (let i = 0, k = d * p; i < p; i++, k++) {
+          const x = X[offset + i] - c[i];
+          const gx = G * x;
+          first[k] += gx;
+          second[k] += gx * x;
         }
       }
     },
@@ -240,12 +286,31 @@ export function mixtureClassifier(
       for (let k = 0; k < K; k++)
         for (let d = 1; d < D; d++) grad[oWeights + k * (D - 1) + d - 1] = gZ[k * D + d];
       for (let d = 0; d < D; d++) {
-        dFirst[d] = gMu[d * p];
-        for (let i = 1; i < p; i++) grad[oMeans + d * (p - 1) + i - 1] = gMu[d * p + i];
-        for (let i = 0; i < p; i++) grad[oPrec + d * p + i] = gLogLam[d * p + i];
+        const base = d * p;
+        const g0 = s0[d];
+        for (let i = 0; i < p; i++) {
+          const m = mu[base + i] - centre[i];
+          const l = lam[base + i];
+          // Σ_r G_rd (x_ri − μ_di) and Σ_r G_rd (x_ri − μ_di)², from the sums about c.
+          const first = s1[base + i] - m * g0;
+          const second = s2[base + i] - m * s1[base + i] - m * first;
+          const gMu = l * first;
+          if (i === 0) dFirst[d] = gMu;
+          else grad[oMeans + d * (p - 1) + i - 1] = gMu;
+          grad[oPrec + base + i] = 0.5 * g0 - 0.5 * l * second;
+        }
       }
       addSortedGradient(t, oFirst, D, false, dFirst, grad, false);
     },
   };
   return conditionalClassifier(net, data, undefined, `${D} kernels shared by the classes, ${dim} parameters`);
+}
+
+/** The mean of each input over the training rows (the centre of the gradient's sums). */
+function inputMeans(data: ClassificationData): Float64Array {
+  const { X, n, p } = data;
+  const mean = new Float64Array(p);
+  for (let r = 0; r < n; r++) for (let i = 0; i < p; i++) mean[i] += X[r * p + i];
+  for (let i = 0; i < p; i++) mean[i] /= n;
+  return mean;
 }
