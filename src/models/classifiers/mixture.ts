@@ -92,6 +92,7 @@ export function mixtureClassifier(
   const power = s.g + D * s.a;
   const logKernelOrder = logOrderings(D, false);
 
+  // Kernel means and precisions input by input (entry i·D + d), so that a row's inputs are read once for all kernels.
   const mu = new Float64Array(D * p);
   const lam = new Float64Array(D * p);
   const logNormConst = new Float64Array(D);
@@ -107,11 +108,13 @@ export function mixtureClassifier(
   // m = μ_di − c_i: a row costs two multiply-adds per kernel and input instead of recomputing x − μ.
   const centre = inputMeans(data);
   const s0 = new Float64Array(D);
+  const weightOfN = new Float64Array(D);
   const s1 = new Float64Array(D * p);
   const s2 = new Float64Array(D * p);
   const gZ = new Float64Array(K * D);
   const gA = new Float64Array(K);
   const dFirst = new Float64Array(D);
+  const priorLam = new Float64Array(D);
   const first = new Float64Array(D);
   let theta: Float64Array = new Float64Array(dim);
 
@@ -132,14 +135,14 @@ export function mixtureClassifier(
       let sumLam = 0;
       let sumLog = 0;
       for (let d = 0; d < D; d++) {
-        sumLam += Math.exp(t[oPrec + d * p + i]);
+        const l = Math.exp(t[oPrec + d * p + i]);
+        priorLam[d] = l;
+        sumLam += l;
         sumLog += t[oPrec + d * p + i];
       }
       value += logPrecNorm + s.a * sumLog - power * Math.log(s.h + sumLam);
       if (grad !== null) {
-        for (let d = 0; d < D; d++) {
-          grad[oPrec + d * p + i] += s.a - (power * Math.exp(t[oPrec + d * p + i])) / (s.h + sumLam);
-        }
+        for (let d = 0; d < D; d++) grad[oPrec + d * p + i] += s.a - (power * priorLam[d]) / (s.h + sumLam);
       }
     }
     return value;
@@ -197,11 +200,11 @@ export function mixtureClassifier(
       theta = t;
       sortedFromIncrements(t, oFirst, D, false, first);
       for (let d = 0; d < D; d++) {
-        mu[d * p] = first[d];
-        for (let i = 1; i < p; i++) mu[d * p + i] = t[oMeans + d * (p - 1) + i - 1];
+        mu[d] = first[d];
+        for (let i = 1; i < p; i++) mu[i * D + d] = t[oMeans + d * (p - 1) + i - 1];
         let c = -p * HALF_LOG_2PI;
         for (let i = 0; i < p; i++) {
-          lam[d * p + i] = Math.exp(t[oPrec + d * p + i]);
+          lam[i * D + d] = Math.exp(t[oPrec + d * p + i]);
           c += 0.5 * t[oPrec + d * p + i];
         }
         logNormConst[d] = c;
@@ -229,13 +232,28 @@ export function mixtureClassifier(
       const means = mu;
       const precisions = lam;
       const end = offset + p;
-      for (let d = 0; d < D; d++) {
-        let q = 0;
-        for (let j = offset, k = d * p; j < end; j++, k++) {
-          const u = X[j] - means[k];
-          q += precisions[k] * u * u;
+      if (D === 2) {
+        // The default two kernels side by side, each summed in the same order as below.
+        let q0 = 0;
+        let q1 = 0;
+        for (let j = offset, k = 0; j < end; j++, k += 2) {
+          const x = X[j];
+          const u0 = x - means[k];
+          q0 += precisions[k] * u0 * u0;
+          const u1 = x - means[k + 1];
+          q1 += precisions[k + 1] * u1 * u1;
         }
-        logN[d] = logNormConst[d] - 0.5 * q;
+        logN[0] = logNormConst[0] - 0.5 * q0;
+        logN[1] = logNormConst[1] - 0.5 * q1;
+      } else {
+        for (let d = 0; d < D; d++) {
+          let q = 0;
+          for (let j = offset, k = d; j < end; j++, k += D) {
+            const u = X[j] - means[k];
+            q += precisions[k] * u * u;
+          }
+          logN[d] = logNormConst[d] - 0.5 * q;
+        }
       }
       // log Σ_d w_kd N_d = M + log Σ_d w_kd e^{log N_d − M}, M the largest log N_d: D exponentials a row,
       // shared by the classes, rather than K·D. A class whose sum is so small that its terms lose
@@ -272,11 +290,28 @@ export function mixtureClassifier(
           gZ[k * D + d] += dEta[k] * (resp[k * D + d] - wts[k * D + d]);
         }
         s0[d] += G;
-        for (let i = 0, k = d * p; i < p; i++, k++) {
+        weightOfN[d] = G;
+      }
+      if (D === 2) {
+        const g0 = weightOfN[0];
+        const g1 = weightOfN[1];
+        for (let i = 0, k = 0; i < p; i++, k += 2) {
           const x = X[offset + i] - c[i];
-          const gx = G * x;
-          first[k] += gx;
-          second[k] += gx * x;
+          const a = g0 * x;
+          first[k] += a;
+          second[k] += a * x;
+          const b = g1 * x;
+          first[k + 1] += b;
+          second[k + 1] += b * x;
+        }
+      } else {
+        for (let i = 0; i < p; i++) {
+          const x = X[offset + i] - c[i];
+          for (let d = 0, k = i * D; d < D; d++, k++) {
+            const gx = weightOfN[d] * x;
+            first[k] += gx;
+            second[k] += gx * x;
+          }
         }
       }
     },
@@ -286,18 +321,18 @@ export function mixtureClassifier(
       for (let k = 0; k < K; k++)
         for (let d = 1; d < D; d++) grad[oWeights + k * (D - 1) + d - 1] = gZ[k * D + d];
       for (let d = 0; d < D; d++) {
-        const base = d * p;
         const g0 = s0[d];
         for (let i = 0; i < p; i++) {
-          const m = mu[base + i] - centre[i];
-          const l = lam[base + i];
+          const k = i * D + d;
+          const m = mu[k] - centre[i];
+          const l = lam[k];
           // Σ_r G_rd (x_ri − μ_di) and Σ_r G_rd (x_ri − μ_di)², from the sums about c.
-          const first = s1[base + i] - m * g0;
-          const second = s2[base + i] - m * s1[base + i] - m * first;
+          const first = s1[k] - m * g0;
+          const second = s2[k] - m * s1[k] - m * first;
           const gMu = l * first;
           if (i === 0) dFirst[d] = gMu;
           else grad[oMeans + d * (p - 1) + i - 1] = gMu;
-          grad[oPrec + base + i] = 0.5 * g0 - 0.5 * l * second;
+          grad[oPrec + d * p + i] = 0.5 * g0 - 0.5 * l * second;
         }
       }
       addSortedGradient(t, oFirst, D, false, dFirst, grad, false);
