@@ -46,6 +46,13 @@ export interface LogitFunction {
   prepare(theta: Float64Array): void;
   /** Writes the K logits at the input row X[offset … offset + p) into `eta`. */
   logits(X: Float64Array, offset: number, eta: Float64Array): void;
+  /**
+   * Optional, for a family whose class probabilities cost less than its logits (the mixture's are
+   * ratios of mixture densities, without a logarithm per class): what `logits` followed by
+   * {@link logSoftmax} does, the same numbers up to rounding. Returns log p(y = label | x, θ), writes the
+   * K probabilities into `prob` when it is given, and leaves what `accumulate` needs, as `logits` does.
+   */
+  logProbability?(X: Float64Array, offset: number, label: number, prob: Float64Array | null): number;
   /** After `logits` on the same row: accumulates Σ_k dEta[k] ∂η_k/∂θ. */
   accumulate(X: Float64Array, offset: number, dEta: Float64Array): void;
   /** Writes the accumulated gradient, with respect to θ itself, into `grad`. */
@@ -162,13 +169,20 @@ export function conditionalClassifier(
   const own = rows ?? Int32Array.from({ length: n }, (_, i) => i);
   const eta = new Float64Array(K);
   const prob = new Float64Array(K);
+  /** log p(y = label | x, θ) at the row Xs[offset … offset + p), after `net.prepare`; see `logProbability`. */
+  const logProbability =
+    net.logProbability === undefined
+      ? (Xs: Float64Array, offset: number, label: number, out: Float64Array | null): number => {
+          net.logits(Xs, offset, eta);
+          return logSoftmax(eta, K, label, out);
+        }
+      : net.logProbability.bind(net);
   const likelihood = (theta: Float64Array): number => {
     net.prepare(theta);
     let value = 0;
     for (let t = 0; t < own.length; t++) {
       const r = own[t];
-      net.logits(X, r * p, eta);
-      value += logSoftmax(eta, K, labels[r], null);
+      value += logProbability(X, r * p, labels[r], null);
     }
     return value;
   };
@@ -194,8 +208,7 @@ export function conditionalClassifier(
       for (let t = 0; t < own.length; t++) {
         const r = own[t];
         const y = labels[r];
-        net.logits(X, r * p, eta);
-        value += logSoftmax(eta, K, y, prob);
+        value += logProbability(X, r * p, y, prob);
         // ∂ log p_y / ∂η_k = [k = y] − p_k.
         for (let k = 0; k < K; k++) prob[k] = (k === y ? 1 : 0) - prob[k];
         net.accumulate(X, r * p, prob);
@@ -205,16 +218,12 @@ export function conditionalClassifier(
     },
     logLikelihoodPointwise(theta, out) {
       net.prepare(theta);
-      for (let r = 0; r < n; r++) {
-        net.logits(X, r * p, eta);
-        out[r] = logSoftmax(eta, K, labels[r], null);
-      }
+      for (let r = 0; r < n; r++) out[r] = logProbability(X, r * p, labels[r], null);
     },
     logPredictive(theta, Xnew, m, out) {
       net.prepare(theta);
       for (let r = 0; r < m; r++) {
-        net.logits(Xnew, r * p, eta);
-        logSoftmax(eta, K, 0, prob);
+        logProbability(Xnew, r * p, 0, prob);
         for (let k = 0; k < K; k++) out[r * K + k] = Math.log(prob[k]);
       }
     },

@@ -25,7 +25,12 @@ import { checkInteger, checkPositive } from "../../errors.js";
 import { HALF_LOG_2PI } from "../../math/constants.js";
 import type { Rng } from "../../random/rng.js";
 import type { ClassificationData } from "../mixture-classifier/data.js";
-import { type ConditionalClassifier, conditionalClassifier, type LogitFunction } from "./family.js";
+import {
+  type ConditionalClassifier,
+  conditionalClassifier,
+  type LogitFunction,
+  logSoftmax,
+} from "./family.js";
 import {
   addDirichletLogits,
   addNormalPrior,
@@ -101,6 +106,10 @@ export function mixtureClassifier(
   const logN = new Float64Array(D);
   const resp = new Float64Array(K * D);
   const scaled = new Float64Array(D);
+  // The class proportions π_k = softmax(0, a_1 … a_(K−1)) and a row's π_k S_k.
+  const classWeight = new Float64Array(K);
+  const classMass = new Float64Array(K);
+  const fallbackLogits = new Float64Array(K);
   // The gradient's per-row sums, kept as sufficient statistics of the rows: with G_rd the weight of
   // log N_d at row r and x̃ = x − c (c the inputs' training means, so the sums do not cancel on inputs
   // far from zero), S0_d = Σ_r G_rd, S1_di = Σ_r G_rd x̃_ri and S2_di = Σ_r G_rd x̃_ri². Then
@@ -147,6 +156,70 @@ export function mixtureClassifier(
     }
     return value;
   };
+
+  /** Writes log N_d(x) of the row X[offset … offset + p) for every kernel into `logN`. */
+  const kernelLogDensities = (X: Float64Array, offset: number): void => {
+    // The closure's arrays as locals: V8 reloads a closure's variables on every pass of a loop.
+    const means = mu;
+    const precisions = lam;
+    const end = offset + p;
+    if (D === 2) {
+      // The default two kernels side by side, each summed in the same order as below.
+      let q0 = 0;
+      let q1 = 0;
+      for (let j = offset, k = 0; j < end; j++, k += 2) {
+        const x = X[j];
+        const u0 = x - means[k];
+        q0 += precisions[k] * u0 * u0;
+        const u1 = x - means[k + 1];
+        q1 += precisions[k + 1] * u1 * u1;
+      }
+      logN[0] = logNormConst[0] - 0.5 * q0;
+      logN[1] = logNormConst[1] - 0.5 * q1;
+    } else {
+      for (let d = 0; d < D; d++) {
+        let q = 0;
+        for (let j = offset, k = d; j < end; j++, k += D) {
+          const u = X[j] - means[k];
+          q += precisions[k] * u * u;
+        }
+        logN[d] = logNormConst[d] - 0.5 * q;
+      }
+    }
+  };
+  /** Writes e^{log N_d − M} into `scaled` and returns M, the largest log N_d. */
+  const scaleKernels = (): number => {
+    let M = Number.NEGATIVE_INFINITY;
+    for (let d = 0; d < D; d++) if (logN[d] > M) M = logN[d];
+    for (let d = 0; d < D; d++) scaled[d] = Math.exp(logN[d] - M);
+    return M;
+  };
+  /** S_k = Σ_d w_kd e^{log N_d − M}, writing class k's responsibilities (normalised when S_k > 0). */
+  const classSum = (k: number): number => {
+    let sum = 0;
+    for (let d = 0; d < D; d++) {
+      const v = wts[k * D + d] * scaled[d];
+      resp[k * D + d] = v;
+      sum += v;
+    }
+    for (let d = 0; d < D; d++) resp[k * D + d] /= sum;
+    return sum;
+  };
+  /**
+   * The logits η_k = a_k + log Σ_d w_kd N_d from `logN`, with e^{log N_d − M} in `scaled`:
+   * M + log S_k, D exponentials a row shared by the classes rather than K·D. A class whose sum is so
+   * small that its terms lose precision (a kernel weight below about e^−575 on the row's nearest
+   * kernel), or is not finite, is summed in log space instead.
+   */
+  const classLogitsScaled = (eta: Float64Array, M: number): void => {
+    for (let k = 0; k < K; k++) {
+      const sum = classSum(k);
+      eta[k] =
+        (k === 0 ? 0 : theta[k - 1]) +
+        (sum > MIN_SCALED_SUM && sum < Number.POSITIVE_INFINITY ? M + Math.log(sum) : logSumExpClass(k));
+    }
+  };
+  const classLogits = (eta: Float64Array): void => classLogitsScaled(eta, scaleKernels());
 
   /** log Σ_d w_kd N_d in log space, writing class k's responsibilities (the exact path of `logits`). */
   const logSumExpClass = (k: number): number => {
@@ -221,6 +294,14 @@ export function mixtureClassifier(
           wts[k * D + d] = Math.exp(logW[k * D + d]);
         }
       }
+      let maxA = 0;
+      for (let k = 1; k < K; k++) maxA = Math.max(maxA, t[k - 1]);
+      let sumA = 0;
+      for (let k = 0; k < K; k++) {
+        classWeight[k] = Math.exp((k === 0 ? 0 : t[k - 1]) - maxA);
+        sumA += classWeight[k];
+      }
+      for (let k = 0; k < K; k++) classWeight[k] /= sumA;
       s0.fill(0);
       s1.fill(0);
       s2.fill(0);
@@ -228,54 +309,30 @@ export function mixtureClassifier(
       gA.fill(0);
     },
     logits(X, offset, eta) {
-      // The closure's arrays as locals: V8 reloads a closure's variables on every pass of a loop.
-      const means = mu;
-      const precisions = lam;
-      const end = offset + p;
-      if (D === 2) {
-        // The default two kernels side by side, each summed in the same order as below.
-        let q0 = 0;
-        let q1 = 0;
-        for (let j = offset, k = 0; j < end; j++, k += 2) {
-          const x = X[j];
-          const u0 = x - means[k];
-          q0 += precisions[k] * u0 * u0;
-          const u1 = x - means[k + 1];
-          q1 += precisions[k + 1] * u1 * u1;
-        }
-        logN[0] = logNormConst[0] - 0.5 * q0;
-        logN[1] = logNormConst[1] - 0.5 * q1;
-      } else {
-        for (let d = 0; d < D; d++) {
-          let q = 0;
-          for (let j = offset, k = d; j < end; j++, k += D) {
-            const u = X[j] - means[k];
-            q += precisions[k] * u * u;
-          }
-          logN[d] = logNormConst[d] - 0.5 * q;
-        }
+      kernelLogDensities(X, offset);
+      classLogits(eta);
+    },
+    logProbability(X, offset, label, prob) {
+      kernelLogDensities(X, offset);
+      // p(y = k | x) = π_k S_k / Σ_c π_c S_c with S_k = Σ_d w_kd e^{log N_d − M}: one logarithm a row
+      // instead of one per class and the softmax's exponentials, unless a class's sum or the label's
+      // probability is so small that it would lose digits, or is not finite; then the logits' path.
+      const M = scaleKernels();
+      let total = 0;
+      let usable = true;
+      for (let k = 0; k < K && usable; k++) {
+        const sum = classSum(k);
+        usable = sum > MIN_SCALED_SUM && sum < Number.POSITIVE_INFINITY;
+        classMass[k] = classWeight[k] * sum;
+        total += classMass[k];
       }
-      // log Σ_d w_kd N_d = M + log Σ_d w_kd e^{log N_d − M}, M the largest log N_d: D exponentials a row,
-      // shared by the classes, rather than K·D. A class whose sum is so small that its terms lose
-      // precision (a kernel weight below about e^−575 on the row's nearest kernel), or is not finite,
-      // is summed in log space instead.
-      let M = Number.NEGATIVE_INFINITY;
-      for (let d = 0; d < D; d++) if (logN[d] > M) M = logN[d];
-      for (let d = 0; d < D; d++) scaled[d] = Math.exp(logN[d] - M);
-      for (let k = 0; k < K; k++) {
-        let sum = 0;
-        for (let d = 0; d < D; d++) {
-          const v = wts[k * D + d] * scaled[d];
-          resp[k * D + d] = v;
-          sum += v;
-        }
-        if (sum > MIN_SCALED_SUM && sum < Number.POSITIVE_INFINITY) {
-          for (let d = 0; d < D; d++) resp[k * D + d] /= sum;
-          eta[k] = (k === 0 ? 0 : theta[k - 1]) + M + Math.log(sum);
-        } else {
-          eta[k] = (k === 0 ? 0 : theta[k - 1]) + logSumExpClass(k);
-        }
+      const labelProbability = classMass[label] / total;
+      if (usable && labelProbability > MIN_SCALED_SUM && labelProbability <= 1) {
+        if (prob !== null) for (let k = 0; k < K; k++) prob[k] = classMass[k] / total;
+        return Math.log(labelProbability);
       }
+      classLogitsScaled(fallbackLogits, M);
+      return logSoftmax(fallbackLogits, K, label, prob);
     },
     accumulate(X, offset, dEta) {
       for (let k = 1; k < K; k++) gA[k] += dEta[k];
