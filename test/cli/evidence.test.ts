@@ -69,6 +69,20 @@ describe("occam evidence", () => {
     expect(run.stderr).toMatch(/^occam: harmonic-mean: the harmonic mean estimator has infinite variance/);
   });
 
+  it("falls back on nested and tmcmc where neither default method is reliable, and says so (centred eight schools)", async () => {
+    const run = await runCli(["evidence", "examples/real-models/eight-schools-centred.mjs"]);
+    expect(run.code).toBe(0);
+    expect(run.stdout).toMatch(/bridge .* NO: see the warnings/);
+    expect(run.stdout).toMatch(/smc .* NO: see the warnings/);
+    expect(run.stdout).toMatch(/\nnested .* yes/);
+    expect(run.stdout).toMatch(/\ntmcmc .* yes/);
+    expect(run.stdout).toContain("Neither bridge nor smc was reliable, so nested and tmcmc ran too");
+    // The reference: −31.3113 by quadrature (examples/real-models/references.json).
+    const consensus = /Consensus of the reliable results: log Z = (-?[\d.]+) ± ([\d.]+)/.exec(run.stdout);
+    if (consensus === null) throw new Error(`no consensus in:\n${run.stdout}`);
+    expect(Math.abs(Number(consensus[1]) + 31.311347)).toBeLessThan(3 * Number(consensus[2]) + 0.01);
+  });
+
   it("refuses a missing file, a module without a default export, a broken model, and unknown or too few methods (exit 2)", async () => {
     const missing = await runCli(["evidence", "test/cli/fixtures/missing.mjs"]);
     expect(missing.code).toBe(2);
