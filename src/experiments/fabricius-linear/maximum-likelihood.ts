@@ -78,25 +78,18 @@ export const THESIS_TABLE_6_1: Readonly<Record<string, ThesisTableRow>> = Object
   },
 });
 
-/** One selection method: the thesis-style row and the per-data-set selection rates. */
-export interface MlTableRow {
+/**
+ * One selection method: the thesis-style row and the per-data-set selection rates. The row's numbers
+ * are occam's, over the data sets: ρ and k chosen from the averaged surface (k among the nested
+ * models), the mean ℓ (unbiased τ̂; for the truth, the log density at the true parameters), the mean
+ * ℓ − (k + 1) (truth: minus 3, as the thesis), the mean RSS/(N − γ_eff) (truth: the mean squared true
+ * residual), the mean squared test error, and the mean test log predictive density (a plug-in Gaussian
+ * with variance RSS/(N − γ_eff)).
+ */
+export interface MlTableRow extends ThesisTableRow {
   /** "ML", "Reg. ML", "Pen. ML", "P., r. ML", "BIC", "FPE" or "Truth". */
   readonly method: string;
   readonly criterion: MlCriterion | "truth";
-  /** ρ chosen from the averaged surface. */
-  readonly rho: number;
-  /** Inputs k chosen from the averaged surface (nested models). */
-  readonly inputs: number;
-  /** Mean ℓ (unbiased τ̂; for the truth, the log density at the true parameters). */
-  readonly logLikelihood: number;
-  /** Mean ℓ − (k + 1) (truth: minus 3, as the thesis). */
-  readonly penalisedLogLikelihood: number;
-  /** Mean RSS/(N − γ_eff) (truth: mean squared true residual). */
-  readonly trainVariance: number;
-  /** Mean squared test error. */
-  readonly testVariance: number;
-  /** Mean test log predictive density (plug-in Gaussian with variance RSS/(N − γ_eff)). */
-  readonly logPredictive: number;
   /** Each data set selecting for itself; null for the truth. */
   readonly perDataSet: {
     /** Fraction of data sets whose own maximum among the nested models is the true model. */

@@ -10,6 +10,7 @@ import { logGammaVariate } from "../../random/variates.js";
 import { buildGibbsKernel } from "../../samplers/gibbs.js";
 import type { Kernel, PositionState, StepInfo } from "../../samplers/kernel.js";
 import type { SubsetFamily } from "../family.js";
+import { checkRegressionSize, finiteArray } from "./checks.js";
 import { type CentredStatistics, rSquaredOf, subsetColumns, subsetDesignMatrix } from "./design.js";
 
 const NAME = "independentPrecisionRegression";
@@ -95,28 +96,6 @@ export interface IndependentPrecisionModel extends BayesModel {
   powerPosteriorKernel(beta: number): Kernel<PositionState, StepInfo>;
   /** The same prior with the likelihood of only the listed observations (distinct indices in [0, n)). */
   subset(observations: Int32Array): IndependentPrecisionModel;
-}
-
-function finiteArray(values: ArrayLike<number> | undefined, length: number, name: string): Float64Array {
-  if (values === undefined || values === null || typeof values !== "object") {
-    throw invalidArgument(NAME, `${name} must be an array of ${length} numbers.`);
-  }
-  if (values.length !== length) {
-    throw new OccamError(
-      "dimension-mismatch",
-      `${NAME}: ${name} has length ${values.length}, expected ${length}.`,
-    );
-  }
-  const out = Float64Array.from(values);
-  for (let i = 0; i < length; i++) {
-    if (!Number.isFinite(out[i])) {
-      throw new OccamError(
-        "invalid-data",
-        `${NAME}: ${name}[${i}] is ${out[i]}; every value must be finite.`,
-      );
-    }
-  }
-  return out;
 }
 
 function positive(value: number | undefined, fallback: number, name: string): number {
@@ -247,16 +226,13 @@ function resolveIndependentOptions(options: IndependentPrecisionOptions): Indepe
     throw invalidArgument(NAME, "options { X, y, n, p } are required.");
   }
   const { n, p } = options;
-  if (!(Number.isInteger(n) && n >= 1))
-    throw invalidArgument(NAME, `n must be a positive integer, got ${n}.`);
-  if (!(Number.isInteger(p) && p >= 1))
-    throw invalidArgument(NAME, `p must be a positive integer, got ${p}.`);
+  checkRegressionSize(NAME, n, p);
   const alpha = positive(options.alpha, 1 / 2, "the noise-precision shape alpha");
   const beta = positive(options.beta, 200, "the noise-precision scale beta");
   const alphaW = positive(options.alphaW, 1 / 4, "the weight-precision shape alphaW");
   const betaW = positive(options.betaW, 1600, "the weight-precision scale betaW");
-  const X = finiteArray(options.X, n * p, "X (n × p row-major)");
-  const y = finiteArray(options.y, n, "y");
+  const X = finiteArray(NAME, options.X, n * p, "X (n × p row-major)");
+  const y = finiteArray(NAME, options.y, n, "y");
   const names = options.names;
   if (names !== undefined && names.length !== p) {
     throw new OccamError(

@@ -15,6 +15,7 @@ import { type BayesModel, defineModel } from "../../model/model.js";
 import type { Rng } from "../../random/rng.js";
 import { logGammaVariate } from "../../random/variates.js";
 import type { Kernel, PositionState, StepInfo } from "../../samplers/kernel.js";
+import { checkRegressionSize, finiteArray } from "./checks.js";
 
 /** Options of {@link nigRegression}. */
 export interface NigRegressionOptions {
@@ -112,30 +113,6 @@ interface NigUpdate {
   logDetA: number;
   /** β(y − Xm)ᵀ(I + βXVXᵀ)⁻¹(y − Xm) = 2(scale − b). */
   bracket: number;
-}
-
-function finiteArray(
-  values: ArrayLike<number> | undefined,
-  length: number,
-  name: string,
-  code: "invalid-data" | "invalid-argument" = "invalid-data",
-): Float64Array {
-  if (values === undefined || values === null || typeof values !== "object") {
-    throw invalidArgument("nigRegression", `${name} must be an array of ${length} numbers.`);
-  }
-  if (values.length !== length) {
-    throw new OccamError(
-      "dimension-mismatch",
-      `nigRegression: ${name} has length ${values.length}, expected ${length}.`,
-    );
-  }
-  const out = Float64Array.from(values);
-  for (let i = 0; i < length; i++) {
-    if (!Number.isFinite(out[i])) {
-      throw new OccamError(code, `nigRegression: ${name}[${i}] is ${out[i]}; every value must be finite.`);
-    }
-  }
-  return out;
 }
 
 /**
@@ -264,23 +241,22 @@ function resolveNigOptions(options: NigRegressionOptions): NigSettings {
     throw invalidArgument("nigRegression", "options { X, y, n, p, a, b } are required.");
   }
   const { n, p, a, b } = options;
-  if (!(Number.isInteger(n) && n >= 1))
-    throw invalidArgument("nigRegression", `n must be a positive integer, got ${n}.`);
-  if (!(Number.isInteger(p) && p >= 1))
-    throw invalidArgument("nigRegression", `p must be a positive integer, got ${p}.`);
+  checkRegressionSize("nigRegression", n, p);
   if (!(Number.isFinite(a) && a > 0))
     throw invalidArgument("nigRegression", `the prior shape a must be finite and > 0, got ${a}.`);
   if (!(Number.isFinite(b) && b > 0))
     throw invalidArgument("nigRegression", `the prior scale b must be finite and > 0, got ${b}.`);
-  const X = finiteArray(options.X, n * p, "X (n × p row-major)");
-  const y = finiteArray(options.y, n, "y");
+  const X = finiteArray("nigRegression", options.X, n * p, "X (n × p row-major)");
+  const y = finiteArray("nigRegression", options.y, n, "y");
   const m =
-    options.m === undefined ? new Float64Array(p) : finiteArray(options.m, p, "m", "invalid-argument");
+    options.m === undefined
+      ? new Float64Array(p)
+      : finiteArray("nigRegression", options.m, p, "m", "invalid-argument");
   if (options.V !== undefined && options.v !== undefined)
     throw invalidArgument("nigRegression", "give V or v, not both.");
   let V: Float64Array;
   if (options.V !== undefined) {
-    V = finiteArray(options.V, p * p, "V (p × p row-major)", "invalid-argument");
+    V = finiteArray("nigRegression", options.V, p * p, "V (p × p row-major)", "invalid-argument");
     for (let i = 0; i < p; i++) {
       for (let j = 0; j < i; j++) {
         const x = V[i * p + j];
