@@ -1,4 +1,4 @@
-import betaln from "@stdlib/math-base-special-betaln";
+import { betaln } from "../math/stdlib.js";
 import type { Rng } from "../random/rng.js";
 import {
   type ContinuousUnivariateDistribution,

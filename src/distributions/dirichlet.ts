@@ -1,5 +1,5 @@
-import gammaln from "@stdlib/math-base-special-gammaln";
 import { OccamError } from "../errors.js";
+import { gammaln } from "../math/stdlib.js";
 import type { Rng } from "../random/rng.js";
 import { dirichlet as dirichletVariate } from "../random/variates.js";
 import {

@@ -1,4 +1,4 @@
-import gammaln from "@stdlib/math-base-special-gammaln";
+import { gammaln } from "../math/stdlib.js";
 import type { Rng } from "../random/rng.js";
 import { logGammaVariate } from "../random/variates.js";
 import {

@@ -1,9 +1,8 @@
-import digamma from "@stdlib/math-base-special-digamma";
-import gammaln from "@stdlib/math-base-special-gammaln";
 import { effectiveSampleSize } from "../diagnostics/ess.js";
 import { OccamError } from "../errors.js";
 import { LOG_PI } from "../math/constants.js";
 import { cholesky } from "../math/linalg.js";
+import { digamma, gammaln } from "../math/stdlib.js";
 import type { BayesModel } from "../model/model.js";
 import { unbounded } from "../model/transform.js";
 import { checkCount, checkLogValue, checkModel } from "./checks.js";

@@ -1,8 +1,8 @@
-import chisquareQuantile from "@stdlib/stats-base-dists-chisquare-quantile";
 import { essPerParameter } from "../diagnostics/ess.js";
 import { rhatPerParameter } from "../diagnostics/rhat.js";
 import { OccamError } from "../errors.js";
 import { cholesky } from "../math/linalg.js";
+import { chisquareQuantile } from "../math/stdlib.js";
 import { Draws } from "../model/draws.js";
 import { type BayesModel, tempered } from "../model/model.js";
 import { unbounded } from "../model/transform.js";

@@ -1,5 +1,5 @@
-import gammaln from "@stdlib/math-base-special-gammaln";
 import { OccamError } from "../errors.js";
+import { gammaln } from "./stdlib.js";
 
 /**
  * Special-function combinations that lose precision when computed naively. The special functions

@@ -4,7 +4,7 @@
  * exception it throws is reported as the model's (the file, the function, the point θ), not occam's.
  */
 import { existsSync } from "node:fs";
-import { register } from "node:module";
+import { createRequire, register } from "node:module";
 import { resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { OccamError } from "../errors.js";
@@ -26,6 +26,21 @@ function occamUrl(): string {
 
 /** Whether this thread has registered the hooks (Node keeps them per thread). */
 let hooksRegistered = false;
+
+/**
+ * Whether loading `file` needs the hooks: a TypeScript model, or one from whose folder "occam" does not
+ * already resolve to this occam (the hooks run on a thread of their own, through which every later
+ * import then passes: about half a second of each thread's start that a model in occam's own examples,
+ * or in a project that has this occam installed, does without).
+ */
+function needsModelHooks(file: string): boolean {
+  if (/\.[cm]?ts$/.test(file)) return true;
+  try {
+    return pathToFileURL(createRequire(file).resolve("occam")).href !== occamUrl();
+  } catch {
+    return true;
+  }
+}
 
 /** Registers model-hooks.mjs in this thread, once: "occam" resolves to this occam, `.ts` files load. */
 function registerModelHooks(): void {
@@ -51,7 +66,7 @@ const USER_FUNCTIONS = [
  * gives an `OccamError` naming the file.
  */
 export async function loadModelFile(file: string): Promise<BayesModel> {
-  registerModelHooks();
+  if (needsModelHooks(resolve(file))) registerModelHooks();
   const url = pathToFileURL(resolve(file)).href;
   let module: { default?: unknown };
   try {

@@ -1,37 +1,5 @@
-import { createRequire } from "node:module";
-import type BetaFactory from "@stdlib/random-base-beta";
-import type GammaFactory from "@stdlib/random-base-gamma";
-import type Mt19937 from "@stdlib/random-base-mt19937";
-import type NormalFactory from "@stdlib/random-base-normal";
 import { checkInteger, OccamError } from "../errors.js";
-
-/** stdlib's generators, loaded at the first `createRng` (see {@link generators}). */
-interface Generators {
-  mt19937: typeof Mt19937;
-  normal: typeof NormalFactory;
-  gamma: typeof GammaFactory;
-  beta: typeof BetaFactory;
-}
-
-let loaded: Generators | undefined;
-
-/**
- * stdlib's generators, required on first use rather than imported: they are CommonJS packages of a
- * few hundred small modules whose loading took about 130 ms of every `occam` start, also of commands
- * that never draw a random number (an exact `occam compare`).
- */
-function generators(): Generators {
-  if (loaded === undefined) {
-    const require = createRequire(import.meta.url);
-    loaded = {
-      mt19937: require("@stdlib/random-base-mt19937"),
-      normal: require("@stdlib/random-base-normal"),
-      gamma: require("@stdlib/random-base-gamma"),
-      beta: require("@stdlib/random-base-beta"),
-    };
-  }
-  return loaded;
-}
+import { betaFactory, gammaFactory, mt19937, normalFactory } from "../math/stdlib.js";
 
 /**
  * A seeded, splittable source of random numbers. Nothing in occam uses the global unseeded generator:
@@ -63,18 +31,17 @@ class MersenneRng implements Rng {
   private readonly betaVariate: (a: number, b: number) => number;
 
   constructor(seed: number | Uint32Array) {
-    const stdlib = generators();
     // The stdlib typings omit `normalized`, which the runtime object has.
-    const generator = stdlib.mt19937.factory({ seed }) as unknown as (() => number) & {
+    const generator = mt19937.factory({ seed }) as unknown as (() => number) & {
       normalized: () => number;
     };
     this.words = generator;
     // 53-bit uniform on [0, 1): the stdlib generator combines two 32-bit words.
     this.uniform = generator.normalized;
     const prng = this.uniform;
-    this.normal = stdlib.normal.factory(0, 1, { prng });
-    this.gammaVariate = stdlib.gamma.factory({ prng });
-    this.betaVariate = stdlib.beta.factory({ prng });
+    this.normal = normalFactory.factory(0, 1, { prng });
+    this.gammaVariate = gammaFactory.factory({ prng });
+    this.betaVariate = betaFactory.factory({ prng });
   }
 
   gamma(shape: number): number {

@@ -1,6 +1,6 @@
-import tCdf from "@stdlib/stats-base-dists-t-cdf";
 import { invalidArgument, OccamError } from "../errors.js";
 import { logGammaRatio } from "../math/special.js";
+import { tCdf } from "../math/stdlib.js";
 import type { StudentTPredictive, SubsetFamily } from "../models/family.js";
 
 /**

@@ -1,6 +1,5 @@
-import betaln from "@stdlib/math-base-special-betaln";
-import gammaln from "@stdlib/math-base-special-gammaln";
 import { invalidArgument, OccamError } from "../errors.js";
+import { betaln, gammaln } from "../math/stdlib.js";
 import type { Rng } from "../random/rng.js";
 
 /**

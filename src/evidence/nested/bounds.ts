@@ -5,10 +5,11 @@
  * smaller, enlarged by a bootstrap factor so that the region L > L* the points sample is inside it, and
  * uniform draws from the union of the ellipsoids.
  */
-import gammaln from "@stdlib/math-base-special-gammaln";
+
 import { LOG_PI } from "../../math/constants.js";
 import { symmetricEigen } from "../../math/linalg.js";
 import { logAddExp, logSumExp } from "../../math/logspace.js";
+import { gammaln } from "../../math/stdlib.js";
 import type { Rng } from "../../random/rng.js";
 
 /** log of the volume of the unit ball in d dimensions, π^{d/2} / Γ(d/2 + 1). */

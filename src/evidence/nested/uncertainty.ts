@@ -30,7 +30,7 @@
  * is unreliable.
  */
 
-import chisquareQuantile from "@stdlib/stats-base-dists-chisquare-quantile";
+import { chisquareQuantile } from "../../math/stdlib.js";
 import type { Rng } from "../../random/rng.js";
 import { meanAndSd } from "../weights.js";
 import { accumulate, type RunOrder, trapezoidHeights } from "./integrate.js";

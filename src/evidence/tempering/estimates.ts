@@ -3,9 +3,9 @@
  * islands' estimates combine into one estimate with its standard error, and the diagnostics.
  */
 
-import tQuantile from "@stdlib/stats-base-dists-t-quantile";
 import { OccamError } from "../../errors.js";
 import { logMeanExp } from "../../math/logspace.js";
+import { tQuantile } from "../../math/stdlib.js";
 import type { BayesModel } from "../../model/model.js";
 import { checkCount } from "../checks.js";
 import { nonFiniteChecks } from "../overflow.js";

@@ -4,9 +4,10 @@
  * most the target, as UltraNest adds live points towards its `dlogz`, with a check that the runs agree
  * within their errors.
  */
-import chisquareQuantile from "@stdlib/stats-base-dists-chisquare-quantile";
+
 import { OccamError } from "../../errors.js";
 import { logSumExp } from "../../math/logspace.js";
+import { chisquareQuantile } from "../../math/stdlib.js";
 import type { BayesModel } from "../../model/model.js";
 import { unbounded } from "../../model/transform.js";
 import { checkCount, type RandomOptions, resolveRng } from "../checks.js";

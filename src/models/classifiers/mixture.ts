@@ -20,9 +20,10 @@
  * kernels with their means on the first input in increasing order and multiplies the prior by D!
  * there, which leaves the evidence unchanged.
  */
-import gammaln from "@stdlib/math-base-special-gammaln";
+
 import { checkInteger, checkPositive } from "../../errors.js";
 import { HALF_LOG_2PI } from "../../math/constants.js";
+import { gammaln } from "../../math/stdlib.js";
 import type { Rng } from "../../random/rng.js";
 import type { ClassificationData } from "../mixture-classifier/data.js";
 import {

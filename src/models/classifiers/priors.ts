@@ -11,10 +11,11 @@
  *   from zero). Restricting an exchangeable prior to one ordering multiplies it by the number of
  *   orderings (D!, or 2^D D! with signs), so the restricted prior still integrates to one.
  */
-import gammaln from "@stdlib/math-base-special-gammaln";
+
 import { OccamError } from "../../errors.js";
 import { LOG_2PI } from "../../math/constants.js";
 import { logGammaRatio } from "../../math/special.js";
+import { gammaln } from "../../math/stdlib.js";
 import type { Rng } from "../../random/rng.js";
 
 /** log 2π. */

@@ -9,12 +9,13 @@
  * and by more where the posterior is skewed (few events, near-separation); a few hundred weighted
  * draws remove that error at a cost of milliseconds for a few hundred rows.
  */
-import gammaln from "@stdlib/math-base-special-gammaln";
+
 import { OccamError } from "../../errors.js";
 import { paretoKHat } from "../../evidence/importance-sampling.js";
 import { MAX_PARETO_K } from "../../evidence/weights.js";
 import { LOG_2PI } from "../../math/constants.js";
 import { cholesky, logDetFromCholesky, solveLower, solveLowerTranspose } from "../../math/linalg.js";
+import { gammaln } from "../../math/stdlib.js";
 import type { Rng } from "../../random/rng.js";
 import { type GlmOutcome, logLikelihoodSum, type ObservationTerms, observationTerms } from "./family.js";
 

@@ -4,10 +4,10 @@
  * the Laplace approximation need. Every normalising constant is kept (the binomial coefficient, log y!),
  * so that log evidences of different models are comparable.
  */
-import erfc from "@stdlib/math-base-special-erfc";
-import gammaln from "@stdlib/math-base-special-gammaln";
+
 import { OccamError } from "../../errors.js";
 import { HALF_LOG_2PI } from "../../math/constants.js";
+import { erfc, gammaln } from "../../math/stdlib.js";
 
 /** The outcome's distribution. */
 export type GlmFamilyName = "bernoulli" | "binomial" | "poisson";

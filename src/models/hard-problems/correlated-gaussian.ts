@@ -5,7 +5,7 @@
  * sampler with isotropic steps mixes slowly and a method that assumes independent coordinates is badly
  * off; with the box prior the posterior fills e^{−120} of the prior volume (d = 50).
  */
-import erfc from "@stdlib/math-base-special-erfc";
+
 import { checkInteger, checkPositive, OccamError } from "../../errors.js";
 import { LOG_2PI } from "../../math/constants.js";
 import {
@@ -15,6 +15,7 @@ import {
   logDetFromCholesky,
   solveLower,
 } from "../../math/linalg.js";
+import { erfc } from "../../math/stdlib.js";
 import { type BayesModel, defineModel } from "../../model/model.js";
 import {
   checkTheta,

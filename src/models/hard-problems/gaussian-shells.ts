@@ -5,10 +5,11 @@
  * posterior is two curved, degenerate surfaces of thickness w: no ellipsoid or Gaussian fits them,
  * and their volume shrinks like w/r relative to the box in every dimension.
  */
-import gammaln from "@stdlib/math-base-special-gammaln";
+
 import { checkInteger, checkPositive, OccamError } from "../../errors.js";
 import { LOG_2PI, LOG_PI } from "../../math/constants.js";
 import { logAddExp } from "../../math/logspace.js";
+import { gammaln } from "../../math/stdlib.js";
 import { type BayesModel, defineModel } from "../../model/model.js";
 import { compositeGaussLegendre, gaussLegendre } from "./numerics.js";
 import { checkTheta, type EvidenceProblem, indexedNames, uniformBoxPrior } from "./problem.js";

@@ -3,10 +3,11 @@
  * from. They run once, when a problem is constructed, so clarity matters more than speed here; the
  * models' own log densities do not use them.
  */
-import erfc from "@stdlib/math-base-special-erfc";
+
 import { OccamError } from "../../errors.js";
 import { HALF_LOG_2PI } from "../../math/constants.js";
 import { logSumExp } from "../../math/logspace.js";
+import { erfc } from "../../math/stdlib.js";
 
 const SQRT2 = Math.SQRT2;
 

@@ -2,9 +2,10 @@
  * What every hard problem is (a model with a reference log evidence and the error of that
  * reference), and the two priors the problems share: uniform on a box and isotropic normal.
  */
-import erfcinv from "@stdlib/math-base-special-erfcinv";
+
 import { OccamError } from "../../errors.js";
 import { LOG_2PI } from "../../math/constants.js";
+import { erfcinv } from "../../math/stdlib.js";
 import type { BayesModel, ParameterBounds } from "../../model/model.js";
 import type { Rng } from "../../random/rng.js";
 

@@ -5,9 +5,10 @@
  * ridge where it leaves through the top face at θ1 = ±√5, so the unbounded value log(π/1000) is 0.041
  * nats too high.
  */
-import erfc from "@stdlib/math-base-special-erfc";
+
 import { checkPositive, OccamError } from "../../errors.js";
 import { SQRT_2PI } from "../../math/constants.js";
+import { erfc } from "../../math/stdlib.js";
 import { type BayesModel, defineModel } from "../../model/model.js";
 import { compositeGaussLegendre, normalDensity } from "./numerics.js";
 import { checkTheta, type EvidenceProblem, indexedNames, uniformBoxPrior } from "./problem.js";

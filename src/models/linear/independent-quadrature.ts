@@ -3,10 +3,11 @@
  * thesis §6.2.3) by quadrature over its two precisions: the reference its sampled evidences are
  * checked against.
  */
-import gammaln from "@stdlib/math-base-special-gammaln";
+
 import { OccamError } from "../../errors.js";
 import { LOG_2PI } from "../../math/constants.js";
 import { symmetricEigen } from "../../math/linalg.js";
+import { gammaln } from "../../math/stdlib.js";
 
 /** The hyperparameters of the independent-precision model (Gamma shapes and scales). */
 export interface IndependentPrior {

@@ -1,9 +1,9 @@
-import gammaln from "@stdlib/math-base-special-gammaln";
 import type { LinearDesign } from "../../data/design.js";
 import { checkSubsetIndices } from "../../data/folds.js";
 import { invalidArgument, OccamError } from "../../errors.js";
 import { LOG_2PI } from "../../math/constants.js";
 import { choleskyInPlace, choleskySolve, solveLower, solveLowerTranspose } from "../../math/linalg.js";
+import { gammaln } from "../../math/stdlib.js";
 import { type BayesModel, defineModel, tempered } from "../../model/model.js";
 import type { Rng } from "../../random/rng.js";
 import { logGammaVariate } from "../../random/variates.js";

@@ -1,4 +1,3 @@
-import gammaln from "@stdlib/math-base-special-gammaln";
 import { checkSubsetIndices } from "../../data/folds.js";
 import { invalidArgument, OccamError } from "../../errors.js";
 import { LOG_2PI } from "../../math/constants.js";
@@ -11,6 +10,7 @@ import {
   solveLowerTranspose,
 } from "../../math/linalg.js";
 import { logGammaRatio } from "../../math/special.js";
+import { gammaln } from "../../math/stdlib.js";
 import { type BayesModel, defineModel } from "../../model/model.js";
 import type { Rng } from "../../random/rng.js";
 import { logGammaVariate } from "../../random/variates.js";

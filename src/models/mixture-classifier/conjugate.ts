@@ -3,10 +3,11 @@
  * Sykacek does, the subset prior, tables of the log-gamma terms of the collapsed Normal–Gamma kernels
  * and Dirichlet–multinomial weights, and a draw from unnormalised log probabilities.
  */
-import gammaln from "@stdlib/math-base-special-gammaln";
+
 import { OccamError } from "../../errors.js";
 import { LOG_2PI, LOG_PI } from "../../math/constants.js";
 import { logSumExp } from "../../math/logspace.js";
+import { gammaln } from "../../math/stdlib.js";
 import type { Rng } from "../../random/rng.js";
 import type { ClassificationData } from "./data.js";
 

@@ -17,7 +17,7 @@
  * (the shared structure, shared-chain.ts, answers that). Moves: collapsed Gibbs on each z_i and on
  * unlabelled rows' classes, random-walk Metropolis on log β_i, and birth / death / exchange over S.
  */
-import gammaln from "@stdlib/math-base-special-gammaln";
+import { gammaln } from "../../math/stdlib.js";
 import type { Rng } from "../../random/rng.js";
 import { metropolisHastings } from "../../samplers/accept.js";
 import {

@@ -38,9 +38,9 @@
  * evidence for i ∈ S, the regression evidence for i ∉ S) and `jumps` reversible jumps.
  */
 
-import gammaln from "@stdlib/math-base-special-gammaln";
 import { LOG_2PI } from "../../math/constants.js";
 import { logSumExp } from "../../math/logspace.js";
+import { gammaln } from "../../math/stdlib.js";
 import type { Rng } from "../../random/rng.js";
 import { metropolisHastings } from "../../samplers/accept.js";
 import {

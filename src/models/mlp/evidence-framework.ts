@@ -5,13 +5,14 @@
  * model's log evidence is the Gaussian integral over the weights times a Gaussian approximation of
  * the hyperparameters' posterior in log space (their eq. 11).
  */
-import gammaln from "@stdlib/math-base-special-gammaln";
+
 import { gammaLogDensityOfLog } from "../../distributions/gamma.js";
 import { OccamError } from "../../errors.js";
 import { type EvidenceEstimate, evidenceResult } from "../../evidence/result.js";
 import { LOG_2PI } from "../../math/constants.js";
 import { choleskyInPlace, invertFromCholesky, logDetFromCholesky } from "../../math/linalg.js";
 import { minimize, numericalHessian } from "../../math/optimize.js";
+import { gammaln } from "../../math/stdlib.js";
 import { createRng } from "../../random/rng.js";
 import type { BayesianMlp } from "./bayesian.js";
 import { GROUP_COUNT, randomWeights } from "./network.js";

@@ -1,6 +1,7 @@
 /** Predictions of the Bayesian network from its posterior draws: means, standard deviations and intervals. */
-import erfc from "@stdlib/math-base-special-erfc";
+
 import { OccamError } from "../../errors.js";
+import { erfc } from "../../math/stdlib.js";
 import type { Mlp } from "./network.js";
 import { BayesianMlpDraws } from "./sampling.js";
 

@@ -2,11 +2,12 @@
  * The ensemble's ELBO collapsed over q(τ) and q(α_k) (each at its optimal Gamma form given q(w)), and
  * the choice of the scale of q(w) that the refinement starts from.
  */
-import gammaln from "@stdlib/math-base-special-gammaln";
+
 import { gammaLogNormaliser } from "../../../distributions/gamma.js";
 import { OccamError } from "../../../errors.js";
 import { LOG_2PI } from "../../../math/constants.js";
 import { lowerTriMatVec } from "../../../math/linalg.js";
+import { gammaln } from "../../../math/stdlib.js";
 import type { Rng } from "../../../random/rng.js";
 import type { BayesianMlp } from "../bayesian.js";
 import { mlpSymmetryLogFactor } from "../evidence-framework.js";
