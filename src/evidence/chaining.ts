@@ -50,6 +50,7 @@ export const CHAINING_DEFAULTS: TemperingDefaults = {
   draws: 8,
   resample: "always",
   finalSweeps: true,
+  independence: true,
 };
 
 /**

@@ -72,6 +72,7 @@ export const PATH_DEFAULTS: TemperingDefaults = {
   draws: 8,
   resample: "always",
   finalSweeps: true,
+  independence: true,
 };
 
 /**

@@ -32,6 +32,7 @@ export const STEPPING_STONE_DEFAULTS: TemperingDefaults = {
   draws: 8,
   resample: "always",
   finalSweeps: false,
+  independence: true,
 };
 
 /**

@@ -51,6 +51,7 @@ export const SMC_DEFAULTS: TemperingDefaults = {
   draws: 0,
   resample: "always",
   finalSweeps: false,
+  independence: true,
 };
 
 /** The result of {@link temperedSmc}. */

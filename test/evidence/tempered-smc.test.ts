@@ -73,7 +73,7 @@ describe("temperedSmc", () => {
     const r = temperedSmc(model, { seed: 1 });
     expectAccurate(r.logZ, r.stdErr, model.exactLogEvidence());
     expect(r.warnings.join(" ")).toMatch(/NaN or \+Infinity/);
-    expect(temperedSmc(failingModel(2, 5000), { seed: 1, particles: 256 }).reliable).toBe(false);
+    expect(temperedSmc(failingModel(2, 1500), { seed: 1, particles: 256 }).reliable).toBe(false);
   });
 
   it("rejects bad options", () => {
@@ -139,7 +139,7 @@ describe("temperedSmc", () => {
     const r = temperedSmc(hardProblem("funnel-d10").model, { seed: 1, targetStdErr: 0.01 });
     expect(r.diagnostics.runs).toHaveLength(1);
     expect(r.reliable).toBe(false);
-    expect(r.warnings.join(" ")).toMatch(/HMC trajectories diverged/);
+    expect(r.warnings.join(" ")).toMatch(/HMC trajectories .*diverged/);
     expect(r.warnings.join(" ")).not.toMatch(/targetStdErr/);
   });
 
@@ -170,12 +170,17 @@ describe("temperedSmc", () => {
     expect(r.diagnostics.runs).toEqual([expect.objectContaining({ particles: 2048, pooled: true })]);
   });
 
-  it('sweeps past decorrelation by default, and stops there with memoryLeft: "none"', () => {
+  it('HMC sweeps past decorrelation by default, and stop there with memoryLeft: "none"', () => {
     const sweeps = (r: ReturnType<typeof temperedSmc>) =>
       r.diagnostics.stages.reduce((s, t) => s + t.sweeps, 0);
     const model = testModel(10);
-    const byDefault = temperedSmc(model, { particles: 512, seed: 2 });
-    const atDecorrelation = temperedSmc(model, { particles: 512, seed: 2, memoryLeft: "none" });
+    const byDefault = temperedSmc(model, { particles: 512, seed: 2, independence: false });
+    const atDecorrelation = temperedSmc(model, {
+      particles: 512,
+      seed: 2,
+      memoryLeft: "none",
+      independence: false,
+    });
     expect(sweeps(byDefault)).toBeGreaterThan(sweeps(atDecorrelation));
     expect(atDecorrelation.diagnostics.stages.slice(0, -1).every((t) => t.sweeps >= 2)).toBe(true);
   });
@@ -189,6 +194,7 @@ describe("temperedSmc's HMC moves", () => {
         seed: 1,
         particles: 256,
         islands: 8,
+        independence: false,
         ...(hmcTargetAccept === undefined ? {} : { hmcTargetAccept }),
       });
       const swept = r.diagnostics.stages

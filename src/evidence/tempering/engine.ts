@@ -29,6 +29,9 @@ import {
 import {
   type CloudMove,
   hmcSweep,
+  independenceLogDensities,
+  independenceProposal,
+  independenceSweep,
   initialStepSize,
   kernelSweep,
   MoveScratch,
@@ -73,12 +76,23 @@ export interface TemperingSettings {
   /** Stop with an error after this many stages. */
   readonly maxStages: number;
   /**
+   * The likelihood evaluations the run may spend: once they are spent, the remaining temperatures are
+   * crossed by reweighting and resampling alone, and the run says so (see {@link TemperingRun.budgetSpentAt}).
+   * Infinity for no limit.
+   */
+  readonly maxEvaluations?: number;
+  /**
    * A fixed step size (HMC, whitened units) or scale (random walk) instead of the one tuned after
    * every sweep towards the move's target acceptance (transitional MCMC's 0.2).
    */
   readonly fixedStepSize?: number;
   /** HMC's target acceptance in place of the model's `hmcTargetAccept` (or 0.8 without one). */
   readonly hmcTargetAccept?: number;
+  /**
+   * Try independence proposals from a Student-t fitted to the cloud first at each temperature, and
+   * make the move's own sweeps only where they do not mix the particles (see {@link independencePhase}).
+   */
+  readonly independence?: boolean;
 }
 
 /** What an estimator sees of a run. */
@@ -105,6 +119,12 @@ export interface TemperingStage {
   readonly modelFailures: number;
   /** The cloud's (weighted) mean log likelihood at the end of the stage: an estimate of E_β[log L]. */
   readonly meanLogLikelihood: number;
+  /** The independence sweeps tried at this β, if any (see `TemperingSettings.independence`). */
+  readonly independent?: { sweeps: number; acceptanceRate: number; unmoved: number; mixed: boolean };
+  /** The fraction of particles that no move of this stage moved. */
+  readonly unmoved: number;
+  /** The HMC probe made where independence proposals mixed the particles (see {@link PROBE_STRIDE}). */
+  readonly probe?: { trajectories: number; divergences: number };
 }
 
 /** The outcome of one run. */
@@ -125,6 +145,8 @@ export interface TemperingRun {
   readonly outOfSupport: number;
   /** Prior draws whose log likelihood was NaN or +∞, weighed as zero likelihood. */
   readonly nonFinite: number;
+  /** The β at which `maxEvaluations` ran out, when it did: the particles were not moved after it. */
+  readonly budgetSpentAt?: number;
 }
 
 /**
@@ -170,10 +192,15 @@ export function runTempering(
     startLogLikelihood: new Float64Array(N),
     startLogPrior: new Float64Array(N),
     scratch: new MoveScratch(d),
+    maxEvaluations: settings.maxEvaluations ?? Number.POSITIVE_INFINITY,
+    independence: settings.independence === true && move !== "model",
+    logQ: new Float64Array(N),
+    movedFlags: new Uint8Array(N),
   };
   let stepSize = settings.fixedStepSize ?? initialStepSize(move, d);
   const stages: TemperingStage[] = [];
   let beta = 0;
+  let budgetSpentAt: number | undefined;
 
   for (let stage = 1; beta < 1; stage++) {
     if (stage > settings.maxStages) {
@@ -232,8 +259,10 @@ export function runTempering(
       logW.fill(0);
     }
 
-    // Moves at β' (none at β = 1 unless asked: they would not change an estimate), then the draws.
-    const final = next === 1 && !settings.finalSweeps;
+    // Moves at β' (none at β = 1 unless asked: they would not change an estimate), then the draws;
+    // none once the budget is spent.
+    if (budgetSpentAt === undefined && counter.evaluations >= context.maxEvaluations) budgetSpentAt = beta;
+    const final = (next === 1 && !settings.finalSweeps) || budgetSpentAt !== undefined;
     const outcome = moveStage(
       context,
       next,
@@ -253,6 +282,18 @@ export function runTempering(
       divergences: outcome.divergent,
       modelFailures: outcome.failed,
       meanLogLikelihood: weightedMean(cloud.logLikelihood, logW),
+      unmoved: outcome.sweeps > 0 ? unmovedFraction(context.movedFlags) : 0,
+      ...(outcome.probe === undefined ? {} : { probe: outcome.probe }),
+      ...(outcome.independent === undefined
+        ? {}
+        : {
+            independent: {
+              sweeps: outcome.independent.sweeps,
+              acceptanceRate: outcome.independent.acceptSum / Math.max(1, outcome.independent.moved),
+              unmoved: outcome.independent.unmoved,
+              mixed: outcome.independent.mixed,
+            },
+          }),
     });
     beta = next;
   }
@@ -264,6 +305,7 @@ export function runTempering(
     evaluations: counter.evaluations,
     outOfSupport: counter.outOfSupport,
     nonFinite: counter.nonFinite,
+    ...(budgetSpentAt === undefined ? {} : { budgetSpentAt }),
   };
 }
 
@@ -287,6 +329,14 @@ interface StageContext {
   readonly startLogLikelihood: Float64Array;
   readonly startLogPrior: Float64Array;
   readonly scratch: MoveScratch;
+  /** The run's budget of likelihood evaluations (see `TemperingSettings.maxEvaluations`). */
+  readonly maxEvaluations: number;
+  /** Whether each stage first tries independence proposals (see {@link independencePhase}). */
+  readonly independence: boolean;
+  /** Each particle's log density under the stage's independence proposal. */
+  readonly logQ: Float64Array;
+  /** Which particles a move of this stage moved. */
+  readonly movedFlags: Uint8Array;
 }
 
 /**
@@ -301,14 +351,53 @@ function moveStage(
   draws: number,
   stepSize: number,
   observer: TemperingObserver | undefined,
-): SweepOutcome & { sweeps: number; stepSize: number } {
+): SweepOutcome & {
+  sweeps: number;
+  stepSize: number;
+  independent?: IndependencePhase;
+  probe?: { trajectories: number; divergences: number };
+} {
   const { cloud, move } = c;
   const N = cloud.n;
+  const total: SweepOutcome = { moved: 0, acceptSum: 0, divergent: 0, failed: 0 };
+  c.movedFlags.fill(0);
+  let independent: IndependencePhase | undefined;
+  if (c.independence && sweeps === "auto") {
+    independent = independencePhase(c, beta, draws, observer);
+    addOutcome(total, independent);
+    if (independent.mixed) {
+      if (move !== "hmc") return { ...total, sweeps: independent.sweeps, stepSize, independent };
+      const probe = hmcSweep(
+        c.model,
+        cloud,
+        beta,
+        c.shape,
+        stepSize,
+        c.rng,
+        c.counter,
+        c.scratch,
+        c.movedFlags,
+        PROBE_STRIDE,
+      );
+      if (probe.moved > 0 && !c.fixedStepSize) {
+        stepSize = Math.min(
+          maxStepSize(move),
+          stepSize * Math.exp(probe.acceptSum / probe.moved - acceptanceTarget(c, move)),
+        );
+      }
+      return {
+        ...total,
+        sweeps: independent.sweeps,
+        stepSize,
+        independent,
+        probe: { trajectories: probe.moved, divergences: probe.divergent },
+      };
+    }
+  }
   // A model that says where its posterior's curvature outgrows its bulk's (a neck) asks HMC for a
   // higher acceptance, and so a shorter step, as its chains get (see `BayesModel.hmcTargetAccept`);
   // a caller may ask it for one run, as Stan's users raise adapt_delta where trajectories diverge.
-  const alpha =
-    move === "hmc" && c.hmcTargetAccept !== undefined ? c.hmcTargetAccept : targetAcceptance(move, cloud.dim);
+  const alpha = acceptanceTarget(c, move);
   const maxStep = maxStepSize(move);
   let limit = sweeps === "auto" ? c.maxSweeps : sweeps;
   let decided = sweeps !== "auto";
@@ -316,25 +405,28 @@ function moveStage(
   let done = 0;
   const likelihoodMemory: number[] = [];
   const priorMemory: number[] = [];
-  const total: SweepOutcome = { moved: 0, acceptSum: 0, divergent: 0, failed: 0 };
   // The log priors' memory only sets the rate of decay that `memoryLeft` extrapolates.
   const tracksPrior = !decided && c.memoryLeft !== undefined;
   if (!decided) c.startLogLikelihood.set(cloud.logLikelihood);
   if (tracksPrior) c.startLogPrior.set(cloud.logPrior);
-  while (done < limit + draws) {
+  while (done < limit + draws && c.counter.evaluations < c.maxEvaluations) {
     let outcome: SweepOutcome;
     if (move === "hmc") {
-      outcome = hmcSweep(c.model, cloud, 0, N, beta, c.shape, stepSize, c.rng, c.counter, c.scratch);
+      outcome = hmcSweep(c.model, cloud, beta, c.shape, stepSize, c.rng, c.counter, c.scratch, c.movedFlags);
     } else if (move === "random-walk") {
-      outcome = randomWalkSweep(cloud, 0, N, beta, c.shape, stepSize, c.rng, c.counter, c.scratch);
+      outcome = randomWalkSweep(cloud, beta, c.shape, stepSize, c.rng, c.counter, c.scratch, c.movedFlags);
     } else {
-      outcome = kernelSweep(kernel as NonNullable<typeof kernel>, cloud, 0, N, beta, c.rng, c.counter);
+      outcome = kernelSweep(
+        kernel as NonNullable<typeof kernel>,
+        cloud,
+        beta,
+        c.rng,
+        c.counter,
+        c.movedFlags,
+      );
     }
     done++;
-    total.moved += outcome.moved;
-    total.acceptSum += outcome.acceptSum;
-    total.divergent += outcome.divergent;
-    total.failed += outcome.failed;
+    addOutcome(total, outcome);
     if (move !== "model" && outcome.moved > 0 && !c.fixedStepSize) {
       stepSize = Math.min(maxStep, stepSize * Math.exp(outcome.acceptSum / outcome.moved - alpha));
     }
@@ -349,7 +441,107 @@ function moveStage(
       }
     }
   }
-  return { ...total, sweeps: done, stepSize };
+  return { ...total, sweeps: done + (independent?.sweeps ?? 0), stepSize, independent };
+}
+
+/** The acceptance the move's step size is tuned towards. */
+function acceptanceTarget(c: StageContext, move: CloudMove): number {
+  return move === "hmc" && c.hmcTargetAccept !== undefined
+    ? c.hmcTargetAccept
+    : targetAcceptance(move, c.cloud.dim);
+}
+
+/**
+ * Where independence proposals mixed a temperature, one in this many particles still makes one HMC
+ * trajectory: a probe of the target's geometry (a funnel's neck, which the Student-t never proposes
+ * into, makes trajectories diverge) that also keeps the step size tuned.
+ */
+const PROBE_STRIDE = 16;
+
+/** Adds one sweep's (or phase's) outcome to a running total. */
+function addOutcome(total: SweepOutcome, outcome: SweepOutcome): void {
+  total.moved += outcome.moved;
+  total.acceptSum += outcome.acceptSum;
+  total.divergent += outcome.divergent;
+  total.failed += outcome.failed;
+}
+
+/** The independence sweeps of one temperature. */
+export interface IndependencePhase extends SweepOutcome {
+  readonly sweeps: number;
+  /** Whether they mixed the particles, so that the move's own sweeps were not needed. */
+  readonly mixed: boolean;
+  /** The fraction of particles no independence proposal moved. */
+  readonly unmoved: number;
+}
+
+/** The most independence sweeps one temperature may take. */
+const MAX_INDEPENDENCE_SWEEPS = 20;
+/**
+ * The independence sweeps of a temperature end once all but this fraction of the particles have
+ * moved: an accepted proposal is a fresh draw, which remembers nothing of the particle it replaced.
+ */
+const MAX_UNMOVED = 0.01;
+/** Below this mean acceptance (after two sweeps) independence proposals are not worth their cost. */
+const MIN_INDEPENDENCE_ACCEPTANCE = 0.2;
+
+/**
+ * Independence sweeps at β (see `independenceSweep`) until all but {@link MAX_UNMOVED} of the
+ * particles have moved, within {@link MAX_INDEPENDENCE_SWEEPS}: then they mixed the cloud, and `draws`
+ * more go to the observer. They are given up as soon as their acceptance, or the rate at which the
+ * unmoved particles thin out, says they would need more sweeps than that: where the tempered posterior
+ * is far from elliptical (several modes, a curved ridge, a high dimension whose covariance the cloud
+ * estimates loosely), or where particles stay (a region the proposal misses, a heavy tail). The move's
+ * own sweeps then follow from where they left the cloud.
+ */
+function independencePhase(
+  c: StageContext,
+  beta: number,
+  draws: number,
+  observer: TemperingObserver | undefined,
+): IndependencePhase {
+  const { cloud } = c;
+  const proposal = independenceProposal(c.shape, cloud.dim);
+  independenceLogDensities(cloud, proposal, c.logQ, c.scratch);
+  const total: SweepOutcome = { moved: 0, acceptSum: 0, divergent: 0, failed: 0 };
+  const sweep = () =>
+    addOutcome(
+      total,
+      independenceSweep(cloud, beta, proposal, c.rng, c.counter, c.scratch, c.logQ, c.movedFlags),
+    );
+  let done = 0;
+  // The unmoved fraction after each sweep so far (1 before the first).
+  const unmovedAfter = [1];
+  let unmoved = 1;
+  while (unmoved > MAX_UNMOVED) {
+    sweep();
+    done++;
+    unmoved = unmovedFraction(c.movedFlags);
+    unmovedAfter.push(unmoved);
+    if (unmoved <= MAX_UNMOVED) break;
+    // The unmoved fraction's rate of decay over the last two sweeps, extrapolated: optimistic, since
+    // the particles left are the ones the proposal suits least.
+    const rate = Math.sqrt(unmoved / unmovedAfter[Math.max(0, done - 2)]);
+    const needed =
+      rate < 1 ? done + Math.log(MAX_UNMOVED / unmoved) / Math.log(rate) : Number.POSITIVE_INFINITY;
+    const hopeless =
+      done >= 2 &&
+      (total.acceptSum < MIN_INDEPENDENCE_ACCEPTANCE * total.moved || !(needed <= MAX_INDEPENDENCE_SWEEPS));
+    if (hopeless || done >= MAX_INDEPENDENCE_SWEEPS) return { ...total, sweeps: done, mixed: false, unmoved };
+  }
+  for (let k = 0; k < draws; k++) {
+    sweep();
+    done++;
+    observer?.draws(beta, cloud);
+  }
+  return { ...total, sweeps: done, mixed: true, unmoved };
+}
+
+/** The fraction of particles whose flag is 0. */
+function unmovedFraction(flags: Uint8Array): number {
+  let unmoved = 0;
+  for (let i = 0; i < flags.length; i++) unmoved += 1 - flags[i];
+  return unmoved / flags.length;
 }
 
 /** Pearson's correlation of two equally long arrays (0 when either is constant). */

@@ -11,7 +11,7 @@ import { checkCount } from "../checks.js";
 import { nonFiniteChecks } from "../overflow.js";
 import { type EvidenceEstimate, evidenceResult, secondsSince } from "../result.js";
 import { meanAndSd } from "../weights.js";
-import type { TemperingRun, TemperingSettings } from "./engine.js";
+import type { TemperingRun, TemperingSettings, TemperingStage } from "./engine.js";
 import { type CloudMove, resolveCloudMove } from "./moves.js";
 import { validateLadder } from "./schedule.js";
 
@@ -78,6 +78,20 @@ export interface TemperingOptions {
    * @defaultValue the model's `hmcTargetAccept`, else 0.8
    */
   hmcTargetAccept?: number;
+  /**
+   * At each temperature, first try independence proposals from a Student-t fitted to the cloud (one
+   * likelihood evaluation each, no gradient), and make the move's own sweeps only where those do not
+   * mix the particles: fewer evaluations where the tempered posteriors are close to Gaussian.
+   * @defaultValue the estimator's own
+   */
+  independence?: boolean;
+  /**
+   * The likelihood evaluations the estimator may spend in all its runs. Once they are spent the
+   * particles are no longer moved: the remaining temperatures are crossed by reweighting alone, and
+   * the result is marked unreliable. A bound on the time a model of unknown difficulty can take.
+   * @defaultValue Infinity
+   */
+  maxEvaluations?: number;
 }
 
 /** Each estimator's defaults for the options it does not share with the others. */
@@ -93,6 +107,8 @@ export interface TemperingDefaults {
   finalSweeps: boolean;
   /** The ladder to use when none is given, or undefined for the adaptive one. */
   ladder?: Float64Array;
+  /** Whether independence proposals are tried first (see {@link TemperingOptions.independence}). */
+  independence?: boolean;
 }
 
 /** The default number of islands. */
@@ -129,6 +145,13 @@ export function resolveTemperingOptions(
       `${where}: targetEss must lie strictly between 0 and 1, got ${targetEss}.`,
     );
   }
+  const maxEvaluations = options.maxEvaluations ?? Number.POSITIVE_INFINITY;
+  if (!(maxEvaluations >= 1)) {
+    throw new OccamError(
+      "invalid-argument",
+      `${where}: maxEvaluations must be a positive number (or Infinity), got ${String(options.maxEvaluations)}.`,
+    );
+  }
   const { hmcTargetAccept } = options;
   if (hmcTargetAccept !== undefined && !(hmcTargetAccept > 0 && hmcTargetAccept < 1)) {
     throw new OccamError(
@@ -153,6 +176,8 @@ export function resolveTemperingOptions(
     // A fixed ladder takes exactly its number of rungs.
     maxStages: ladder === undefined ? maxStages : Math.max(maxStages, ladder.length - 1),
     ...(hmcTargetAccept === undefined ? {} : { hmcTargetAccept }),
+    independence: options.independence ?? defaults.independence ?? false,
+    maxEvaluations,
   };
 }
 
@@ -252,25 +277,38 @@ export function runWarnings(
   let divergences = 0;
   let failures = 0;
   let sweeps = 0;
+  let localSweeps = 0;
   let stuck = 0;
+  let probes = 0;
+  let probeDivergences = 0;
   for (const s of run.stages) {
     divergences += s.divergences;
     failures += s.modelFailures;
     sweeps += s.sweeps;
+    localSweeps += s.independent?.mixed === true ? 0 : s.sweeps - (s.independent?.sweeps ?? 0);
+    probes += s.probe?.trajectories ?? 0;
+    probeDivergences += s.probe?.divergences ?? 0;
     if (s.sweeps > 0 && s.acceptanceRate < 0.05) stuck++;
   }
   const transitions = Math.max(1, sweeps * settings.particles);
+  const trajectories = Math.max(1, localSweeps * settings.particles);
   if (stuck > 0) {
     unreliable.push(
       `the moves were accepted less than 5 % of the time at ${stuck} of ${run.stages.length} temperatures: the particles barely moved there.`,
     );
   }
-  if (divergences > MAX_DIVERGENT_FRACTION * transitions) {
+  if (divergences > MAX_DIVERGENT_FRACTION * trajectories) {
     // A funnel's neck is where HMC diverges, and where the particles then fail to go: on Neal's funnel
     // (d = 10) 0.5 % of divergent trajectories came with log Z 1–2 nats too low.
     unreliable.push(
-      `${divergences} of ${transitions} HMC trajectories diverged: the target has regions the moves cannot follow ` +
+      `${divergences} of ${trajectories} HMC trajectories diverged: the target has regions the moves cannot follow ` +
         "(a funnel's neck, a sharp curve), whose mass the estimate may miss.",
+    );
+  }
+  if (probeDivergences > MAX_DIVERGENT_FRACTION * probes) {
+    unreliable.push(
+      `${probeDivergences} of ${probes} HMC trajectories that probed the independence moves diverged: the target ` +
+        "has regions (a funnel's neck) that the Student-t proposals miss and HMC cannot follow, whose mass the estimate may miss.",
     );
   }
   // Moves stopped where the model fails (a likelihood that overflows far out, where a tempered cloud
@@ -285,6 +323,12 @@ export function runWarnings(
     warnings.push(
       `${failures} of ${transitions} moves met NaN or +Infinity from the model (its value or gradient) and were ` +
         "rejected: the model overflows far out, where the cloud reached at small β.",
+    );
+  }
+  if (run.budgetSpentAt !== undefined) {
+    unreliable.push(
+      `the budget of likelihood evaluations (maxEvaluations) ran out at β = ${run.budgetSpentAt.toPrecision(3)}: ` +
+        "the particles were not moved after it, so the estimate rests on reweighting alone there; raise maxEvaluations.",
     );
   }
   const overflow = nonFiniteChecks(run.nonFinite, run.nonFinite, settings.particles, "prior draws");
@@ -310,6 +354,14 @@ export interface StageSummary {
   readonly stepSize: number;
   /** The cloud's mean log likelihood at this β after its moves, an estimate of E_β[log L]. */
   readonly meanLogLikelihood: number;
+  /** Divergent HMC trajectories at this β. */
+  readonly divergences: number;
+  /** The fraction of particles that no move of this stage moved. */
+  readonly unmoved: number;
+  /** The independence sweeps tried at this β, when the run tried them. */
+  readonly independent?: TemperingStage["independent"];
+  /** The HMC probe of the independence moves at this β, when they mixed the particles. */
+  readonly probe?: TemperingStage["probe"];
 }
 
 /** The diagnostics every engine-based estimator reports. */
@@ -340,6 +392,10 @@ export function summariseStages(run: TemperingRun): StageSummary[] {
     acceptanceRate: Number.isFinite(s.acceptanceRate) ? s.acceptanceRate : null,
     stepSize: s.stepSize,
     meanLogLikelihood: s.meanLogLikelihood,
+    divergences: s.divergences,
+    unmoved: s.unmoved,
+    ...(s.probe === undefined ? {} : { probe: s.probe }),
+    ...(s.independent === undefined ? {} : { independent: s.independent }),
   }));
 }
 

@@ -199,7 +199,10 @@ export function temperingToPrecision<M extends string, X extends object>(
   let birgeRatio: number | undefined;
   const minRuns = pooling.countRunSpread ? 2 : 1;
   for (let particles = settings.particles; particles > 0; ) {
-    const runSettings = { ...settings, particles };
+    // The budget of evaluations is the estimator's: each run has what the runs before it left.
+    const spentSoFar = runs.reduce((n, r) => n + r.run.evaluations, 0);
+    const maxEvaluations = (settings.maxEvaluations ?? Number.POSITIVE_INFINITY) - spentSoFar;
+    const runSettings = { ...settings, particles, maxEvaluations };
     const run = runOnce(runSettings);
     const checks = runWarnings(run.run, runSettings);
     checks.unreliable.push(...run.reasons);
@@ -218,9 +221,11 @@ export function temperingToPrecision<M extends string, X extends object>(
       birgeRatio !== undefined ||
       (sharedStdErr >= precision.target && pooled.length >= minRuns) ||
       runs.some((r) => r.checks.unreliable.length > 0);
-    particles = stop
-      ? 0
-      : moreParticles(Math.hypot(estimate.stdErr, sharedStdErr), precision, runs, pooled, minRuns);
+    const spent = runs.reduce((n, r) => n + r.run.evaluations, 0);
+    particles =
+      stop || spent >= (settings.maxEvaluations ?? Number.POSITIVE_INFINITY)
+        ? 0
+        : moreParticles(Math.hypot(estimate.stdErr, sharedStdErr), precision, runs, pooled, minRuns);
   }
   const last = pooled[pooled.length - 1];
   const shared = last.shared;

@@ -1,6 +1,11 @@
 import { describe, expect, it } from "vitest";
 import { autoSweeps, runTempering, type TemperingSettings } from "../../../src/evidence/tempering/engine.js";
-import { combineIslands, MAX_ISLAND_SD, studentFactor } from "../../../src/evidence/tempering/estimates.js";
+import {
+  combineIslands,
+  MAX_ISLAND_SD,
+  runWarnings,
+  studentFactor,
+} from "../../../src/evidence/tempering/estimates.js";
 import {
   nodeMoments,
   pathIslands,
@@ -9,6 +14,7 @@ import {
 } from "../../../src/evidence/tempering/ladder.js";
 import { powerLadder } from "../../../src/evidence/tempering/schedule.js";
 import { logMeanExp } from "../../../src/math/logspace.js";
+import { hardProblem } from "../../../src/models/hard-problems/index.js";
 import { createRng } from "../../../src/random/rng.js";
 import { thrown } from "../../support/assertions.js";
 import {
@@ -120,6 +126,54 @@ describe("runTempering", () => {
     expect(
       thrown(() => runTempering(testModel(10), createRng(7), { ...BASE, maxStages: 2 }, "test")).message,
     ).toMatch(/2 stages did not reach β = 1/);
+  });
+});
+
+describe("independence proposals first", () => {
+  it("mix a near-Gaussian cloud at every temperature with a few likelihood evaluations per particle", () => {
+    const model = testModel(5);
+    const settings = { ...BASE, particles: 1024, memoryLeft: 0.001 };
+    const run = runTempering(model, createRng(3), { ...settings, independence: true }, "test");
+    const hmcOnly = runTempering(model, createRng(3), settings, "test");
+    for (const stage of run.stages.slice(0, -1)) {
+      expect(stage.independent?.mixed).toBe(true);
+      expect(stage.independent?.unmoved).toBeLessThanOrEqual(0.01);
+      // HMC still probes one particle in sixteen: the probe's trajectories are counted apart.
+      expect(stage.probe?.trajectories).toBe(1024 / 16);
+    }
+    // A few sweeps of one evaluation each, against HMC's several leapfrog steps per sweep.
+    expect(run.evaluations).toBeLessThan(hmcOnly.evaluations / 3);
+    const estimate = combineIslands(run.islandLogZ, "product");
+    expect(Math.abs(estimate.logZ - model.exactLogEvidence())).toBeLessThan(3 * estimate.stdErr);
+  });
+
+  it("give way to the move's own sweeps where the cloud is far from elliptical (two separated modes)", () => {
+    const problem = hardProblem("mixture-d5");
+    const run = runTempering(
+      problem.model,
+      createRng(4),
+      { ...BASE, particles: 512, independence: true },
+      "test",
+    );
+    const moved = run.stages.slice(0, -1);
+    // Once the modes have parted, the Student-t over both proposes between them and is given up.
+    expect(moved.some((s) => s.independent?.mixed === false && s.sweeps > s.independent.sweeps)).toBe(true);
+  });
+
+  it("stop moving the particles once maxEvaluations are spent, and say where", () => {
+    const model = testModel(5);
+    const run = runTempering(model, createRng(5), { ...BASE, maxEvaluations: 3000 }, "test");
+    expect(run.budgetSpentAt).toBeGreaterThan(0);
+    expect(run.budgetSpentAt).toBeLessThan(1);
+    const after = run.stages.filter((s) => s.beta > (run.budgetSpentAt as number));
+    expect(after.length).toBeGreaterThan(0);
+    expect(after.every((s) => s.sweeps === 0)).toBe(true);
+    // The stage that crossed the budget ends at its next sweep: at most one sweep of leapfrog steps over.
+    expect(run.evaluations).toBeLessThan(3000 + 256 * 17);
+    const { unreliable } = runWarnings(run, { ...BASE, maxEvaluations: 3000 });
+    expect(unreliable.join(" ")).toMatch(
+      /budget of likelihood evaluations \(maxEvaluations\) ran out at β = /,
+    );
   });
 });
 

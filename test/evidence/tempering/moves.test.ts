@@ -7,6 +7,9 @@ import {
 } from "../../../src/evidence/tempering/cloud.js";
 import {
   hmcSweep,
+  independenceLogDensities,
+  independenceProposal,
+  independenceSweep,
   kernelSweep,
   MoveScratch,
   maxStepSize,
@@ -81,20 +84,76 @@ describe("the engine's moves leave the power posterior invariant", () => {
       const scratch = new MoveScratch(5);
       const rng = createRng(2);
       const step = name.startsWith("HMC") ? maxStepSize("hmc") : 2.38 / Math.sqrt(5);
+      const moved = new Uint8Array(N);
       let accept = 0;
       for (let s = 0; s < 5; s++) {
         const out =
           sweep === hmcSweep
-            ? hmcSweep(model, cloud, 0, N, BETA, shape, step, rng, counter, scratch)
-            : randomWalkSweep(cloud, 0, N, BETA, shape, step, rng, counter, scratch);
+            ? hmcSweep(model, cloud, BETA, shape, step, rng, counter, scratch, moved)
+            : randomWalkSweep(cloud, BETA, shape, step, rng, counter, scratch, moved);
         expect(out.moved).toBe(N);
         accept += out.acceptSum / N / 5;
       }
       expect(accept).toBeGreaterThan(0.2);
+      // The particles that accepted a proposal say so: almost all of them, in five sweeps.
+      expect(moved.filter((m) => m === 1).length).toBeGreaterThan(0.7 * N);
       expectStillExact(cloud);
       expect(counter.evaluations).toBeGreaterThanOrEqual(5 * N);
     });
   }
+
+  it("independence proposals from a Student-t fitted to the cloud: exact draws stay exact after five sweeps (d = 5)", () => {
+    const cloud = exactCloud(5, 7);
+    const model = testModel(5);
+    const shape = cloudShape(5);
+    measureCloud(cloud, new Float64Array(N), shape, new Float64Array(25));
+    const counter = new LikelihoodCounter(model, "test");
+    const scratch = new MoveScratch(5);
+    const proposal = independenceProposal(shape, 5);
+    const logQ = new Float64Array(N);
+    independenceLogDensities(cloud, proposal, logQ, scratch);
+    const moved = new Uint8Array(N);
+    const rng = createRng(8);
+    let accept = 0;
+    for (let s = 0; s < 5; s++) {
+      const out = independenceSweep(cloud, BETA, proposal, rng, counter, scratch, logQ, moved);
+      expect(out.moved).toBe(N);
+      accept += out.acceptSum / N / 5;
+    }
+    // A Student-t with the cloud's covariance proposes close to a Gaussian target: most proposals pass.
+    expect(accept).toBeGreaterThan(0.6);
+    expect(moved.filter((m) => m === 0).length).toBeLessThan(0.01 * N);
+    // One likelihood evaluation per proposal, and the kept log densities are the particles' own.
+    expect(counter.evaluations).toBe(5 * N);
+    const check = new Float64Array(N);
+    independenceLogDensities(cloud, proposal, check, scratch);
+    for (let i = 0; i < N; i++) expect(logQ[i]).toBeCloseTo(check[i], 9);
+    expectStillExact(cloud);
+  });
+
+  it("an HMC sweep with a stride moves one particle in that many", () => {
+    const cloud = exactCloud(3, 9);
+    const model = testModel(3);
+    const shape = cloudShape(3);
+    measureCloud(cloud, new Float64Array(N), shape, new Float64Array(9));
+    const moved = new Uint8Array(N);
+    const out = hmcSweep(
+      model,
+      cloud,
+      BETA,
+      shape,
+      maxStepSize("hmc"),
+      createRng(10),
+      new LikelihoodCounter(model, "test"),
+      new MoveScratch(3),
+      moved,
+      8,
+    );
+    expect(out.moved).toBe(N / 8);
+    const touched = moved.reduce((n, m) => n + m, 0);
+    expect(touched).toBeGreaterThan(0);
+    expect(touched).toBeLessThanOrEqual(N / 8);
+  });
 
   it("the model's own kernel, one draw per particle", () => {
     const cloud = exactCloud(3, 3);
@@ -103,11 +162,10 @@ describe("the engine's moves leave the power posterior invariant", () => {
     const out = kernelSweep(
       exactPowerPosteriorKernel(testModel(3), BETA),
       cloud,
-      0,
-      N,
       BETA,
       createRng(4),
       counter,
+      new Uint8Array(N),
     );
     expect(out.acceptSum).toBe(N);
     expectStillExact(cloud);
@@ -123,14 +181,13 @@ describe("the engine's moves leave the power posterior invariant", () => {
     const out = hmcSweep(
       model,
       cloud,
-      0,
-      N,
       BETA,
       shape,
       0.5,
       createRng(6),
       new LikelihoodCounter(model, "t"),
       new MoveScratch(2),
+      new Uint8Array(N),
     );
     expect(out.moved).toBe(N - 1);
     expect(Array.from(cloud.positions.subarray(0, 2))).toEqual(before);
