@@ -1,3 +1,5 @@
+import { availableParallelism } from "node:os";
+import { dirname, resolve } from "node:path";
 import type { Command } from "commander";
 import { OccamError } from "../errors.js";
 import { DEFAULT_EVIDENCE_METHODS, type EstimatorComparison, FALLBACK_NOTE } from "../evidence/compare.js";
@@ -169,6 +171,15 @@ export function registerEvidence(program: Command, io: Io): void {
             "--methods needs at least two methods, so that they can be cross-checked.",
           );
         }
+        // The worker threads load occam while this thread loads the model (at most one a method).
+        const threads = Math.min(options.workers ?? availableParallelism(), methods.length) - 1;
+        const pool =
+          options.redis === undefined && threads >= 1 ? await import("../parallel/pool.js") : undefined;
+        pool?.startThreadsEarly({
+          commands: pool.unitModule("evidence-units"),
+          threads,
+          dataFolder: dirname(resolve(file)),
+        });
         // Loaded only when asked for, so that other commands start without the thread pool and queue.
         const { compareEstimatorsInParallel } = await import("../parallel/evidence.js");
         const comparison = await withInterrupt((signal) =>
@@ -187,7 +198,7 @@ export function registerEvidence(program: Command, io: Io): void {
               }
             },
           }),
-        );
+        ).finally(() => pool?.releaseEarlyThreads());
         const report = evidenceReport(comparison, file, options.seed);
         for (const r of report.results) {
           for (const w of r.warnings) io.stderr(`occam: ${r.method}: ${w}\n`);

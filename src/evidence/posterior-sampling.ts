@@ -104,7 +104,7 @@ const MIN_POSTERIOR_ESS = 100;
 const NUTS_MAX_TREE_DEPTH = 10;
 
 /** Particles of the tempered run the chains start from. */
-const PILOT_PARTICLES = 256;
+const PILOT_PARTICLES = 128;
 
 /**
  * The fraction of the tempered pilot's particles the chains' draws leave uncovered above which the
@@ -282,6 +282,7 @@ function temperedPilot(
       // Moves at β = 1 too, so that resampled duplicates part.
       finalSweeps: true,
       maxStages: 10_000,
+      independence: true,
     },
     `${where} (the tempered run the chains start from)`,
   );

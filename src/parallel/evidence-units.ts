@@ -27,6 +27,14 @@ export const evidenceMethodsCommand = defineUnitCommand({
       seed: z.number().int().min(0).max(0xffffffff),
       // Each method's own options, checked by the method itself.
       settings: z.record(z.string(), z.record(z.string(), z.unknown())).optional(),
+      posterior: z
+        .object({
+          chains: z.number().int().min(1).optional(),
+          warmup: z.number().int().min(0).optional(),
+          draws: z.number().int().min(10).optional(),
+        })
+        .strict()
+        .optional(),
     })
     .strict()
     .refine((p) => p.only.every((i) => i < p.methods.length), {
@@ -38,6 +46,7 @@ export const evidenceMethodsCommand = defineUnitCommand({
       seed: payload.seed,
       only: payload.only,
       ...(payload.settings === undefined ? {} : { settings: payload.settings as EvidenceSettingsByMethod }),
+      ...(payload.posterior === undefined ? {} : { posterior: payload.posterior }),
     });
   },
 });

@@ -8,6 +8,7 @@ import {
   type CompareEstimatorsOptions,
   checkMethodCount,
   DEFAULT_EVIDENCE_METHODS,
+  defaultPosteriorSize,
   defaultSettings,
   type EstimatorComparison,
   type EstimatorOutcome,
@@ -40,9 +41,10 @@ export async function compareEstimatorsInParallel(
 ): Promise<EstimatorComparison> {
   checkMethodCount(methods);
   const settings = defaultSettings(methods, options);
+  const posterior = defaultPosteriorSize(methods, options);
   const model = await loadModelFile(modelPath);
   const positions = methods.map((_, i) => i);
-  const first = await runMethods(modelPath, methods, positions, settings, options);
+  const first = await runMethods(modelPath, methods, positions, settings, { ...options, posterior });
   const comparison = summariseEstimators(model, first.outcomes, first.posterior, options.threshold);
   if (!needsFallback(methods, comparison)) return comparison;
   const more = await runMethods(
@@ -87,6 +89,7 @@ async function runMethods(
       only,
       seed,
       ...(settings === undefined ? {} : { settings }),
+      ...(options.posterior === undefined ? {} : { posterior: options.posterior }),
     },
   }));
   const parts = (await runUnits(units, siblingModule(import.meta.url, "evidence-units"), {
