@@ -40,7 +40,7 @@ export interface PosteriorSamplingOptions extends RandomOptions {
   /** Kept draws per chain. @defaultValue 1000 */
   draws?: number;
   /**
-   * Where the chains start: "tempered", at particles of a small tempered SMC run (256 particles),
+   * Where the chains start: "tempered", at particles of a small tempered SMC run (128 particles),
    * which finds the posterior's modes in proportion to their mass, so that chains land in every mode
    * worth finding, and which then checks that the chains went everywhere it found mass; or "prior", at
    * prior draws (a chain falls into whichever mode's basin it starts in, and a small mode's basin can

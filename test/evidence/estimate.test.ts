@@ -7,6 +7,7 @@ import {
   OccamError,
 } from "occam";
 import { describe, expect, it } from "vitest";
+import { DEFAULT_POSTERIOR_SIZE } from "../../src/evidence/compare.js";
 import { gaussianMeanModel } from "../../src/models/gaussian-mean/index.js";
 
 // A user's own model, written as a plain script would: y_i ~ N(mu, 1), mu ~ N(0, 2²), 12 observations.
@@ -144,11 +145,15 @@ describe("compareEstimators", () => {
     expect(quick.agree).toBe(true);
     const exact = exactLogEvidence();
     for (const r of quick.results) expect(Math.abs(r.logZ - exact)).toBeLessThan(3 * r.stdErr);
-    // The same methods named: each at its own defaults, a precise smc.
+    // Four chains of the default size: 500 kept draws each.
+    const { draws } = quick.posterior as NonNullable<typeof quick.posterior>;
+    expect([draws.nChains, draws.nDraws]).toEqual([4, DEFAULT_POSTERIOR_SIZE.draws]);
+    // The same methods named: each at its own defaults, a precise smc, and Stan's 1000 draws a chain.
     const named = compareEstimators(model, ["bridge", "smc"], { seed: 4 });
     const precise = named.results[1];
     if (precise.method !== "smc") throw new Error("expected smc second");
     expect(precise.diagnostics.particles).toBe(2048);
+    expect(named.posterior?.draws.nDraws).toBe(1000);
   });
 
   it("needs at least two methods", () => {
