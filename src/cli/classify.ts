@@ -134,7 +134,8 @@ export function classifyReport(cmp: ClassifierFamilyComparison): ClassifyReport 
       everson: f.everson === null ? null : estimate(f.everson),
       looElpd: f.loo.elpd,
       model: f.summary,
-      warnings: [...f.evidence.warnings, ...f.posterior.warnings],
+      // The evidence's warnings repeat the chains' where it was computed from them.
+      warnings: [...new Set([...f.evidence.warnings, ...f.posterior.warnings])],
       seconds: f.seconds,
     })),
     average: combined(cmp.average),
