@@ -4,11 +4,12 @@
  */
 import type { CsvColumns } from "../data/csv.js";
 import type { LinearData } from "../data/design.js";
+import { appendRows } from "../data/new-rows.js";
 import { OccamError } from "../errors.js";
 import type { GlmFamilyName, GlmLink } from "../models/glm/family.js";
-import { formatLogBayesFactor, formatProbability, withError } from "../report/format.js";
+import { formatLogBayesFactor, formatNumber, formatProbability, withError } from "../report/format.js";
 import { describeModelPrior, type ModelPrior } from "../selection/compare.js";
-import { compareGlms, type GlmComparison } from "../selection/glm.js";
+import { type CompareGlmOptions, compareGlms, type GlmComparison } from "../selection/glm.js";
 import type { Io } from "./io.js";
 import { progressLine } from "./io.js";
 import { checkedJson } from "./json.js";
@@ -72,8 +73,45 @@ function numericColumn(csv: CsvColumns, name: string, flag: string): Float64Arra
   return column.values;
 }
 
+/**
+ * The rows of `fresh` (the --predict CSV) in the design's candidate columns: the design is built again
+ * on the training rows followed by them (`designOf`, as for the training rows alone), so that factors
+ * keep their training levels, and the new rows' part taken; with their offsets when training has one.
+ */
+export function newRows(
+  train: CsvColumns,
+  fresh: CsvColumns,
+  target: string,
+  data: LinearData,
+  designOf: (columns: CsvColumns) => LinearData,
+  offset: string | undefined,
+): NonNullable<CompareGlmOptions["predict"]> {
+  if (fresh.rows === 0) throw new OccamError("invalid-data", "--predict: the file has no rows.");
+  const both = designOf(appendRows(train, fresh, target)).design;
+  const { n, columns: P, columnNames } = data.design;
+  if (both.columnNames.join("\u0000") !== columnNames.join("\u0000")) {
+    throw new OccamError(
+      "internal",
+      "--predict: the new rows' design has other columns than the training rows'.",
+    );
+  }
+  return {
+    X: both.X.slice(n * P),
+    rows: fresh.rows,
+    ...(offset === undefined
+      ? {}
+      : { offset: numericColumn(fresh, offset, "--offset (in the --predict file)") }),
+  };
+}
+
 /** Runs the comparison and writes its table or JSON. */
-export function compareGlmAction(csv: CsvColumns, data: LinearData, flags: GlmFlags, io: Io): void {
+export function compareGlmAction(
+  csv: CsvColumns,
+  data: LinearData,
+  flags: GlmFlags,
+  io: Io,
+  predict?: CompareGlmOptions["predict"],
+): void {
   if (flags.prior !== "normal") {
     throw new OccamError(
       "invalid-argument",
@@ -103,6 +141,7 @@ export function compareGlmAction(csv: CsvColumns, data: LinearData, flags: GlmFl
     modelPrior: flags.modelPrior,
     heredity: flags.heredity,
     seed: flags.seed,
+    ...(predict === undefined ? {} : { predict }),
     ...(flags.json || flags.top === undefined ? {} : { top: flags.top }),
     onProgress:
       progress === undefined ? undefined : (done, total) => progress.show(`model ${done} of ${total}`),
@@ -141,6 +180,38 @@ export function formatGlmComparison(result: GlmComparison, target: string, top: 
       .sort((a, b) => b[1] - a[1])
       .map(([name, p]) => [name, formatProbability(p)]),
   );
+  const coefficients = formatTable(
+    [
+      { header: "coefficient", align: "left" },
+      { header: "inclusion" },
+      { header: "mean" },
+      { header: "sd" },
+      { header: "95 % interval" },
+    ],
+    result.coefficients.map((c) => [
+      c.name,
+      formatProbability(c.inclusionProbability),
+      formatNumber(c.mean),
+      formatNumber(c.sd),
+      `[${formatNumber(c.lower)}, ${formatNumber(c.upper)}]`,
+    ]),
+  );
+  const mean = result.link === "log" ? "expected count" : "probability";
+  const predictions =
+    result.predictions === undefined
+      ? []
+      : [
+          "",
+          `Model-averaged ${mean} at the new rows:`,
+          formatTable(
+            [{ header: "row" }, { header: mean }, { header: "90 % interval" }],
+            result.predictions.map((p, i) => [
+              String(i + 1),
+              formatNumber(p.mean),
+              `[${formatNumber(p.lower)}, ${formatNumber(p.upper)}]`,
+            ]),
+          ),
+        ];
   const link = `${result.family} (${result.link} link)`;
   return [
     `${target}: ${link}, every coefficient ~ N(0, ${result.prior.scale}²) on standardised inputs; ${result.modelCount} model${result.modelCount === 1 ? "" : "s"}, ${describeModelPrior(result.modelPrior)} model prior`,
@@ -148,6 +219,12 @@ export function formatGlmComparison(result: GlmComparison, target: string, top: 
     models,
     "",
     inclusion,
+    "",
+    `Median-probability model: ${result.medianModel.length > 0 ? result.medianModel.join(", ") : "(none)"}.`,
+    "",
+    "Model-averaged coefficients in the inputs' units (0 in the models that leave a term out):",
+    coefficients,
+    ...predictions,
     ...(result.unreliableModels > 0
       ? [
           "",

@@ -17,7 +17,7 @@ import {
   MAX_ESTIMATED_MODELS,
 } from "../selection/linear-options.js";
 import { columnList, parseSeed, positiveNumber, wholeNumber } from "./arguments.js";
-import { binaryTargetColumns, COMPARE_FAMILIES, compareGlmAction } from "./compare-glm.js";
+import { binaryTargetColumns, COMPARE_FAMILIES, compareGlmAction, newRows } from "./compare-glm.js";
 import { type Io, progressLine } from "./io.js";
 import { checkedJson } from "./json.js";
 import { interruptible, redisOption, refuseRedis, workersOption } from "./parallel.js";
@@ -38,6 +38,7 @@ interface CompareFlags {
   scale?: number;
   trials?: string;
   offset?: string;
+  predict?: string;
   target?: string;
   inputs?: string;
   formula?: string;
@@ -101,6 +102,10 @@ export function registerCompare(program: Command, io: Io): void {
     )
     .option("--trials <column>", "binomial: the column of each row's number of trials")
     .option("--offset <column>", "poisson: the column added to the linear predictor (log exposure)")
+    .option(
+      "--predict <NEW.csv>",
+      "bernoulli, binomial, poisson: the model-averaged mean response (probability, expected count) at these rows, with 90 % intervals",
+    )
     .option("--target <column>", "the column to explain (or give --formula)")
     .option("--inputs <a,b,c>", "the candidate inputs (default: every other column)")
     .option(
@@ -219,22 +224,34 @@ export function registerCompare(program: Command, io: Io): void {
           );
         }
         const csv = await readCsvColumns(path);
-        const data = linearData(
-          binaryTargetColumns(
-            csv,
-            flags.formula === undefined ? (flags.target ?? "") : parseFormula(flags.formula).target,
-            flags.family,
-          ),
-          { ...flags, exclude: [flags.trials, flags.offset] },
-        );
+        const target =
+          flags.formula === undefined ? (flags.target ?? "") : parseFormula(flags.formula).target;
+        const family = flags.family;
+        const designOf = (columns: CsvColumns) =>
+          linearData(binaryTargetColumns(columns, target, family), {
+            ...flags,
+            exclude: [flags.trials, flags.offset],
+          });
+        const data = designOf(csv);
+        const predict =
+          flags.predict === undefined
+            ? undefined
+            : newRows(csv, await readCsvColumns(flags.predict), target, data, designOf, flags.offset);
         refuseRedis(flags, "--family bernoulli, binomial and poisson run on this machine.");
         compareGlmAction(
           csv,
           data,
-          { ...flags, family: flags.family, prior: given("prior") ? flags.prior : "normal" },
+          { ...flags, family, prior: given("prior") ? flags.prior : "normal" },
           io,
+          predict,
         );
         return;
+      }
+      if (flags.predict !== undefined) {
+        throw new OccamError(
+          "invalid-argument",
+          "--predict is not yet available for a gaussian target; it applies to --family bernoulli, binomial and poisson.",
+        );
       }
       if (flags.prior === "normal" || flags.scale !== undefined || flags.link !== undefined) {
         throw new OccamError(

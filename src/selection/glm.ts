@@ -6,13 +6,20 @@
  * `compareLinearModels` for outcomes that are not Gaussian.
  */
 
-import { standardize } from "../data/csv.js";
+import { type Standardized, standardize } from "../data/csv.js";
 import type { LinearData } from "../data/design.js";
 import { OccamError } from "../errors.js";
-import { glmEvidence } from "../models/glm/evidence.js";
+import { type GlmEvidence, glmEvidence, glmPosteriorDraws } from "../models/glm/evidence.js";
 import { GLM_LINKS, type GlmFamilyName, type GlmLink, glmOutcome } from "../models/glm/family.js";
 import { createRng } from "../random/rng.js";
 import { logModelPrior, type ModelPrior, probabilityIntervals } from "./compare.js";
+import {
+  type AveragedGlm,
+  averagedCoefficients,
+  averagedPredictions,
+  type GlmCoefficient,
+  type GlmPrediction,
+} from "./glm-average.js";
 import { subsetSeed } from "./linear-estimated.js";
 
 /** Options of {@link compareGlms}. */
@@ -42,6 +49,12 @@ export interface CompareGlmOptions {
   seed?: number;
   /** List only the best `top` models. @defaultValue all */
   top?: number;
+  /**
+   * New rows to predict at: `X` holds `rows` × P values of the design's candidate columns (before
+   * standardisation, as `LinearDesign.X`), `offset` their offsets (poisson, when the training rows
+   * have one).
+   */
+  predict?: { X: Float64Array; rows: number; offset?: Float64Array };
   /** Told after each model with the count done and the total. */
   onProgress?: (done: number, total: number) => void;
 }
@@ -75,6 +88,15 @@ export interface GlmComparison {
   readonly modelCount: number;
   /** Each term's posterior inclusion probability. */
   readonly inclusionProbabilities: Readonly<Record<string, number>>;
+  /**
+   * The model-averaged intercept and coefficients of the design's columns in the inputs' units, with
+   * their sd and central 95 % intervals (0 in the models that leave a column out).
+   */
+  readonly coefficients: readonly GlmCoefficient[];
+  /** The terms whose inclusion probability is at least 0.5. */
+  readonly medianModel: readonly string[];
+  /** The model-averaged mean response (probability, expected count) at the new rows, with 90 % intervals, when asked for. */
+  readonly predictions?: readonly GlmPrediction[];
   /** Models whose evidence is not reliable (their warnings say why). */
   readonly unreliableModels: number;
   readonly nLikelihoodEvals: number;
@@ -83,6 +105,13 @@ export interface GlmComparison {
 
 /** Importance draws behind each probability interval. */
 const INTERVAL_DRAWS = 4000;
+/** The averages hold the most probable models until this much of the probability, and at most `MAX_AVERAGED` of them. */
+const AVERAGED_PROBABILITY = 1 - 1e-4;
+const MAX_AVERAGED = 100;
+/** Antithetic pairs of posterior draws for the averages, shared by the models in proportion to their probabilities. */
+const AVERAGE_PAIRS = 2000;
+/** The fewest pairs a model averaged draws. */
+const MIN_AVERAGE_PAIRS = 25;
 /** The most models compared at once (2^15: every subset of 15 terms). */
 const MAX_MODELS = 1 << 15;
 
@@ -119,11 +148,18 @@ export function compareGlms(data: LinearData, options: CompareGlmOptions): GlmCo
     offset: options.offset,
     where: `the target ${data.targetName}`,
   });
-  const standardized = standardizedColumns(design.X, n, P, design.columnNames);
+  const scaling = standardizedColumns(design.X, n, P, design.columnNames);
+  const standardized = scaling.X;
+  if (options.predict !== undefined && options.predict.X.length !== options.predict.rows * P) {
+    throw new OccamError(
+      "dimension-mismatch",
+      `the new rows hold ${options.predict.X.length} values, not ${options.predict.rows} rows × ${P} columns.`,
+    );
+  }
   const subsets = listSubsets(data, options.subsets ?? "all", options.heredity ?? true);
   const modelPrior = options.modelPrior ?? "uniform";
   const seed = options.seed ?? 1;
-  const evidence = (members: readonly number[]) => {
+  const modelDesign = (members: readonly number[]) => {
     const columns = members.flatMap((t) => terms[t].columns);
     const k = columns.length + 1;
     const X = new Float64Array(n * k);
@@ -131,7 +167,10 @@ export function compareGlms(data: LinearData, options: CompareGlmOptions): GlmCo
       X[r * k] = 1;
       for (let c = 0; c < columns.length; c++) X[r * k + c + 1] = standardized[r * P + columns[c]];
     }
-    return glmEvidence({ X, n, k }, outcome, {
+    return { columns, design: { X, n, k } };
+  };
+  const evidence = (members: readonly number[]) => {
+    return glmEvidence(modelDesign(members).design, outcome, {
       priorSd: scale,
       ...(options.draws === undefined ? {} : { draws: options.draws }),
       rng: createRng(subsetSeed(seed, members)),
@@ -157,13 +196,39 @@ export function compareGlms(data: LinearData, options: CompareGlmOptions): GlmCo
   );
   const inclusion: Record<string, number> = {};
   for (const [j, term] of terms.entries()) {
-    // Clamped: a sum of probabilities can pass 1 by a rounding error.
-    inclusion[term.name] = Math.min(
-      1,
-      rows.reduce((s, r, i) => s + (r.members.includes(j) ? probability[i] : 0), 0),
-    );
+    // Near 1, from the models without the term: a sum of probabilities near 1 carries its rounding
+    // errors (1 − 2e−16 where the models without it hold 1e−20).
+    const without = rows.reduce((s, r, i) => s + (r.members.includes(j) ? 0 : probability[i]), 0);
+    const within = rows.reduce((s, r, i) => s + (r.members.includes(j) ? probability[i] : 0), 0);
+    inclusion[term.name] = within > 0.5 ? 1 - without : within;
   }
   const order = rows.map((_, i) => i).sort((a, b) => probability[b] - probability[a]);
+  const averaged = averagedModels(
+    order.map((i) => ({ ...rows[i], probability: probability[i] })),
+    (members, e, pairs) => {
+      const { columns, design: d } = modelDesign(members);
+      const stream = createRng(subsetSeed(seed, members)).split(2)[1];
+      return { columns, draws: glmPosteriorDraws(d, outcome, e, { priorSd: scale, pairs, rng: stream }) };
+    },
+  );
+  const termOf = (c: number) => terms.findIndex((t) => t.columns.includes(c));
+  const coefficients = averagedCoefficients(
+    averaged,
+    design.columnNames,
+    scaling,
+    (c) => inclusion[terms[termOf(c)].name],
+  );
+  const predictions =
+    options.predict === undefined
+      ? undefined
+      : averagedPredictions(
+          averaged,
+          link,
+          scaling,
+          options.predict.X,
+          options.predict.rows,
+          options.predict.offset,
+        );
   const models = order.slice(0, options.top ?? order.length).map((i): GlmModelRow => {
     const { members, e } = rows[i];
     return {
@@ -187,6 +252,9 @@ export function compareGlms(data: LinearData, options: CompareGlmOptions): GlmCo
     models,
     modelCount: rows.length,
     inclusionProbabilities: inclusion,
+    coefficients,
+    medianModel: terms.filter((t) => inclusion[t.name] >= 0.5).map((t) => t.name),
+    ...(predictions === undefined ? {} : { predictions }),
     unreliableModels: rows.filter((r) => !r.e.reliable).length,
     nLikelihoodEvals:
       rows.reduce((s, r) => s + r.e.nLikelihoodEvals, 0) +
@@ -195,8 +263,29 @@ export function compareGlms(data: LinearData, options: CompareGlmOptions): GlmCo
   };
 }
 
+/**
+ * The models the averages hold, most probable first (see `AVERAGED_PROBABILITY`), their probabilities
+ * renormalised over them, each with its posterior draws from `draw`.
+ */
+function averagedModels(
+  ranked: readonly { members: number[]; e: GlmEvidence; probability: number }[],
+  draw: (members: number[], e: GlmEvidence, pairs: number) => Omit<AveragedGlm, "probability">,
+): AveragedGlm[] {
+  const kept: (typeof ranked)[number][] = [];
+  let held = 0;
+  for (const r of ranked) {
+    if (held >= AVERAGED_PROBABILITY || kept.length === MAX_AVERAGED) break;
+    kept.push(r);
+    held += r.probability;
+  }
+  return kept.map((r) => ({
+    probability: r.probability / held,
+    ...draw(r.members, r.e, Math.max(MIN_AVERAGE_PAIRS, Math.round((AVERAGE_PAIRS * r.probability) / held))),
+  }));
+}
+
 /** The candidate columns standardised to mean 0 and standard deviation 1 (n − 1 denominator, as R's `scale`). */
-function standardizedColumns(X: Float64Array, n: number, P: number, names: readonly string[]): Float64Array {
+function standardizedColumns(X: Float64Array, n: number, P: number, names: readonly string[]): Standardized {
   for (let c = 0; c < P; c++) {
     let constant = true;
     for (let r = 1; r < n && constant; r++) constant = X[r * P + c] === X[c];
@@ -207,7 +296,7 @@ function standardizedColumns(X: Float64Array, n: number, P: number, names: reado
       );
     }
   }
-  return standardize(X, n, P).X;
+  return standardize(X, n, P);
 }
 
 /** The subsets of terms compared, as ascending term lists, with heredity's filter. */

@@ -15,8 +15,8 @@ const references = JSON.parse(
 ) as { models: { inputs: string[]; logZ: number; stdErr: number }[] };
 const INPUTS = ["npreg", "glu", "bp", "skin", "bmi", "ped", "age"];
 
-/** The Pima design with the target read as 0/1 (Yes = 1). */
-function pimaData(scaleColumn?: string) {
+/** The Pima design on `inputs` with the target read as 0/1 (Yes = 1). */
+function pimaData(scaleColumn?: string, inputs = INPUTS) {
   const text = readFileSync(PIMA, "utf8")
     .trim()
     .split("\n")
@@ -33,7 +33,7 @@ function pimaData(scaleColumn?: string) {
     .join("\n");
   return formulaDesign(
     csvColumns(parseCsv(text)),
-    { target: "type", terms: INPUTS.map((c) => [c]), dot: false },
+    { target: "type", terms: inputs.map((c) => [c]), dot: false },
     { heredity: true },
   );
 }
@@ -91,7 +91,7 @@ describe("compareGlms", () => {
     }
   });
 
-  it("leaves every model's probability unchanged when an input is given in other units", () => {
+  it("leaves every model's probability unchanged when an input is given in other units, and scales its coefficient", () => {
     const rescaled = compareGlms(pimaData("glu"), {
       family: "bernoulli",
       prior: { name: "normal", scale: 10 },
@@ -101,6 +101,103 @@ describe("compareGlms", () => {
     for (const m of rescaled.models) {
       expect(Math.abs(m.posteriorProbability - (before.get(key(m.inputs)) as number))).toBeLessThan(1e-6);
     }
+    // Coefficients are in the inputs' units: glucose in thousandths has a slope a thousand times smaller.
+    const glu = (r: typeof result) => r.coefficients.find((c) => c.name === "glu")?.mean as number;
+    expect(glu(rescaled) * 1000).toBeCloseTo(glu(result), 6);
+  });
+});
+
+describe("compareGlms' model averages", () => {
+  // Pima's blood pressure alone: two models (none, bp). The reference posterior of the bp model by
+  // quadrature on a 241 × 241 grid over (intercept, slope on standardised bp), ±6.5 sd about its mean.
+  const bpOnly = pimaData(undefined, ["bp"]);
+  const x = bpOnly.design.X;
+  const y = bpOnly.design.y;
+  const n = x.length;
+  const mean = x.reduce((a, b) => a + b, 0) / n;
+  const sd = Math.sqrt(x.reduce((a, b) => a + (b - mean) ** 2, 0) / (n - 1));
+  const NEW_BP = 90;
+  const reference = (() => {
+    const logDensity = (a: number, b: number) => {
+      let s = -(a * a + b * b) / 200;
+      for (let i = 0; i < n; i++) {
+        const e = a + (b * (x[i] - mean)) / sd;
+        s += y[i] * e - Math.max(e, 0) - Math.log1p(Math.exp(-Math.abs(e)));
+      }
+      return s;
+    };
+    const grid: [number, number, number][] = [];
+    let best = Number.NEGATIVE_INFINITY;
+    for (let i = 0; i <= 240; i++) {
+      for (let j = 0; j <= 240; j++) {
+        const a = -1.35 + (1.25 * i) / 240;
+        const b = -0.25 + (1.3 * j) / 240;
+        const v = logDensity(a, b);
+        grid.push([a, b, v]);
+        best = Math.max(best, v);
+      }
+    }
+    let total = 0;
+    const m = { slope: 0, slope2: 0, intercept: 0, probability: 0 };
+    for (const [a, b, v] of grid) {
+      const w = Math.exp(v - best);
+      total += w;
+      const slope = b / sd;
+      m.slope += w * slope;
+      m.slope2 += w * slope * slope;
+      m.intercept += w * (a - slope * mean);
+      m.probability += w / (1 + Math.exp(-(a + slope * (NEW_BP - mean))));
+    }
+    const slope = m.slope / total;
+    const bySlope = grid.map(([, b, v]) => [b / sd, Math.exp(v - best) / total]).sort((p, q) => p[0] - q[0]);
+    return {
+      slopeQuantile(q: number) {
+        let cumulative = 0;
+        for (const [value, w] of bySlope) {
+          cumulative += w;
+          if (cumulative >= q) return value;
+        }
+        return Number.NaN;
+      },
+      slope,
+      slopeSd: Math.sqrt(m.slope2 / total - slope * slope),
+      intercept: m.intercept / total,
+      probability: m.probability / total,
+    };
+  })();
+  const result = compareGlms(bpOnly, {
+    family: "bernoulli",
+    prior: { name: "normal", scale: 10 },
+    predict: { X: Float64Array.of(NEW_BP), rows: 1 },
+  });
+  const withBp = result.models.find((m) => m.inputs.includes("bp"))?.posteriorProbability as number;
+
+  it("averages the slope over the models with and without the input, against quadrature", () => {
+    expect(withBp).toBeGreaterThan(0.5);
+    expect(withBp).toBeLessThan(1);
+    const slope = result.coefficients.find((c) => c.name === "bp");
+    // 4000 weighted draws: the Monte Carlo error of a posterior mean is about sd / 60.
+    expect(Math.abs((slope?.mean as number) - withBp * reference.slope)).toBeLessThan(
+      0.05 * reference.slopeSd,
+    );
+    expect(slope?.inclusionProbability).toBeCloseTo(withBp, 12);
+    // The 95 % interval of the mixture of a point mass at 0 (weight 1 − p) and the bp model's posterior.
+    const quantile = (q: number) =>
+      q <= 1 - withBp ? 0 : reference.slopeQuantile((q - (1 - withBp)) / withBp);
+    expect(Math.abs((slope?.lower as number) - quantile(0.025))).toBeLessThan(0.1 * reference.slopeSd);
+    expect(Math.abs((slope?.upper as number) - quantile(0.975))).toBeLessThan(0.1 * reference.slopeSd);
+    expect(result.medianModel).toEqual(["bp"]);
+  });
+
+  it("predicts the probability at a new row as the models' average, against quadrature", () => {
+    const without = result.models.find((m) => m.inputs.length === 0)?.posteriorProbability as number;
+    const onlyIntercept = y.reduce((a, b) => a + b, 0) / n;
+    const prediction = result.predictions?.[0];
+    // The intercept-only model's predictive mean is near the share of positives.
+    const expected = withBp * reference.probability + without * onlyIntercept;
+    expect(Math.abs((prediction?.mean as number) - expected)).toBeLessThan(0.005);
+    expect(prediction?.lower).toBeLessThan(prediction?.mean as number);
+    expect(prediction?.upper).toBeGreaterThan(prediction?.mean as number);
   });
 });
 
@@ -137,6 +234,68 @@ describe("occam compare --family", () => {
       (m: { inputs: string[] }) => [...m.inputs].sort().join(",") === "age,bmi,glu",
     );
     expect(Math.abs(got.logEvidence - (best?.logZ as number))).toBeLessThan(0.01);
+  });
+
+  it("predicts at the rows of --predict with the training factor levels, in text and JSON", async () => {
+    const train = csv(
+      "train.csv",
+      `x,colour,y\n${Array.from({ length: 60 }, (_, i) => `${i % 7},${["red", "green", "blue"][i % 3]},${(i * 7) % 5 < 2 ? 1 : 0}`).join("\n")}\n`,
+    );
+    // Two of the three colours: blue, the training rows' reference level, and green.
+    const fresh = csv("new.csv", "x,colour\n1,blue\n5,green\n");
+    const args = [
+      "compare",
+      train,
+      "--target",
+      "y",
+      "--family",
+      "bernoulli",
+      "--scale",
+      "2.5",
+      "--predict",
+      fresh,
+    ];
+    const json = await runCli([...args, "--json"]);
+    expect(json.code).toBe(0);
+    const report = JSON.parse(json.stdout);
+    expect(report.predictions).toHaveLength(2);
+    for (const p of report.predictions) {
+      expect(p.lower).toBeLessThan(p.mean);
+      expect(p.upper).toBeGreaterThan(p.mean);
+      expect(p.lower).toBeGreaterThan(0);
+      expect(p.upper).toBeLessThan(1);
+    }
+    // The same rows in another order and column order, with a red row, predict the same, row for row:
+    // the colours are coded as in training whatever the new rows hold.
+    const others = csv("others.csv", "colour,x\nred,2\ngreen,5\nblue,1\n");
+    const again = JSON.parse((await runCli([...args.slice(0, -1), others, "--json"])).stdout);
+    expect(again.predictions[1].mean).toBeCloseTo(report.predictions[1].mean, 12);
+    expect(again.predictions[2].mean).toBeCloseTo(report.predictions[0].mean, 12);
+    const text = await runCli(args);
+    expect(text.stdout).toMatch(/Model-averaged probability at the new rows/);
+    expect(text.stdout).toMatch(/\(intercept\)/);
+  });
+
+  it("refuses, with exit 2, new rows with an unknown level, a missing column or text for numbers, and --predict on a gaussian target", async () => {
+    const train = csv("train2.csv", "x,g,y\n1,a,0\n2,b,1\n3,a,0\n4,b,1\n5,a,1\n6,b,0\n");
+    const unknown = csv("unknown.csv", "x,g\n1,c\n");
+    const missing = csv("missing.csv", "x\n1\n");
+    const text = csv("text.csv", "x,g\nlow,a\n");
+    const glm = ["compare", train, "--target", "y", "--family", "bernoulli", "--scale", "2.5", "--predict"];
+    const cases: [string[], RegExp][] = [
+      [[...glm, unknown], /g = "c", a level the training rows do not have/],
+      [[...glm, missing], /no column "g"/],
+      [[...glm, text], /x holds numbers in the training rows but text in the new rows/],
+      [
+        ["compare", train, "--target", "x", "--inputs", "y", "--predict", missing],
+        /not yet available for a gaussian/,
+      ],
+    ];
+    for (const [args, pattern] of cases) {
+      const run = await runCli(args);
+      expect(run.code, args.join(" ")).toBe(2);
+      expect(run.stderr).toMatch(pattern);
+    }
   });
 
   it("refuses, with exit 2, a bernoulli target of three levels, negative counts, trials below the successes and a missing scale", async () => {

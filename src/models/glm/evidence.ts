@@ -183,12 +183,8 @@ export function glmEvidence(
   const firstPairs = Math.max(8, Math.round((options.draws ?? 400) / 2));
   const maxPairs = 64 * firstPairs;
   const target = options.targetStdErr ?? 0.005;
-  const dof = options.dof ?? 5;
-  const logNorm =
-    gammaln(0.5 * (dof + k)) -
-    gammaln(0.5 * dof) -
-    0.5 * k * Math.log(dof * Math.PI) +
-    0.5 * logDetFromCholesky(precisionL, k);
+  const dof = options.dof ?? DEFAULT_DOF;
+  const logNorm = studentTLogNormaliser(dof, precisionL, k);
   const logW = new Float64Array(2 * maxPairs);
   // The Laplace approximation g(θ) = e^{value − ½ (θ − mode)ᵀ P (θ − mode)} integrates to e^{laplaceLogZ}
   // exactly: its weights g/q are a control variate for p/q, nearly equal to them where the posterior is
@@ -205,15 +201,7 @@ export function glmEvidence(
     estimate = controlledEstimate(logW, logV, laplaceLogZ, pairs);
   }
   function drawPair(s: number): void {
-    let q = 0;
-    for (let a = 0; a < k; a++) {
-      z[a] = rng.normal();
-      q += z[a] * z[a];
-    }
-    const radius = Math.sqrt(dof / (2 * rng.gamma(dof / 2)));
-    for (let a = 0; a < k; a++) z[a] *= radius;
-    q *= radius * radius;
-    solveLowerTranspose(precisionL, k, z, offset);
+    const q = studentTOffset(rng, dof, precisionL, k, z, offset);
     const logQ = logNorm - 0.5 * (dof + k) * Math.log1p(q / dof);
     // (θ − mode)ᵀ P (θ − mode) = zᵀ z, as θ − mode = L⁻ᵀ z and P = L Lᵀ.
     const logG = value - 0.5 * q;
@@ -245,6 +233,92 @@ export function glmEvidence(
     warnings,
     nLikelihoodEvals: post.evaluations,
   };
+}
+
+/** Degrees of freedom of the Student-t proposal. */
+const DEFAULT_DOF = 5;
+
+/** log of the normalising constant of the Student-t proposal t_ν(mode, (L Lᵀ)⁻¹) in k dimensions. */
+function studentTLogNormaliser(dof: number, precisionL: Float64Array, k: number): number {
+  return (
+    gammaln(0.5 * (dof + k)) -
+    gammaln(0.5 * dof) -
+    0.5 * k * Math.log(dof * Math.PI) +
+    0.5 * logDetFromCholesky(precisionL, k)
+  );
+}
+
+/**
+ * One draw of the proposal's offset from the mode, θ − mode = L⁻ᵀ z with z ~ t_ν(0, I), into `offset`
+ * (`z` is scratch); returns zᵀz, which fixes the proposal's density there.
+ */
+function studentTOffset(
+  rng: Rng,
+  dof: number,
+  precisionL: Float64Array,
+  k: number,
+  z: Float64Array,
+  offset: Float64Array,
+): number {
+  let q = 0;
+  for (let a = 0; a < k; a++) {
+    z[a] = rng.normal();
+    q += z[a] * z[a];
+  }
+  const radius = Math.sqrt(dof / (2 * rng.gamma(dof / 2)));
+  for (let a = 0; a < k; a++) z[a] *= radius;
+  solveLowerTranspose(precisionL, k, z, offset);
+  return q * (radius * radius);
+}
+
+/** Weighted posterior draws of one model (see {@link glmPosteriorDraws}). */
+export interface GlmPosteriorDraws {
+  /** count × k coefficients, row-major (intercept first, on the design's columns). */
+  readonly theta: Float64Array;
+  /** The draws' self-normalised importance weights, summing to 1. */
+  readonly weights: Float64Array;
+  readonly count: number;
+}
+
+/**
+ * Weighted posterior draws of one model, for its coefficients and predictions: `pairs` antithetic
+ * pairs from the Student-t proposal at the mode that gave its evidence, with self-normalised importance
+ * weights p(θ | y) / q(θ).
+ */
+export function glmPosteriorDraws(
+  design: GlmDesign,
+  outcome: GlmOutcome,
+  fit: Pick<GlmEvidence, "mode" | "precisionCholesky">,
+  options: { readonly priorSd: number; readonly pairs: number; readonly rng: Rng },
+): GlmPosteriorDraws {
+  const { k } = design;
+  const { mode, precisionCholesky: L } = fit;
+  const post = new Posterior(design, outcome, options.priorSd);
+  const count = 2 * options.pairs;
+  const theta = new Float64Array(count * k);
+  const logWeights = new Float64Array(count);
+  const z = new Float64Array(k);
+  const offset = new Float64Array(k);
+  const logNorm = studentTLogNormaliser(DEFAULT_DOF, L, k);
+  for (let s = 0; s < options.pairs; s++) {
+    const q = studentTOffset(options.rng, DEFAULT_DOF, L, k, z, offset);
+    const logQ = logNorm - 0.5 * (DEFAULT_DOF + k) * Math.log1p(q / DEFAULT_DOF);
+    for (let sign = 0; sign < 2; sign++) {
+      const draw = theta.subarray((2 * s + sign) * k, (2 * s + sign + 1) * k);
+      for (let a = 0; a < k; a++) draw[a] = mode[a] + (sign === 0 ? offset[a] : -offset[a]);
+      logWeights[2 * s + sign] = post.logDensity(draw) - logQ;
+    }
+  }
+  let max = Number.NEGATIVE_INFINITY;
+  for (const w of logWeights) max = Math.max(max, w);
+  const weights = new Float64Array(count);
+  let total = 0;
+  for (let i = 0; i < count; i++) {
+    weights[i] = Math.exp(logWeights[i] - max);
+    total += weights[i];
+  }
+  for (let i = 0; i < count; i++) weights[i] /= total;
+  return { theta, weights, count };
 }
 
 /**

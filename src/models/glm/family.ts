@@ -106,6 +106,16 @@ export function glmOutcome(
   return { family, link, y, trials, offset, constant };
 }
 
+/**
+ * The mean response per trial at the linear predictor η (the offset included): the probability under
+ * the logit and probit links, the rate under the log link.
+ */
+export function inverseLink(link: GlmLink, eta: number): number {
+  if (link === "logit") return eta >= 0 ? 1 / (1 + Math.exp(-eta)) : Math.exp(eta) / (1 + Math.exp(eta));
+  if (link === "probit") return Math.exp(logNormalCdf(eta));
+  return Math.exp(eta);
+}
+
 /** log Φ(x), accurate far into both tails. */
 export function logNormalCdf(x: number): number {
   if (x > -30) return Math.log(0.5 * erfc(-x / Math.SQRT2));
