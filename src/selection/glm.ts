@@ -43,7 +43,7 @@ export interface CompareGlmOptions {
   modelPrior?: ModelPrior;
   /** A model holds an interaction only with its main effects. @defaultValue true */
   heredity?: boolean;
-  /** Importance draws per model to start with (more follow until the standard error is 0.005 nats). @defaultValue 400 */
+  /** Importance draws per model to start with (more follow until the standard error is 0.005 nats). @defaultValue 200 */
   draws?: number;
   /** @defaultValue 1 */
   seed?: number;
