@@ -29,6 +29,7 @@ export interface GlmFlags {
   subsets: "all" | "none" | { max: number };
   modelPrior: ModelPrior;
   heredity: boolean;
+  always?: string[];
   top?: number;
   seed: number;
   json?: boolean;
@@ -140,6 +141,7 @@ export function compareGlmAction(
     subsets: flags.subsets,
     modelPrior: flags.modelPrior,
     heredity: flags.heredity,
+    ...(flags.always === undefined ? {} : { always: flags.always }),
     seed: flags.seed,
     ...(predict === undefined ? {} : { predict }),
     ...(flags.json || flags.top === undefined ? {} : { top: flags.top }),
@@ -214,7 +216,7 @@ export function formatGlmComparison(result: GlmComparison, target: string, top: 
         ];
   const link = `${result.family} (${result.link} link)`;
   return [
-    `${target}: ${link}, every coefficient ~ N(0, ${result.prior.scale}²) on standardised inputs; ${result.modelCount} model${result.modelCount === 1 ? "" : "s"}, ${describeModelPrior(result.modelPrior)} model prior`,
+    `${target}: ${link}, every coefficient ~ N(0, ${result.prior.scale}²) on standardised inputs; ${result.modelCount} model${result.modelCount === 1 ? "" : "s"}, ${describeModelPrior(result.modelPrior)} model prior${result.always.length > 0 ? ` over the terms not in every model (${result.always.join(", ")})` : ""}`,
     "",
     models,
     "",

@@ -39,6 +39,7 @@ interface CompareFlags {
   trials?: string;
   offset?: string;
   predict?: string;
+  always?: string[];
   target?: string;
   inputs?: string;
   formula?: string;
@@ -113,6 +114,12 @@ export function registerCompare(program: Command, io: Io): void {
       'the target and candidate terms in R\'s syntax, e.g. "y ~ a + b + a:b", "y ~ a*b - a:b", "y ~ ."',
     )
     .option("--no-heredity", "let an interaction enter a model without its main effects")
+    .addOption(
+      new Option(
+        "--always <a,b>",
+        "bernoulli, binomial, poisson: terms every model holds (BAS's include.always); the model prior applies to the others",
+      ).argParser((value: string) => columnList(value, "--always")),
+    )
     .addOption(
       new Option("--subsets <which>", "all, none (only the full model) or max=K")
         .argParser(parseSubsets)
@@ -247,11 +254,16 @@ export function registerCompare(program: Command, io: Io): void {
         );
         return;
       }
-      if (flags.predict !== undefined) {
-        throw new OccamError(
-          "invalid-argument",
-          "--predict is not yet available for a gaussian target; it applies to --family bernoulli, binomial and poisson.",
-        );
+      for (const [flag, value] of [
+        ["--predict", flags.predict],
+        ["--always", flags.always],
+      ] as const) {
+        if (value !== undefined) {
+          throw new OccamError(
+            "invalid-argument",
+            `${flag} is not yet available for a gaussian target; it applies to --family bernoulli, binomial and poisson.`,
+          );
+        }
       }
       if (flags.prior === "normal" || flags.scale !== undefined || flags.link !== undefined) {
         throw new OccamError(

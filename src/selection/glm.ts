@@ -43,6 +43,11 @@ export interface CompareGlmOptions {
   modelPrior?: ModelPrior;
   /** A model holds an interaction only with its main effects. @defaultValue true */
   heredity?: boolean;
+  /**
+   * Terms held by every model (BAS's `include.always`), by name; the model prior then applies to the
+   * other terms. @defaultValue none
+   */
+  always?: readonly string[];
   /** Importance draws per model to start with (more follow until the standard error is 0.005 nats). @defaultValue 200 */
   draws?: number;
   /** @defaultValue 1 */
@@ -82,6 +87,8 @@ export interface GlmComparison {
   readonly link: GlmLink;
   readonly prior: { readonly name: "normal"; readonly scale: number };
   readonly modelPrior: ModelPrior;
+  /** The terms every model holds (`always`). */
+  readonly always: readonly string[];
   /** The models, most probable first (the best `top`). */
   readonly models: readonly GlmModelRow[];
   /** How many models were compared. */
@@ -156,7 +163,8 @@ export function compareGlms(data: LinearData, options: CompareGlmOptions): GlmCo
       `the new rows hold ${options.predict.X.length} values, not ${options.predict.rows} rows × ${P} columns.`,
     );
   }
-  const subsets = listSubsets(data, options.subsets ?? "all", options.heredity ?? true);
+  const always = alwaysTerms(data, options.always ?? []);
+  const subsets = listSubsets(data, options.subsets ?? "all", options.heredity ?? true, always);
   const modelPrior = options.modelPrior ?? "uniform";
   const seed = options.seed ?? 1;
   const modelDesign = (members: readonly number[]) => {
@@ -184,7 +192,10 @@ export function compareGlms(data: LinearData, options: CompareGlmOptions): GlmCo
   // The reference of the log Bayes factors, the intercept alone: computed besides when not listed.
   const nullEvidence = rows.find((r) => r.members.length === 0)?.e ?? evidence([]);
   const p = terms.length;
-  const logPost = rows.map((r) => r.e.logZ + logModelPrior(modelPrior, p, r.members.length));
+  const free = p - always.length;
+  const logPost = rows.map(
+    (r) => r.e.logZ + logModelPrior(modelPrior, free, r.members.length - always.length),
+  );
   const max = Math.max(...logPost);
   const total = logPost.reduce((s, v) => s + Math.exp(v - max), 0);
   const probability = logPost.map((v) => Math.exp(v - max) / total);
@@ -249,6 +260,7 @@ export function compareGlms(data: LinearData, options: CompareGlmOptions): GlmCo
     link,
     prior: { name: "normal", scale },
     modelPrior,
+    always: always.map((t) => terms[t].name),
     models,
     modelCount: rows.length,
     inclusionProbabilities: inclusion,
@@ -299,20 +311,49 @@ function standardizedColumns(X: Float64Array, n: number, P: number, names: reado
   return standardize(X, n, P);
 }
 
-/** The subsets of terms compared, as ascending term lists, with heredity's filter. */
+/** The indices of the terms named in `always`; an unknown name is an `invalid-argument` OccamError. */
+function alwaysTerms(data: LinearData, names: readonly string[]): number[] {
+  const { terms } = data.design;
+  return [...new Set(names)]
+    .map((name) => {
+      const j = terms.findIndex((t) => t.name === name);
+      if (j < 0) {
+        throw new OccamError(
+          "invalid-argument",
+          `--always: no term "${name}"; the terms are ${terms.map((t) => `"${t.name}"`).join(", ")}.`,
+        );
+      }
+      return j;
+    })
+    .sort((a, b) => a - b);
+}
+
+/**
+ * The subsets of terms compared, as ascending term lists: those holding every term of `always`, with
+ * heredity's filter.
+ */
 function listSubsets(
   data: LinearData,
   which: "all" | "none" | { max: number },
   heredity: boolean,
+  always: readonly number[],
 ): number[][] {
   const { terms } = data.design;
   const p = terms.length;
   if (which === "none") return [terms.map((_, j) => j)];
   const maxSize = which === "all" ? p : Math.min(which.max, p);
+  if (maxSize < always.length) {
+    throw new OccamError(
+      "invalid-argument",
+      `--subsets max=${maxSize} leaves no model that holds the ${always.length} terms of --always.`,
+    );
+  }
   const out: number[][] = [];
   const grow = (from: number, chosen: number[]) => {
-    if (!heredity || chosen.every((t) => terms[t].parents.every((q) => chosen.includes(q))))
-      out.push([...chosen]);
+    const admitted =
+      always.every((t) => chosen.includes(t)) &&
+      (!heredity || chosen.every((t) => terms[t].parents.every((q) => chosen.includes(q))));
+    if (admitted) out.push([...chosen]);
     if (out.length > MAX_MODELS) {
       throw new OccamError(
         "invalid-argument",

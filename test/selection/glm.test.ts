@@ -91,6 +91,42 @@ describe("compareGlms", () => {
     }
   });
 
+  it("keeps --always terms in every model: the probabilities are the others' given those terms", () => {
+    const kept = compareGlms(pimaData(), {
+      family: "bernoulli",
+      prior: { name: "normal", scale: 10 },
+      always: ["bmi", "glu"],
+    });
+    expect(kept.modelCount).toBe(32);
+    expect(kept.always).toEqual(["glu", "bmi"]);
+    const key = (inputs: readonly string[]) => [...inputs].sort().join(",");
+    const withBoth = result.models.filter((m) => m.inputs.includes("glu") && m.inputs.includes("bmi"));
+    const mass = withBoth.reduce((s, m) => s + m.posteriorProbability, 0);
+    const before = new Map(withBoth.map((m) => [key(m.inputs), m]));
+    for (const m of kept.models) {
+      const same = before.get(key(m.inputs));
+      // The same model, with the same evidence (its draws depend on its subset alone).
+      expect(m.logEvidence).toBe(same?.logEvidence);
+      expect(m.posteriorProbability).toBeCloseTo((same?.posteriorProbability as number) / mass, 12);
+    }
+    expect(kept.inclusionProbabilities.glu).toBe(1);
+    // Under beta-binomial(1, 1) over the 5 other terms, a model with s of them has prior 1 / (6 C(5, s)).
+    const betaBinomial = compareGlms(pimaData(), {
+      family: "bernoulli",
+      prior: { name: "normal", scale: 10 },
+      always: ["bmi", "glu"],
+      modelPrior: { name: "beta-binomial", a: 1, b: 1 },
+    });
+    const prior = (s: number) => 1 / (6 * [1, 5, 10, 10, 5, 1][s]);
+    const probability = (r: typeof kept, inputs: string[]) =>
+      r.models.find((m) => key(m.inputs) === key(inputs))?.posteriorProbability as number;
+    const a = ["glu", "bmi"];
+    const b = ["glu", "bmi", "npreg", "ped"];
+    const ratio = probability(betaBinomial, b) / probability(betaBinomial, a);
+    const expected = ((probability(kept, b) / probability(kept, a)) * prior(2)) / prior(0);
+    expect(ratio / expected).toBeCloseTo(1, 12);
+  });
+
   it("leaves every model's probability unchanged when an input is given in other units, and scales its coefficient", () => {
     const rescaled = compareGlms(pimaData("glu"), {
       family: "bernoulli",
@@ -276,7 +312,7 @@ describe("occam compare --family", () => {
     expect(text.stdout).toMatch(/\(intercept\)/);
   });
 
-  it("refuses, with exit 2, new rows with an unknown level, a missing column or text for numbers, and --predict on a gaussian target", async () => {
+  it("refuses, with exit 2, new rows with an unknown level, a missing column or text for numbers, an unknown --always term, and --predict or --always on a gaussian target", async () => {
     const train = csv("train2.csv", "x,g,y\n1,a,0\n2,b,1\n3,a,0\n4,b,1\n5,a,1\n6,b,0\n");
     const unknown = csv("unknown.csv", "x,g\n1,c\n");
     const missing = csv("missing.csv", "x\n1\n");
@@ -290,6 +326,11 @@ describe("occam compare --family", () => {
         ["compare", train, "--target", "x", "--inputs", "y", "--predict", missing],
         /not yet available for a gaussian/,
       ],
+      [
+        ["compare", train, "--target", "x", "--inputs", "y", "--always", "y"],
+        /not yet available for a gaussian/,
+      ],
+      [[...glm.slice(0, -1), "--always", "z"], /--always: no term "z"/],
     ];
     for (const [args, pattern] of cases) {
       const run = await runCli(args);
