@@ -275,6 +275,7 @@ export function randomWalkSweep(
   const d = cloud.dim;
   const L = shape.cholesky;
   const { theta: y, z } = s;
+  const score: ProposalScore = { logPrior: 0, logLikelihood: 0 };
   let acceptSum = 0;
   let moved = 0;
   let failed = 0;
@@ -288,29 +289,50 @@ export function randomWalkSweep(
       for (let b = 0; b <= a; b++) v += L[a * d + b] * z[b];
       y[a] = cloud.positions[row + a] + scale * v;
     }
-    // A NaN or +∞ log prior or log likelihood at the proposal: rejected and counted as a model failure.
-    const lpY = counter.proposalLogPrior(y);
-    let logRatio = Number.NEGATIVE_INFINITY;
-    let llY = Number.NEGATIVE_INFINITY;
-    if (!isUsableLogDensity(lpY)) failed++;
-    else if (lpY === Number.NEGATIVE_INFINITY) counter.outOfSupport++;
-    else {
-      llY = counter.proposalLogLikelihood(y);
-      if (!isUsableLogDensity(llY)) failed++;
-      else if (llY > Number.NEGATIVE_INFINITY) {
-        logRatio = lpY + beta * llY - (cloud.logPrior[i] + beta * cloud.logLikelihood[i]);
-      }
-    }
+    const status = scoreProposal(counter, y, score);
+    if (status === "failed") failed++;
+    const logRatio =
+      status === "scored"
+        ? score.logPrior + beta * score.logLikelihood - (cloud.logPrior[i] + beta * cloud.logLikelihood[i])
+        : Number.NEGATIVE_INFINITY;
     const { accepted, acceptProbability } = metropolisHastings(rng, logRatio);
     acceptSum += acceptProbability;
     if (accepted) {
       cloud.positions.set(y, row);
-      cloud.logPrior[i] = lpY;
-      cloud.logLikelihood[i] = llY;
+      cloud.logPrior[i] = score.logPrior;
+      cloud.logLikelihood[i] = score.logLikelihood;
       movedFlags[i] = 1;
     }
   }
   return { moved, acceptSum, divergent: 0, failed };
+}
+
+/** A Metropolis proposal's log prior and log likelihood, as {@link scoreProposal} leaves them. */
+interface ProposalScore {
+  logPrior: number;
+  logLikelihood: number;
+}
+
+/**
+ * Scores a Metropolis proposal y into `score`: "scored" when it can be accepted; "failed" when the
+ * model returns NaN or +∞ there (a model failure, rejected and counted by the caller); "impossible"
+ * outside the prior's support (counted by `counter`) or where the likelihood is 0.
+ */
+function scoreProposal(
+  counter: LikelihoodCounter,
+  y: Float64Array,
+  score: ProposalScore,
+): "scored" | "failed" | "impossible" {
+  score.logPrior = counter.proposalLogPrior(y);
+  score.logLikelihood = Number.NEGATIVE_INFINITY;
+  if (!isUsableLogDensity(score.logPrior)) return "failed";
+  if (score.logPrior === Number.NEGATIVE_INFINITY) {
+    counter.outOfSupport++;
+    return "impossible";
+  }
+  score.logLikelihood = counter.proposalLogLikelihood(y);
+  if (!isUsableLogDensity(score.logLikelihood)) return "failed";
+  return score.logLikelihood > Number.NEGATIVE_INFINITY ? "scored" : "impossible";
 }
 
 /**
@@ -424,6 +446,7 @@ export function independenceSweep(
 ): SweepOutcome {
   const d = cloud.dim;
   const y = s.theta;
+  const score: ProposalScore = { logPrior: 0, logLikelihood: 0 };
   let acceptSum = 0;
   let count = 0;
   let failed = 0;
@@ -432,24 +455,21 @@ export function independenceSweep(
     count++;
     proposal.sample(rng, y);
     const logQy = proposal.logPdf(y);
-    const lpY = counter.proposalLogPrior(y);
-    let logRatio = Number.NEGATIVE_INFINITY;
-    let llY = Number.NEGATIVE_INFINITY;
-    if (!isUsableLogDensity(lpY)) failed++;
-    else if (lpY === Number.NEGATIVE_INFINITY) counter.outOfSupport++;
-    else {
-      llY = counter.proposalLogLikelihood(y);
-      if (!isUsableLogDensity(llY)) failed++;
-      else if (llY > Number.NEGATIVE_INFINITY) {
-        logRatio = lpY + beta * llY - logQy - (cloud.logPrior[i] + beta * cloud.logLikelihood[i] - logQ[i]);
-      }
-    }
+    const status = scoreProposal(counter, y, score);
+    if (status === "failed") failed++;
+    const logRatio =
+      status === "scored"
+        ? score.logPrior +
+          beta * score.logLikelihood -
+          logQy -
+          (cloud.logPrior[i] + beta * cloud.logLikelihood[i] - logQ[i])
+        : Number.NEGATIVE_INFINITY;
     const { accepted, acceptProbability } = metropolisHastings(rng, logRatio);
     acceptSum += acceptProbability;
     if (accepted) {
       cloud.positions.set(y, i * d);
-      cloud.logPrior[i] = lpY;
-      cloud.logLikelihood[i] = llY;
+      cloud.logPrior[i] = score.logPrior;
+      cloud.logLikelihood[i] = score.logLikelihood;
       logQ[i] = logQy;
       movedFlags[i] = 1;
     }
