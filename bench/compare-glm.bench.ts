@@ -1,7 +1,8 @@
 /**
  * `occam compare --family bernoulli` on every subset of the Pima data's seven inputs (128 logistic
- * regressions, 532 rows), end to end in process: wall and CPU seconds (target: 3 s), likelihood
- * evaluations, and the largest standard error. Usage: `npm run bench -- compare-glm`.
+ * regressions, 532 rows), end to end in process, under the normal prior (logit and probit links) and
+ * the default robust g-prior: wall and CPU seconds (target: 3 s), likelihood evaluations, and the
+ * largest standard error. Usage: `npm run bench -- compare-glm`.
  */
 import { timedCli } from "./in-process.js";
 
@@ -15,12 +16,17 @@ interface Report {
 /** Seconds and evaluations of the 128 Pima logistic regressions. */
 export async function measurements(): Promise<Record<string, number>> {
   const out: Record<string, number> = {};
-  for (const link of ["logit", "probit"]) {
+  const runs = [
+    { name: "logit, normal prior", flags: ["--link", "logit", "--prior", "normal", "--scale", "10"] },
+    { name: "probit, normal prior", flags: ["--link", "probit", "--prior", "normal", "--scale", "10"] },
+    { name: "logit, robust g-prior", flags: [] },
+  ];
+  for (const { name, flags } of runs) {
     const args = ["compare", "examples/real-models/pima.csv", "--target", "type", "--family", "bernoulli"];
-    const run = await timedCli([...args, "--link", link, "--prior", "normal", "--scale", "10", "--json"]);
+    const run = await timedCli([...args, ...flags, "--json"]);
     if (run.code !== 0) throw new Error(`occam compare exited with ${run.code}`);
     const report = JSON.parse(run.stdout) as Report;
-    const at = `compare Pima, 128 ${link} regressions`;
+    const at = `compare Pima, 128 regressions (${name})`;
     out[`${at}: wall seconds (target 3)`] = run.wall;
     out[`${at}: CPU seconds`] = run.cpu;
     out[`${at}: likelihood evaluations`] = report.nLikelihoodEvals;

@@ -79,7 +79,7 @@ export {
   type ModelComparison,
   type ModelPrior,
 } from "./selection/compare.js";
-export { type CompareGlmOptions, compareGlms, type GlmComparison } from "./selection/glm.js";
+export { type CompareGlmOptions, compareGlms, type GlmComparison, type GlmPrior } from "./selection/glm.js";
 export {
   type CompareLinearOptions,
   compareLinearModels,
@@ -102,6 +102,7 @@ export {
 export type { StudentTPredictive } from "./models/family.js";
 export { glmEvidence } from "./models/glm/evidence.js";
 export { type GlmOutcome, glmOutcome } from "./models/glm/family.js";
+export { glmGPriorEvidence } from "./models/glm/g-prior.js";
 export {
   HARD_PROBLEM_NAMES,
   type HardProblem,

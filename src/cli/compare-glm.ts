@@ -9,7 +9,7 @@ import { OccamError } from "../errors.js";
 import type { GlmFamilyName, GlmLink } from "../models/glm/family.js";
 import { formatLogBayesFactor, formatNumber, formatProbability, withError } from "../report/format.js";
 import { describeModelPrior, type ModelPrior } from "../selection/compare.js";
-import { type CompareGlmOptions, compareGlms, type GlmComparison } from "../selection/glm.js";
+import { type CompareGlmOptions, compareGlms, type GlmComparison, type GlmPrior } from "../selection/glm.js";
 import type { Io } from "./io.js";
 import { progressLine } from "./io.js";
 import { checkedJson } from "./json.js";
@@ -113,16 +113,22 @@ export function compareGlmAction(
   io: Io,
   predict?: CompareGlmOptions["predict"],
 ): void {
-  if (flags.prior !== "normal") {
+  if (flags.prior !== "normal" && flags.prior !== "robust" && flags.prior !== "hyper-g-n") {
     throw new OccamError(
       "invalid-argument",
-      `--family ${flags.family} takes --prior normal with --scale S (every coefficient ~ N(0, S²) on standardised inputs), not --prior ${flags.prior}.`,
+      `--family ${flags.family} takes --prior robust (the default), hyper-g-n, or normal with --scale S, not --prior ${flags.prior}.`,
     );
   }
-  if (flags.scale === undefined) {
+  if (flags.prior === "normal" && flags.scale === undefined) {
     throw new OccamError(
       "invalid-argument",
       "--prior normal needs its scale: --scale S (10 as Friel & Wyse 2012, 2.5 as rstanarm's default).",
+    );
+  }
+  if (flags.prior !== "normal" && flags.scale !== undefined) {
+    throw new OccamError(
+      "invalid-argument",
+      `--scale applies to --prior normal, not --prior ${flags.prior}.`,
     );
   }
   if (flags.trials !== undefined && flags.family !== "binomial") {
@@ -135,7 +141,8 @@ export function compareGlmAction(
   const result = compareGlms(data, {
     family: flags.family,
     ...(flags.link === undefined ? {} : { link: flags.link }),
-    prior: { name: "normal", scale: flags.scale },
+    prior:
+      flags.prior === "normal" ? { name: "normal", scale: flags.scale as number } : { name: flags.prior },
     ...(flags.trials === undefined ? {} : { trials: numericColumn(csv, flags.trials, "--trials") }),
     ...(flags.offset === undefined ? {} : { offset: numericColumn(csv, flags.offset, "--offset") }),
     subsets: flags.subsets,
@@ -154,6 +161,14 @@ export function compareGlmAction(
       ? `${checkedJson(result)}\n`
       : `${formatGlmComparison(result, data.targetName, flags.top ?? 10)}\n`,
   );
+}
+
+/** The coefficients' prior in words. */
+function describeGlmPrior(prior: GlmPrior): string {
+  if (prior.name === "normal") return `every coefficient ~ N(0, ${prior.scale}²) on standardised inputs`;
+  const g =
+    prior.name === "robust" ? "the robust prior (Bayarri et al. 2012)" : "the hyper-g/n prior (a = 3)";
+  return `slopes ~ N(0, g J⁻¹), J their information at the fit, g under ${g}; flat intercept`;
 }
 
 /** The text report: the best models and the inclusion probabilities. */
@@ -216,7 +231,7 @@ export function formatGlmComparison(result: GlmComparison, target: string, top: 
         ];
   const link = `${result.family} (${result.link} link)`;
   return [
-    `${target}: ${link}, every coefficient ~ N(0, ${result.prior.scale}²) on standardised inputs; ${result.modelCount} model${result.modelCount === 1 ? "" : "s"}, ${describeModelPrior(result.modelPrior)} model prior${result.always.length > 0 ? ` over the terms not in every model (${result.always.join(", ")})` : ""}`,
+    `${target}: ${link}, ${describeGlmPrior(result.prior)}; ${result.modelCount} model${result.modelCount === 1 ? "" : "s"}, ${describeModelPrior(result.modelPrior)} model prior${result.always.length > 0 ? ` over the terms not in every model (${result.always.join(", ")})` : ""}`,
     "",
     models,
     "",

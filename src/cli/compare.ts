@@ -45,7 +45,7 @@ interface CompareFlags {
   formula?: string;
   heredity: boolean;
   subsets: "all" | "none" | { max: number };
-  prior: LinearPrior | "normal";
+  prior: LinearPrior | "normal" | "robust";
   v?: number;
   a?: number;
   b?: number;
@@ -126,8 +126,11 @@ export function registerCompare(program: Command, io: Io): void {
         .default("all"),
     )
     .addOption(
-      new Option("--prior <name>", "prior of each model (normal: for --family bernoulli, binomial, poisson)")
-        .choices([...LINEAR_PRIORS, "normal"])
+      new Option(
+        "--prior <name>",
+        "prior of each model's coefficients (gaussian: default zellner-siow; bernoulli, binomial, poisson: robust (default), hyper-g-n or normal with --scale)",
+      )
+        .choices([...LINEAR_PRIORS, "normal", "robust"])
         .default("zellner-siow"),
     )
     .addOption(
@@ -248,7 +251,12 @@ export function registerCompare(program: Command, io: Io): void {
         compareGlmAction(
           csv,
           data,
-          { ...flags, family, prior: given("prior") ? flags.prior : "normal" },
+          {
+            ...flags,
+            family,
+            // --scale alone asks for the normal prior; without either, the robust g-prior.
+            prior: given("prior") ? flags.prior : flags.scale === undefined ? "robust" : "normal",
+          },
           io,
           predict,
         );
@@ -265,10 +273,15 @@ export function registerCompare(program: Command, io: Io): void {
           );
         }
       }
-      if (flags.prior === "normal" || flags.scale !== undefined || flags.link !== undefined) {
+      if (
+        flags.prior === "normal" ||
+        flags.prior === "robust" ||
+        flags.scale !== undefined ||
+        flags.link !== undefined
+      ) {
         throw new OccamError(
           "invalid-argument",
-          "--prior normal, --scale and --link apply to --family bernoulli, binomial and poisson; a gaussian target takes the linear priors.",
+          "--prior normal, --prior robust, --scale and --link apply to --family bernoulli, binomial and poisson; a gaussian target takes the linear priors.",
         );
       }
       const exact = (flags.estimator ?? "exact") === "exact" && flags.prior !== "independent";

@@ -11,6 +11,7 @@ import type { LinearData } from "../data/design.js";
 import { OccamError } from "../errors.js";
 import { type GlmEvidence, glmEvidence, glmPosteriorDraws } from "../models/glm/evidence.js";
 import { GLM_LINKS, type GlmFamilyName, type GlmLink, glmOutcome } from "../models/glm/family.js";
+import { glmGPriorEvidence, gPriorPosteriorDraws } from "../models/glm/g-prior.js";
 import { createRng } from "../random/rng.js";
 import { logModelPrior, type ModelPrior, probabilityIntervals } from "./compare.js";
 import {
@@ -29,10 +30,14 @@ export interface CompareGlmOptions {
   /** @defaultValue the family's canonical link: logit, or log for poisson */
   link?: GlmLink;
   /**
-   * The prior of the coefficients: every one, the intercept included, ~ N(0, scale²) on inputs
-   * standardised to mean 0 and standard deviation 1 (n − 1), as Friel & Wyse (2012) and rstanarm use.
+   * The prior of the coefficients. `robust` and `hyper-g-n`: mixtures of g-priors (Li & Clyde 2018; see
+   * `glmGPriorEvidence`), a flat intercept and the slopes N(0, g J⁻¹) with J their Fisher information
+   * at the maximum-likelihood fit, free of the inputs' units. `normal`: every coefficient, the intercept
+   * included, ~ N(0, scale²) on inputs standardised to mean 0 and standard deviation 1 (n − 1), as
+   * Friel & Wyse (2012) and rstanarm use.
+   * @defaultValue { name: "robust" }
    */
-  prior: { name: "normal"; scale: number };
+  prior?: GlmPrior;
   /** Binomial trials per row. */
   trials?: Float64Array;
   /** Poisson offset per row (log exposure), added to the linear predictor. */
@@ -64,6 +69,12 @@ export interface CompareGlmOptions {
   onProgress?: (done: number, total: number) => void;
 }
 
+/** The prior of a GLM comparison's coefficients (see {@link CompareGlmOptions.prior}). */
+export type GlmPrior =
+  | { readonly name: "normal"; readonly scale: number }
+  | { readonly name: "robust" }
+  | { readonly name: "hyper-g-n" };
+
 /** One model of a GLM comparison. */
 export interface GlmModelRow {
   readonly inputs: readonly string[];
@@ -85,7 +96,7 @@ export interface GlmModelRow {
 export interface GlmComparison {
   readonly family: GlmFamilyName;
   readonly link: GlmLink;
-  readonly prior: { readonly name: "normal"; readonly scale: number };
+  readonly prior: GlmPrior;
   readonly modelPrior: ModelPrior;
   /** The terms every model holds (`always`). */
   readonly always: readonly string[];
@@ -137,11 +148,14 @@ export function compareGlms(data: LinearData, options: CompareGlmOptions): GlmCo
       `unknown family "${String(options.family)}": choose bernoulli, binomial or poisson.`,
     );
   }
-  const scale = options.prior?.scale;
-  if (options.prior?.name !== "normal" || !(Number.isFinite(scale) && scale > 0)) {
+  const prior = options.prior ?? { name: "robust" };
+  if (
+    !(prior.name === "robust" || prior.name === "hyper-g-n" || prior.name === "normal") ||
+    (prior.name === "normal" && !(Number.isFinite(prior.scale) && prior.scale > 0))
+  ) {
     throw new OccamError(
       "invalid-argument",
-      "a bernoulli, binomial or poisson comparison takes the normal prior with its scale (--prior normal --scale S, e.g. 10 as Friel & Wyse, 2.5 as rstanarm).",
+      "a bernoulli, binomial or poisson comparison takes the prior robust (the default), hyper-g-n, or normal with its scale (--prior normal --scale S, e.g. 10 as Friel & Wyse, 2.5 as rstanarm).",
     );
   }
   if (options.family === "binomial" && options.trials === undefined) {
@@ -177,12 +191,20 @@ export function compareGlms(data: LinearData, options: CompareGlmOptions): GlmCo
     }
     return { columns, design: { X, n, k } };
   };
+  const modelName = (members: readonly number[]) =>
+    members.length === 0 ? "the intercept alone" : members.map((t) => terms[t].name).join(", ");
   const evidence = (members: readonly number[]) => {
-    return glmEvidence(modelDesign(members).design, outcome, {
-      priorSd: scale,
-      ...(options.draws === undefined ? {} : { draws: options.draws }),
-      rng: createRng(subsetSeed(seed, members)),
-    });
+    const draws = options.draws === undefined ? {} : { draws: options.draws };
+    const rng = createRng(subsetSeed(seed, members));
+    const { design: d } = modelDesign(members);
+    return prior.name === "normal"
+      ? glmEvidence(d, outcome, { priorSd: prior.scale, ...draws, rng })
+      : glmGPriorEvidence(
+          d,
+          outcome,
+          { mixture: prior.name, ...draws, rng },
+          `the model on ${modelName(members)}`,
+        );
   };
   const rows = subsets.map((members, i) => {
     const e = evidence(members);
@@ -219,7 +241,11 @@ export function compareGlms(data: LinearData, options: CompareGlmOptions): GlmCo
     (members, e, pairs) => {
       const { columns, design: d } = modelDesign(members);
       const stream = createRng(subsetSeed(seed, members)).split(2)[1];
-      return { columns, draws: glmPosteriorDraws(d, outcome, e, { priorSd: scale, pairs, rng: stream }) };
+      const draws =
+        prior.name === "normal"
+          ? glmPosteriorDraws(d, outcome, e as GlmEvidence, { priorSd: prior.scale, pairs, rng: stream })
+          : gPriorPosteriorDraws(d, outcome, { mixture: prior.name, pairs, rng: stream });
+      return { columns, draws };
     },
   );
   const termOf = (c: number) => terms.findIndex((t) => t.columns.includes(c));
@@ -258,7 +284,7 @@ export function compareGlms(data: LinearData, options: CompareGlmOptions): GlmCo
   return {
     family: options.family,
     link,
-    prior: { name: "normal", scale },
+    prior,
     modelPrior,
     always: always.map((t) => terms[t].name),
     models,
@@ -279,9 +305,9 @@ export function compareGlms(data: LinearData, options: CompareGlmOptions): GlmCo
  * The models the averages hold, most probable first (see `AVERAGED_PROBABILITY`), their probabilities
  * renormalised over them, each with its posterior draws from `draw`.
  */
-function averagedModels(
-  ranked: readonly { members: number[]; e: GlmEvidence; probability: number }[],
-  draw: (members: number[], e: GlmEvidence, pairs: number) => Omit<AveragedGlm, "probability">,
+function averagedModels<E>(
+  ranked: readonly { members: number[]; e: E; probability: number }[],
+  draw: (members: number[], e: E, pairs: number) => Omit<AveragedGlm, "probability">,
 ): AveragedGlm[] {
   const kept: (typeof ranked)[number][] = [];
   let held = 0;

@@ -91,6 +91,20 @@ describe("compareGlms", () => {
     }
   });
 
+  it("takes the robust g-prior by default, whose model probabilities do not depend on the inputs' units", () => {
+    const inputs = ["glu", "bmi", "bp", "age"];
+    const plain = compareGlms(pimaData(undefined, inputs), { family: "bernoulli" });
+    const scaled = compareGlms(pimaData("bmi", inputs), { family: "bernoulli" });
+    expect(plain.prior).toEqual({ name: "robust" });
+    const key = (m: { inputs: readonly string[] }) => [...m.inputs].sort().join(",");
+    const before = new Map(plain.models.map((m) => [key(m), m.posteriorProbability]));
+    for (const m of scaled.models) {
+      expect(Math.abs(m.posteriorProbability - (before.get(key(m)) as number))).toBeLessThan(1e-6);
+      expect(m.reliable).toBe(true);
+    }
+    expect(plain.models[0].inputs).toEqual(expect.arrayContaining(["glu", "bmi"]));
+  });
+
   it("keeps --always terms in every model: the probabilities are the others' given those terms", () => {
     const kept = compareGlms(pimaData(), {
       family: "bernoulli",
@@ -350,10 +364,14 @@ describe("occam compare --family", () => {
         [trials, "--target", "y", "--family", "binomial", "--trials", "m", "--scale", "5"],
         /5 successes out of 4/,
       ],
-      [[negative, "--target", "y", "--family", "poisson"], /--scale S/],
+      [[negative, "--target", "y", "--family", "poisson", "--prior", "normal"], /--scale S/],
+      [
+        [negative, "--target", "y", "--family", "poisson", "--prior", "robust", "--scale", "5"],
+        /--scale applies to --prior normal/,
+      ],
       [
         [negative, "--target", "y", "--family", "poisson", "--prior", "nig", "--scale", "5"],
-        /--prior normal/,
+        /takes --prior robust \(the default\), hyper-g-n, or normal/,
       ],
     ];
     for (const [args, pattern] of cases) {
