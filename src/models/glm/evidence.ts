@@ -248,7 +248,7 @@ export interface CorrectedLaplace {
  * `precisionL` the Cholesky factor of −∇²f), corrected by importance sampling from a Student-t with
  * that scale (see the module header): `logDensity` is f.
  */
-export function correctedLaplace(
+function correctedLaplace(
   mode: Float64Array,
   precisionL: Float64Array,
   value: number,
