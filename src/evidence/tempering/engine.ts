@@ -27,11 +27,14 @@ import {
   resampleIslands,
 } from "./cloud.js";
 import {
+  addOutcome,
+  type IndependencePhase,
+  independencePhase,
+  unmovedFraction,
+} from "./independence-phase.js";
+import {
   type CloudMove,
   hmcSweep,
-  independenceLogDensities,
-  independenceProposal,
-  independenceSweep,
   initialStepSize,
   kernelSweep,
   MoveScratch,
@@ -457,92 +460,6 @@ function acceptanceTarget(c: StageContext, move: CloudMove): number {
  * into, makes trajectories diverge) that also keeps the step size tuned.
  */
 const PROBE_STRIDE = 16;
-
-/** Adds one sweep's (or phase's) outcome to a running total. */
-function addOutcome(total: SweepOutcome, outcome: SweepOutcome): void {
-  total.moved += outcome.moved;
-  total.acceptSum += outcome.acceptSum;
-  total.divergent += outcome.divergent;
-  total.failed += outcome.failed;
-}
-
-/** The independence sweeps of one temperature. */
-export interface IndependencePhase extends SweepOutcome {
-  readonly sweeps: number;
-  /** Whether they mixed the particles, so that the move's own sweeps were not needed. */
-  readonly mixed: boolean;
-  /** The fraction of particles no independence proposal moved. */
-  readonly unmoved: number;
-}
-
-/** The most independence sweeps one temperature may take. */
-const MAX_INDEPENDENCE_SWEEPS = 20;
-/**
- * The independence sweeps of a temperature end once all but this fraction of the particles have
- * moved: an accepted proposal is a fresh draw, which remembers nothing of the particle it replaced.
- */
-const MAX_UNMOVED = 0.01;
-/** Below this mean acceptance (after two sweeps) independence proposals are not worth their cost. */
-const MIN_INDEPENDENCE_ACCEPTANCE = 0.2;
-
-/**
- * Independence sweeps at β (see `independenceSweep`) until all but {@link MAX_UNMOVED} of the
- * particles have moved, within {@link MAX_INDEPENDENCE_SWEEPS}: then they mixed the cloud, and `draws`
- * more go to the observer. They are given up as soon as their acceptance, or the rate at which the
- * unmoved particles thin out, says they would need more sweeps than that: where the tempered posterior
- * is far from elliptical (several modes, a curved ridge, a high dimension whose covariance the cloud
- * estimates loosely), or where particles stay (a region the proposal misses, a heavy tail). The move's
- * own sweeps then follow from where they left the cloud.
- */
-function independencePhase(
-  c: StageContext,
-  beta: number,
-  draws: number,
-  observer: TemperingObserver | undefined,
-): IndependencePhase {
-  const { cloud } = c;
-  const proposal = independenceProposal(c.shape, cloud.dim);
-  independenceLogDensities(cloud, proposal, c.logQ, c.scratch);
-  const total: SweepOutcome = { moved: 0, acceptSum: 0, divergent: 0, failed: 0 };
-  const sweep = () =>
-    addOutcome(
-      total,
-      independenceSweep(cloud, beta, proposal, c.rng, c.counter, c.scratch, c.logQ, c.movedFlags),
-    );
-  let done = 0;
-  // The unmoved fraction after each sweep so far (1 before the first).
-  const unmovedAfter = [1];
-  let unmoved = 1;
-  while (unmoved > MAX_UNMOVED) {
-    sweep();
-    done++;
-    unmoved = unmovedFraction(c.movedFlags);
-    unmovedAfter.push(unmoved);
-    if (unmoved <= MAX_UNMOVED) break;
-    // The unmoved fraction's rate of decay over the last two sweeps, extrapolated: optimistic, since
-    // the particles left are the ones the proposal suits least.
-    const rate = Math.sqrt(unmoved / unmovedAfter[Math.max(0, done - 2)]);
-    const needed =
-      rate < 1 ? done + Math.log(MAX_UNMOVED / unmoved) / Math.log(rate) : Number.POSITIVE_INFINITY;
-    const hopeless =
-      done >= 2 &&
-      (total.acceptSum < MIN_INDEPENDENCE_ACCEPTANCE * total.moved || !(needed <= MAX_INDEPENDENCE_SWEEPS));
-    if (hopeless || done >= MAX_INDEPENDENCE_SWEEPS) return { ...total, sweeps: done, mixed: false, unmoved };
-  }
-  for (let k = 0; k < draws; k++) {
-    sweep();
-    done++;
-    observer?.draws(beta, cloud);
-  }
-  return { ...total, sweeps: done, mixed: true, unmoved };
-}
-
-/** The fraction of particles whose flag is 0. */
-function unmovedFraction(flags: Uint8Array): number {
-  let unmoved = 0;
-  for (let i = 0; i < flags.length; i++) unmoved += 1 - flags[i];
-  return unmoved / flags.length;
-}
 
 /** Pearson's correlation of two equally long arrays (0 when either is constant). */
 function correlation(a: Float64Array, b: Float64Array): number {
