@@ -91,12 +91,14 @@ export function averagedCoefficients(
   for (const m of models) {
     const k = m.columns.length + 1;
     for (let s = 0; s < m.draws.count; s++, at++) {
-      const theta = m.draws.theta.subarray(s * k, (s + 1) * k);
-      let intercept = theta[0];
-      m.columns.forEach((c, j) => {
-        values[c + 1][at] = theta[j + 1] / scaling.sds[c];
-        intercept -= (theta[j + 1] * scaling.means[c]) / scaling.sds[c];
-      });
+      const { theta } = m.draws;
+      let intercept = theta[s * k];
+      for (let j = 0; j < m.columns.length; j++) {
+        const c = m.columns[j];
+        const slope = theta[s * k + j + 1];
+        values[c + 1][at] = slope / scaling.sds[c];
+        intercept -= (slope * scaling.means[c]) / scaling.sds[c];
+      }
       values[0][at] = intercept;
     }
   }
@@ -130,9 +132,10 @@ export function averagedPredictions(
       for (let s = 0; s < model.draws.count; s++, at++) {
         const theta = model.draws.theta;
         let eta = theta[s * k] + (offset?.[r] ?? 0);
-        model.columns.forEach((c, j) => {
+        for (let j = 0; j < model.columns.length; j++) {
+          const c = model.columns[j];
           eta += (theta[s * k + j + 1] * (X[r * P + c] - scaling.means[c])) / scaling.sds[c];
-        });
+        }
         values[at] = inverseLink(link, eta);
       }
     }
