@@ -111,13 +111,13 @@ export function registerCompare(program: Command, io: Io): void {
     .option("--inputs <a,b,c>", "the candidate inputs (default: every other column)")
     .option(
       "--formula <formula>",
-      'the target and candidate terms in R\'s syntax, e.g. "y ~ a + b + a:b", "y ~ a*b - a:b", "y ~ ."',
+      'the target and candidate terms in R\'s syntax, e.g. "y ~ a + b + a:b", "y ~ a*b - a:b", "y ~ ."; random terms "(1 | g)", "(x | g)" with --family bernoulli, binomial or poisson',
     )
     .option("--no-heredity", "let an interaction enter a model without its main effects")
     .addOption(
       new Option(
         "--always <a,b>",
-        "bernoulli, binomial, poisson: terms every model holds (BAS's include.always); the model prior applies to the others",
+        'bernoulli, binomial, poisson: terms every model holds (BAS\'s include.always), e.g. "age,(1 | clinic)"; the model prior applies to the others',
       ).argParser((value: string) => columnList(value, "--always")),
     )
     .addOption(
@@ -261,6 +261,12 @@ export function registerCompare(program: Command, io: Io): void {
           predict,
         );
         return;
+      }
+      if (flags.formula !== undefined && (parseFormula(flags.formula).random ?? []).length > 0) {
+        throw new OccamError(
+          "invalid-argument",
+          "random terms such as (1 | g) are not yet available for a gaussian target; they apply to --family bernoulli, binomial and poisson.",
+        );
       }
       for (const [flag, value] of [
         ["--predict", flags.predict],

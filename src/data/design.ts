@@ -13,6 +13,22 @@ export interface DesignTerm {
   readonly columns: readonly number[];
   /** Terms a model must hold to hold this one (heredity: an interaction's main effects); may be empty. */
   readonly parents: readonly number[];
+  /** For a random term (`(1 | g)`, `(x | g)`), which owns no columns: its groups and effects. */
+  readonly random?: RandomTerm;
+}
+
+/** A random term's data: effects that vary by the levels of a grouping column. */
+export interface RandomTerm {
+  /** The grouping column and its levels (distinct values as text, sorted). */
+  readonly group: string;
+  readonly levels: readonly string[];
+  /** Each row's level, an index into `levels`. */
+  readonly codes: Int32Array;
+  /** True for a random intercept per group. */
+  readonly intercept: boolean;
+  /** The inputs with a random slope per group, and their values (n each, as in the CSV). */
+  readonly slopes: readonly string[];
+  readonly slopeValues: readonly Float64Array[];
 }
 
 /** The design of a comparison: the candidate columns (no intercept), the target and the terms. */

@@ -9,7 +9,7 @@
 import { invalidArgument, OccamError } from "../errors.js";
 import type { TypedColumn } from "./columns.js";
 import type { CsvColumns } from "./csv.js";
-import type { DesignTerm, FactorSummary, LinearData, LinearDesign } from "./design.js";
+import type { DesignTerm, FactorSummary, LinearData, LinearDesign, RandomTerm } from "./design.js";
 
 /** A parsed formula: the target and the terms, each a list of variables (a main effect has one). */
 export interface Formula {
@@ -18,6 +18,20 @@ export interface Formula {
   readonly terms: readonly (readonly string[])[];
   /** True when the right side used `.`; its terms are expanded by {@link formulaDesign}. */
   readonly dot: boolean;
+  /** Random terms, `(1 | g)`, `(x | g)`, `(0 + x | g)`, in the order written. */
+  readonly random?: readonly RandomTermSpec[];
+}
+
+/** A random term of a formula: effects that vary by the levels of a grouping column. */
+export interface RandomTermSpec {
+  /** As occam prints it: `(1 | g)`, `(x | g)`, `(0 + x | g)`. */
+  readonly name: string;
+  /** True unless the term says `0 +`: a random intercept per group. */
+  readonly intercept: boolean;
+  /** Numeric columns with a random slope per group. */
+  readonly slopes: readonly string[];
+  /** The grouping column. */
+  readonly group: string;
 }
 
 type TermSet = string[][];
@@ -29,7 +43,7 @@ function tokenize(text: string): string[] {
   while (i < text.length) {
     const ch = text[i];
     if (/\s/.test(ch)) i++;
-    else if ("~+-*:().".includes(ch) && !(ch === "." && /[\w.]/.test(text[i + 1] ?? ""))) {
+    else if ("~+-*:().|".includes(ch) && !(ch === "." && /[\w.]/.test(text[i + 1] ?? ""))) {
       tokens.push(ch);
       i++;
     } else if (ch === "`") {
@@ -46,7 +60,7 @@ function tokenize(text: string): string[] {
       if (!match)
         throw invalidArgument(
           "",
-          `--formula: unexpected "${ch}" in "${text}"; occam reads + - * : ( ) and . in formulas.`,
+          `--formula: unexpected "${ch}" in "${text}"; occam reads + - * : ( ) | and . in formulas.`,
         );
       tokens.push(`\`${match[0]}`);
       i += match[0].length;
@@ -133,10 +147,69 @@ export function parseFormula(text: string): Formula {
     }
     return set;
   };
+  const random: RandomTermSpec[] = [];
+  // `( effects | group )` at the formula's top level: true when the parenthesis at `at` holds a bar.
+  const barAhead = () => {
+    if (peek() !== "(") return false;
+    for (let j = at + 1, depth = 1; j < tokens.length && depth > 0; j++) {
+      if (tokens[j] === "(") depth++;
+      else if (tokens[j] === ")") depth--;
+      else if (tokens[j] === "|" && depth === 1) return true;
+    }
+    return false;
+  };
+  const randomTerm = (): void => {
+    expect("(");
+    let intercept = true;
+    const slopes: string[] = [];
+    for (;;) {
+      const t = peek();
+      if (t === "`1" || t === "`0") intercept = t === "`1";
+      else if (t?.startsWith("`")) slopes.push(t.slice(1));
+      else
+        throw invalidArgument(
+          "",
+          `--formula: a random term reads "(1 | g)", "(x | g)" or "(0 + x | g)"; got "${rest()}" in "${text}".`,
+        );
+      at++;
+      if (peek() === "|") break;
+      expect("+");
+    }
+    expect("|");
+    if (peek() === "|") {
+      throw invalidArgument(
+        "",
+        `--formula: occam does not read "||"; write "(x | g)" (its effects correlated) in "${text}".`,
+      );
+    }
+    const group = peek();
+    if (!group?.startsWith("`"))
+      throw invalidArgument(
+        "",
+        `--formula: expected a grouping column after "|" at "${rest()}" in "${text}".`,
+      );
+    at++;
+    expect(")");
+    if (!intercept && slopes.length === 0)
+      throw invalidArgument("", `--formula: the random term "(0 | ${group.slice(1)})" has no effects.`);
+    const effects = [...(intercept && slopes.length === 0 ? ["1"] : intercept ? [] : ["0"]), ...slopes];
+    random.push({
+      name: `(${effects.join(" + ")} | ${group.slice(1)})`,
+      intercept,
+      slopes,
+      group: group.slice(1),
+    });
+  };
   const sum = (): TermSet => {
-    let set: TermSet = peek() === "-" ? [] : product();
+    let set: TermSet = [];
+    if (barAhead()) randomTerm();
+    else if (peek() !== "-") set = product();
     while (peek() === "+" || peek() === "-") {
       const op = tokens[at++];
+      if (op === "+" && barAhead()) {
+        randomTerm();
+        continue;
+      }
       const other = product();
       if (op === "+") set = unique([...set, ...other]);
       else {
@@ -151,7 +224,15 @@ export function parseFormula(text: string): Formula {
   if (terms.some((t) => t.length > 1 && t.includes("."))) {
     throw invalidArgument("", '--formula: write interactions with named columns, not with ".".');
   }
-  return { target, terms, dot };
+  const names = random.map((r) => r.name);
+  const repeated = random.find((r, j) => random.findIndex((o) => o.group === r.group) !== j);
+  if (repeated !== undefined) {
+    throw invalidArgument(
+      "",
+      `--formula: two random terms group by ${repeated.group} (${names.join(", ")}); write one, e.g. "(x | ${repeated.group})" for a random intercept and slope.`,
+    );
+  }
+  return { target, terms, dot, random };
 }
 
 /** One variable's columns in a term: a numeric column, or a factor's dummies. */
@@ -188,6 +269,44 @@ function checkFactor(name: string, column: TypedColumn & { kind: "factor" }): vo
   }
 }
 
+/** A random term's groups (each distinct value of its column, numbers included, is a level) and slopes. */
+function randomTerm(csv: CsvColumns, spec: RandomTermSpec, target: string): RandomTerm {
+  if (spec.group === target || spec.slopes.includes(target)) {
+    throw invalidArgument("", `the target ${target} cannot be in the random term ${spec.name}.`);
+  }
+  const column = csv.typed(spec.group, "grouping column");
+  const values =
+    column.kind === "factor"
+      ? Array.from(column.codes, (c) => column.levels[c])
+      : Array.from(column.values, (v) => String(v));
+  const levels = [...new Set(values)].sort();
+  if (levels.length < 2) {
+    throw new OccamError(
+      "invalid-data",
+      `The grouping column "${spec.group}" of ${spec.name} has one level ("${levels[0]}"): a random effect needs at least two groups. Leave the term out.`,
+    );
+  }
+  const index = new Map(levels.map((level, j) => [level, j]));
+  const slopeValues = spec.slopes.map((name) => {
+    const slope = csv.typed(name, "random slope");
+    if (slope.kind !== "numeric") {
+      throw new OccamError(
+        "invalid-data",
+        `The random slope "${name}" of ${spec.name} is text: a random slope needs a numeric column (for a factor, give each level its own 0/1 column).`,
+      );
+    }
+    return slope.values;
+  });
+  return {
+    group: spec.group,
+    levels,
+    codes: Int32Array.from(values, (v) => index.get(v) as number),
+    intercept: spec.intercept,
+    slopes: spec.slopes,
+    slopeValues,
+  };
+}
+
 /**
  * The design of a formula on a CSV table: the target (numeric), every term's columns (a factor's
  * dummies, interactions as products), terms ordered by degree then as written, and with `heredity` each
@@ -214,9 +333,10 @@ export function formulaDesign(csv: CsvColumns, formula: Formula, options: { here
       `The target column "${target}" is text: occam compare explains a numeric target (for a class label, use occam select-inputs).`,
     );
   }
-  // Terms: `.` expands to every other column; then by degree (stable), duplicates dropped.
+  // Terms: `.` expands to every other column but the grouping ones; then by degree (stable), duplicates dropped.
+  const groups = new Set((formula.random ?? []).map((r) => r.group));
   const raw = formula.terms.flatMap((t) =>
-    t[0] === "." ? csv.columns.filter((c) => c !== target).map((c) => [c]) : [[...t]],
+    t[0] === "." ? csv.columns.filter((c) => c !== target && !groups.has(c)).map((c) => [c]) : [[...t]],
   );
   const seen = new Set<string>();
   const terms = raw
@@ -287,6 +407,16 @@ export function formulaDesign(csv: CsvColumns, formula: Formula, options: { here
     }
     return { name: t.join(":"), columns: combos.map((_, j) => first + j), parents: parentsOf(t) };
   });
+  for (const spec of formula.random ?? []) {
+    known(spec.group, "grouping column");
+    for (const v of spec.slopes) known(v, "column");
+    designTerms.push({
+      name: spec.name,
+      columns: [],
+      parents: [],
+      random: randomTerm(csv, spec, target),
+    });
+  }
   const n = csv.rows;
   const P = names.length;
   if (n < P + 2) {

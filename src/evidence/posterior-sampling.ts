@@ -109,7 +109,7 @@ const PILOT_PARTICLES = 128;
 /**
  * The fraction of the tempered pilot's particles the chains' draws leave uncovered above which the
  * chains missed posterior mass: a pilot particle is uncovered when its Mahalanobis distance from the
- * draws (their mean and covariance) exceeds the 99.9 % quantile of χ²_d.
+ * draws (their mean and covariance) exceeds the 99.9 % quantile of χ²_d and every draw's own.
  */
 const MAX_UNCOVERED = 0.05;
 
@@ -318,9 +318,11 @@ function pilotParticle(pilot: { cloud: ParticleCloud }, rng: Rng): Float64Array 
 }
 
 /**
- * The fraction of the pilot's particles farther from the draws than the 99.9 % quantile of χ²_d, in
- * the Mahalanobis distance of the draws' mean and covariance: about 0.1 % when the draws cover the
- * posterior, the mass of every missed mode when they do not.
+ * The fraction of the pilot's particles farther from the draws than the 99.9 % quantile of χ²_d and
+ * than every draw itself, in the Mahalanobis distance of the draws' mean and covariance: near 0 when
+ * the draws cover the posterior, the mass of every missed mode when they do not. (The draws' own
+ * largest distance keeps a posterior whose tails are heavier than a normal's, such as the funnel of a
+ * group sd near zero and its group effects, from looking like a missed mode.)
  */
 function uncoveredFraction(cloud: ParticleCloud, draws: Draws): number {
   const d = cloud.dim;
@@ -331,19 +333,21 @@ function uncoveredFraction(cloud: ParticleCloud, draws: Draws): number {
     return 0;
   }
   const mean = draws.mean();
-  const limit = chisquareQuantile(0.999, d);
   const z = new Float64Array(d);
-  let outside = 0;
-  for (let i = 0; i < cloud.n; i++) {
+  const distance = (points: Float64Array, i: number): number => {
     let q = 0;
     for (let a = 0; a < d; a++) {
-      let v = cloud.positions[i * d + a] - mean[a];
+      let v = points[i * d + a] - mean[a];
       for (let b = 0; b < a; b++) v -= L[a * d + b] * z[b];
       z[a] = v / L[a * d + a];
       q += z[a] * z[a];
     }
-    if (q > limit) outside++;
-  }
+    return q;
+  };
+  let limit = chisquareQuantile(0.999, d);
+  for (let t = 0; t < draws.size; t++) limit = Math.max(limit, distance(draws.values, t));
+  let outside = 0;
+  for (let i = 0; i < cloud.n; i++) if (distance(cloud.positions, i) > limit) outside++;
   return outside / cloud.n;
 }
 

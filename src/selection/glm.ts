@@ -7,7 +7,7 @@
  */
 
 import { type Standardized, standardize } from "../data/csv.js";
-import type { LinearData } from "../data/design.js";
+import type { DesignTerm, LinearData, RandomTerm } from "../data/design.js";
 import { OccamError } from "../errors.js";
 import { type GlmEvidence, glmEvidence, glmPosteriorDraws } from "../models/glm/evidence.js";
 import { GLM_LINKS, type GlmFamilyName, type GlmLink, glmOutcome } from "../models/glm/family.js";
@@ -21,6 +21,7 @@ import {
   type GlmCoefficient,
   type GlmPrediction,
 } from "./glm-average.js";
+import { type RandomEffectsEvidence, randomEffectsEvidence, randomTermData } from "./glm-random.js";
 import { subsetSeed } from "./linear-estimated.js";
 
 /** Options of {@link compareGlms}. */
@@ -80,8 +81,8 @@ export interface GlmModelRow {
   readonly inputs: readonly string[];
   readonly logEvidence: number;
   readonly stdErr: number;
-  /** Laplace's approximation, before importance sampling corrected it. */
-  readonly laplaceLogEvidence: number;
+  /** Laplace's approximation, before importance sampling corrected it; null for a model with random terms (sampled). */
+  readonly laplaceLogEvidence: number | null;
   /** Against the model without inputs (the intercept alone). */
   readonly logBayesFactor: number;
   readonly logBayesFactorStdErr: number;
@@ -171,6 +172,13 @@ export function compareGlms(data: LinearData, options: CompareGlmOptions): GlmCo
   });
   const scaling = standardizedColumns(design.X, n, P, design.columnNames);
   const standardized = scaling.X;
+  const randomTerm = terms.find((t) => t.random !== undefined);
+  if (options.predict !== undefined && randomTerm !== undefined) {
+    throw new OccamError(
+      "invalid-argument",
+      `predictions at new rows are not yet available with random terms (${randomTerm.name}); leave out --predict.`,
+    );
+  }
   if (options.predict !== undefined && options.predict.X.length !== options.predict.rows * P) {
     throw new OccamError(
       "dimension-mismatch",
@@ -181,6 +189,11 @@ export function compareGlms(data: LinearData, options: CompareGlmOptions): GlmCo
   const subsets = listSubsets(data, options.subsets ?? "all", options.heredity ?? true, always);
   const modelPrior = options.modelPrior ?? "uniform";
   const seed = options.seed ?? 1;
+  const randomOf = (members: readonly number[]) =>
+    members
+      .map((t) => terms[t])
+      .filter((t): t is DesignTerm & { random: RandomTerm } => t.random !== undefined)
+      .map((t) => randomTermData(t, n));
   const modelDesign = (members: readonly number[]) => {
     const columns = members.flatMap((t) => terms[t].columns);
     const k = columns.length + 1;
@@ -196,7 +209,20 @@ export function compareGlms(data: LinearData, options: CompareGlmOptions): GlmCo
   const evidence = (members: readonly number[]) => {
     const draws = options.draws === undefined ? {} : { draws: options.draws };
     const rng = createRng(subsetSeed(seed, members));
-    const { design: d } = modelDesign(members);
+    const { columns, design: d } = modelDesign(members);
+    const random = randomOf(members);
+    if (random.length > 0) {
+      const names = columns.map((c) => design.columnNames[c]);
+      return randomEffectsEvidence(
+        d,
+        outcome,
+        random,
+        prior,
+        names,
+        subsetSeed(seed, members),
+        `the model on ${modelName(members)}`,
+      );
+    }
     return prior.name === "normal"
       ? glmEvidence(d, outcome, { priorSd: prior.scale, ...draws, rng })
       : glmGPriorEvidence(
@@ -242,9 +268,11 @@ export function compareGlms(data: LinearData, options: CompareGlmOptions): GlmCo
       const { columns, design: d } = modelDesign(members);
       const stream = createRng(subsetSeed(seed, members)).split(2)[1];
       const draws =
-        prior.name === "normal"
-          ? glmPosteriorDraws(d, outcome, e as GlmEvidence, { priorSd: prior.scale, pairs, rng: stream })
-          : gPriorPosteriorDraws(d, outcome, { mixture: prior.name, pairs, rng: stream });
+        "draws" in e
+          ? (e as RandomEffectsEvidence).draws(pairs)
+          : prior.name === "normal"
+            ? glmPosteriorDraws(d, outcome, e as GlmEvidence, { priorSd: prior.scale, pairs, rng: stream })
+            : gPriorPosteriorDraws(d, outcome, { mixture: prior.name, pairs, rng: stream });
       return { columns, draws };
     },
   );
@@ -272,7 +300,7 @@ export function compareGlms(data: LinearData, options: CompareGlmOptions): GlmCo
       inputs: members.map((t) => terms[t].name),
       logEvidence: e.logZ,
       stdErr: e.stdErr,
-      laplaceLogEvidence: e.laplaceLogZ,
+      laplaceLogEvidence: "laplaceLogZ" in e ? e.laplaceLogZ : null,
       logBayesFactor: e.logZ - nullEvidence.logZ,
       logBayesFactorStdErr: e === nullEvidence ? 0 : Math.hypot(e.stdErr, nullEvidence.stdErr),
       posteriorProbability: probability[i],
@@ -334,6 +362,8 @@ function standardizedColumns(X: Float64Array, n: number, P: number, names: reado
       );
     }
   }
+  // Random terms alone: no columns to scale.
+  if (P === 0) return { X, means: new Float64Array(0), sds: new Float64Array(0) };
   return standardize(X, n, P);
 }
 
@@ -342,7 +372,8 @@ function alwaysTerms(data: LinearData, names: readonly string[]): number[] {
   const { terms } = data.design;
   return [...new Set(names)]
     .map((name) => {
-      const j = terms.findIndex((t) => t.name === name);
+      // "(1|g)" names the term "(1 | g)": spaces do not count.
+      const j = terms.findIndex((t) => t.name.replace(/\s/g, "") === name.replace(/\s/g, ""));
       if (j < 0) {
         throw new OccamError(
           "invalid-argument",

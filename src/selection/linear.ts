@@ -158,6 +158,13 @@ export function prepareLinearComparison(
   const o = resolveLinearOptions(options);
   const data = "design" in input ? input : numericDesign(input);
   const { design } = data;
+  const random = design.terms.find((t) => t.random !== undefined);
+  if (random !== undefined) {
+    throw new OccamError(
+      "invalid-argument",
+      `the random term ${random.name} is not yet available for a gaussian target; compareGlms takes random terms for bernoulli, binomial and poisson targets.`,
+    );
+  }
   const p = design.terms.length;
   if (p === 0) {
     throw new OccamError(

@@ -43,16 +43,17 @@ import type { GlmOutcome } from "./family.js";
 /** The priors on g. */
 export type GMixtureName = "robust" | "hyper-g-n";
 
-/** A prior on g: log p(g), its first two derivatives in g, and the lower end of its support. */
-interface GMixture {
+/** A prior on g: log p(g), its first two derivatives in g, the lower end of its support, and a draw. */
+export interface GMixture {
   readonly gMin: number;
   logDensity(g: number): number;
   d1(g: number): number;
   d2(g: number): number;
+  sample(rng: Rng): number;
 }
 
 /** The prior on g of a model with p slopes on n rows (see the module header). */
-function gMixture(name: GMixtureName, n: number, p: number, where: string): GMixture {
+export function gMixture(name: GMixtureName, n: number, p: number, where: string): GMixture {
   if (name === "robust") {
     const c = (n + 1) / (p + 1);
     if (!(c > 1)) {
@@ -67,6 +68,8 @@ function gMixture(name: GMixtureName, n: number, p: number, where: string): GMix
       logDensity: (g) => logNorm - 1.5 * Math.log1p(g),
       d1: (g) => -1.5 / (1 + g),
       d2: (g) => 1.5 / ((1 + g) * (1 + g)),
+      // P(G > g) = √c (1 + g)^(−1/2).
+      sample: (rng) => c / (1 - rng.uniform()) ** 2 - 1,
     };
   }
   if (name === "hyper-g-n") {
@@ -77,6 +80,8 @@ function gMixture(name: GMixtureName, n: number, p: number, where: string): GMix
       logDensity: (g) => logNorm - 0.5 * a * Math.log1p(g / n),
       d1: (g) => (-0.5 * a) / (n + g),
       d2: (g) => (0.5 * a) / ((n + g) * (n + g)),
+      // P(G > g) = (1 + g/n)^(−1/2) for a = 3.
+      sample: (rng) => n * (1 / (1 - rng.uniform()) ** 2 - 1),
     };
   }
   throw new OccamError(
@@ -105,7 +110,7 @@ const MAX_MLE = 30;
  * J, the slopes' Fisher information at the maximum-likelihood fit with the intercept profiled out
  * ((k − 1) × (k − 1)): the Schur complement of the intercept in the negative Hessian of log L there.
  */
-function slopeInformation(likelihood: GlmLikelihood, where: string): Float64Array {
+export function slopeInformation(likelihood: GlmLikelihood, where: string): Float64Array {
   const { k } = likelihood.design;
   const flat = flatDensity(likelihood, 0);
   const separated = new OccamError(
