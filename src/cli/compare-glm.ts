@@ -7,12 +7,14 @@ import type { LinearData } from "../data/design.js";
 import { appendRows } from "../data/new-rows.js";
 import { OccamError } from "../errors.js";
 import type { GlmFamilyName, GlmLink } from "../models/glm/family.js";
+import type { CompareGlmsInParallelOptions } from "../parallel/compare-glm.js";
 import { formatLogBayesFactor, formatNumber, formatProbability, withError } from "../report/format.js";
 import { describeModelPrior, type ModelPrior } from "../selection/compare.js";
-import { type CompareGlmOptions, compareGlms, type GlmComparison, type GlmPrior } from "../selection/glm.js";
+import type { CompareGlmOptions, GlmComparison, GlmPrior } from "../selection/glm.js";
 import type { Io } from "./io.js";
 import { progressLine } from "./io.js";
 import { checkedJson } from "./json.js";
+import { interruptible } from "./parallel.js";
 import { formatTable } from "./table.js";
 
 /** The outcome families `occam compare --family` takes. */
@@ -33,6 +35,7 @@ export interface GlmFlags {
   top?: number;
   seed: number;
   json?: boolean;
+  workers?: number;
 }
 
 /**
@@ -105,14 +108,14 @@ export function newRows(
   };
 }
 
-/** Runs the comparison and writes its table or JSON. */
-export function compareGlmAction(
+/** Runs the comparison (on `flags.workers` threads) and writes its table or JSON. */
+export async function compareGlmAction(
   csv: CsvColumns,
   data: LinearData,
   flags: GlmFlags,
   io: Io,
   predict?: CompareGlmOptions["predict"],
-): void {
+): Promise<void> {
   if (flags.prior !== "normal" && flags.prior !== "robust" && flags.prior !== "hyper-g-n") {
     throw new OccamError(
       "invalid-argument",
@@ -138,7 +141,8 @@ export function compareGlmAction(
     throw new OccamError("invalid-argument", "--offset applies to --family poisson only.");
   }
   const progress = progressLine(io, `compare (${flags.family})`);
-  const result = compareGlms(data, {
+  const { compareGlmsInParallel } = await import("../parallel/compare-glm.js");
+  const options: CompareGlmsInParallelOptions = {
     family: flags.family,
     ...(flags.link === undefined ? {} : { link: flags.link }),
     prior:
@@ -154,7 +158,9 @@ export function compareGlmAction(
     ...(flags.json || flags.top === undefined ? {} : { top: flags.top }),
     onProgress:
       progress === undefined ? undefined : (done, total) => progress.show(`model ${done} of ${total}`),
-  });
+    ...(flags.workers === undefined ? {} : { workers: flags.workers }),
+  };
+  const result = await interruptible(compareGlmsInParallel, data, options);
   progress?.clear();
   io.stdout(
     flags.json
@@ -242,6 +248,12 @@ export function formatGlmComparison(result: GlmComparison, target: string, top: 
     "Model-averaged coefficients in the inputs' units (0 in the models that leave a term out):",
     coefficients,
     ...predictions,
+    ...(result.screenedModels > 0
+      ? [
+          "",
+          `${result.screenedModels} of the ${result.modelCount} models lie more than 10 nats below the best by Laplace's approximation, which is their evidence (not corrected, no standard error).`,
+        ]
+      : []),
     ...(result.unreliableModels > 0
       ? [
           "",

@@ -17,7 +17,13 @@ import {
   MAX_ESTIMATED_MODELS,
 } from "../selection/linear-options.js";
 import { columnList, parseSeed, positiveNumber, wholeNumber } from "./arguments.js";
-import { binaryTargetColumns, COMPARE_FAMILIES, compareGlmAction, newRows } from "./compare-glm.js";
+import {
+  binaryTargetColumns,
+  COMPARE_FAMILIES,
+  compareGlmAction,
+  type GlmFlags,
+  newRows,
+} from "./compare-glm.js";
 import { type Io, progressLine } from "./io.js";
 import { checkedJson } from "./json.js";
 import { interruptible, redisOption, refuseRedis, workersOption } from "./parallel.js";
@@ -233,33 +239,16 @@ export function registerCompare(program: Command, io: Io): void {
               `${linearOnly.length === 1 ? "does" : "do"} not apply to --family ${flags.family}: a GLM comparison takes --prior normal --scale S, and its own estimator.`,
           );
         }
-        const csv = await readCsvColumns(path);
-        const target =
-          flags.formula === undefined ? (flags.target ?? "") : parseFormula(flags.formula).target;
-        const family = flags.family;
-        const designOf = (columns: CsvColumns) =>
-          linearData(binaryTargetColumns(columns, target, family), {
-            ...flags,
-            exclude: [flags.trials, flags.offset],
-          });
-        const data = designOf(csv);
-        const predict =
-          flags.predict === undefined
-            ? undefined
-            : newRows(csv, await readCsvColumns(flags.predict), target, data, designOf, flags.offset);
         refuseRedis(flags, "--family bernoulli, binomial and poisson run on this machine.");
-        compareGlmAction(
-          csv,
-          data,
-          {
-            ...flags,
-            family,
-            // --scale alone asks for the normal prior; without either, the robust g-prior.
-            prior: given("prior") ? flags.prior : flags.scale === undefined ? "robust" : "normal",
-          },
-          io,
-          predict,
-        );
+        const threads = flags.workers ?? availableParallelism();
+        const pool = threads === 1 ? undefined : await import("../parallel/pool.js");
+        // The worker threads load occam while this thread reads the data.
+        pool?.startThreadsEarly({ commands: pool.unitModule("compare-units"), threads: threads - 1 });
+        try {
+          await glmComparison(path, flags, given("prior"), io);
+        } finally {
+          await pool?.releaseEarlyThreads();
+        }
         return;
       }
       if (flags.formula !== undefined && (parseFormula(flags.formula).random ?? []).length > 0) {
@@ -379,6 +368,35 @@ function warnIfBinary(data: LinearData, io: Io): void {
     `occam: warning: ${data.targetName} takes only the values ${a} and ${b}: compare fits a Gaussian linear model, ` +
       "which is wrong for a binary outcome (its residuals are not Gaussian and its fitted values leave [0, 1]); " +
       "compare logistic regressions with --family bernoulli --prior normal --scale S.\n",
+  );
+}
+
+/** A comparison of GLMs (--family bernoulli, binomial, poisson): the CSV read, the design built, the models compared. */
+async function glmComparison(path: string, flags: CompareFlags, priorGiven: boolean, io: Io): Promise<void> {
+  const csv = await readCsvColumns(path);
+  const target = flags.formula === undefined ? (flags.target ?? "") : parseFormula(flags.formula).target;
+  const family = flags.family as GlmFlags["family"];
+  const designOf = (columns: CsvColumns) =>
+    linearData(binaryTargetColumns(columns, target, family), {
+      ...flags,
+      exclude: [flags.trials, flags.offset],
+    });
+  const data = designOf(csv);
+  const predict =
+    flags.predict === undefined
+      ? undefined
+      : newRows(csv, await readCsvColumns(flags.predict), target, data, designOf, flags.offset);
+  await compareGlmAction(
+    csv,
+    data,
+    {
+      ...flags,
+      family,
+      // --scale alone asks for the normal prior; without either, the robust g-prior.
+      prior: priorGiven ? flags.prior : flags.scale === undefined ? "robust" : "normal",
+    },
+    io,
+    predict,
   );
 }
 

@@ -7,6 +7,7 @@
 import { z } from "zod";
 import type { LinearData } from "../data/design.js";
 import { OccamError } from "../errors.js";
+import { type GlmModelEvidence, prepareGlmComparison } from "../selection/glm.js";
 import { prepareLinearComparison } from "../selection/linear.js";
 import { subsetEstimator } from "../selection/linear-estimated.js";
 import { LINEAR_ESTIMATORS, LINEAR_PRIORS } from "../selection/linear-options.js";
@@ -29,9 +30,25 @@ export const linearDataSchema = z
       X: z.array(finite),
       y: z.array(finite),
       n: z.number().int().min(1),
-      columns: z.number().int().min(1),
+      columns: z.number().int().min(0),
       columnNames: z.array(z.string()),
-      terms: z.array(z.object({ name: z.string(), columns: z.array(index), parents: z.array(index) })),
+      terms: z.array(
+        z.object({
+          name: z.string(),
+          columns: z.array(index),
+          parents: z.array(index),
+          random: z
+            .object({
+              group: z.string(),
+              levels: z.array(z.string()).min(2),
+              codes: z.array(index),
+              intercept: z.boolean(),
+              slopes: z.array(z.string()),
+              slopeValues: z.array(z.array(finite)),
+            })
+            .optional(),
+        }),
+      ),
     }),
     targetName: z.string(),
     factors: z.array(z.object({ name: z.string(), levels: z.array(z.string()), reference: z.string() })),
@@ -53,7 +70,22 @@ export function plainLinearData(data: LinearData): PlainLinearData {
       n: design.n,
       columns: design.columns,
       columnNames: [...design.columnNames],
-      terms: design.terms.map((t) => ({ name: t.name, columns: [...t.columns], parents: [...t.parents] })),
+      terms: design.terms.map((t) => ({
+        name: t.name,
+        columns: [...t.columns],
+        parents: [...t.parents],
+        ...(t.random === undefined
+          ? {}
+          : {
+              random: {
+                ...t.random,
+                levels: [...t.random.levels],
+                codes: Array.from(t.random.codes),
+                slopes: [...t.random.slopes],
+                slopeValues: t.random.slopeValues.map((v) => Array.from(v)),
+              },
+            }),
+      })),
     },
     targetName: data.targetName,
     factors: data.factors.map((f) => ({ ...f, levels: [...f.levels] })),
@@ -61,9 +93,25 @@ export function plainLinearData(data: LinearData): PlainLinearData {
 }
 
 /** {@link plainLinearData} undone: the data a unit carries, as the comparison takes it. */
-function linearDataOf(data: PlainLinearData): LinearData {
+export function linearDataOf(data: PlainLinearData): LinearData {
   return {
-    design: { ...data.design, X: Float64Array.from(data.design.X), y: Float64Array.from(data.design.y) },
+    design: {
+      ...data.design,
+      X: Float64Array.from(data.design.X),
+      y: Float64Array.from(data.design.y),
+      terms: data.design.terms.map(({ random, ...t }) =>
+        random === undefined
+          ? t
+          : {
+              ...t,
+              random: {
+                ...random,
+                codes: Int32Array.from(random.codes),
+                slopeValues: random.slopeValues.map((v) => Float64Array.from(v)),
+              },
+            },
+      ),
+    },
     targetName: data.targetName,
     factors: data.factors,
   };
@@ -261,5 +309,80 @@ export function topSubsetsOf(plain: PlainTopSubsets): TopSubset[] {
   }));
 }
 
+/** The options of a GLM comparison that decide a model's evidence. */
+export const glmOptionsSchema = z
+  .object({
+    family: z.enum(["bernoulli", "binomial", "poisson"]),
+    link: z.enum(["logit", "probit", "log"]),
+    prior: z.union([
+      z.object({ name: z.literal("normal"), scale: positive }).strict(),
+      z.object({ name: z.enum(["robust", "hyper-g-n"]) }).strict(),
+    ]),
+    trials: z.array(finite).optional(),
+    offset: z.array(finite).optional(),
+    draws: z.number().int().min(1).optional(),
+    seed: z.number().int().min(0).max(0xffffffff),
+  })
+  .strict();
+
+/** The log evidences of a block of GLMs (see `prepareGlmComparison`), each seeded by its model. */
+export const compareGlmBlockCommand = defineUnitCommand({
+  name: "compare-glm-block",
+  payload: z
+    .object({
+      data: linearDataSchema,
+      options: glmOptionsSchema,
+      models: z.array(z.array(index)).min(1).max(100_000),
+    })
+    .strict(),
+  run(payload): GlmModelEvidence[] {
+    const setup = glmSetup(payload);
+    return payload.models.map((members) => setup.evidence(members));
+  },
+});
+
+/** A GLM unit's comparison set up, its models checked. */
+function glmSetup(payload: z.infer<typeof compareGlmBlockCommand.payload>) {
+  const { trials, offset, ...options } = payload.options;
+  const setup = prepareGlmComparison(linearDataOf(payload.data), {
+    ...options,
+    ...(trials === undefined ? {} : { trials: Float64Array.from(trials) }),
+    ...(offset === undefined ? {} : { offset: Float64Array.from(offset) }),
+    subsets: "none",
+  });
+  const p = payload.data.design.terms.length;
+  for (const members of payload.models) {
+    if (members.some((t, i) => t >= p || (i > 0 && t <= members[i - 1]))) {
+      throw new OccamError(
+        "invalid-argument",
+        `compare-glm: a model's terms must be distinct ascending indices below ${p}, got [${members.join(", ")}].`,
+      );
+    }
+  }
+  return setup;
+}
+
+/**
+ * The screening scores of a run of GLMs (see `GlmComparisonSetup.screen`): a run in the enumeration's
+ * order, so that most models start Newton's method at a smaller model's fit from the same run.
+ */
+export const compareGlmScreenCommand = defineUnitCommand({
+  name: "compare-glm-screen",
+  payload: compareGlmBlockCommand.payload,
+  run(payload): { logZ: Float64Array; nLikelihoodEvals: Float64Array } {
+    const setup = glmSetup(payload);
+    const scores = payload.models.map((members) => setup.screen(members));
+    return {
+      logZ: Float64Array.from(scores, (s) => s.logZ),
+      nLikelihoodEvals: Float64Array.from(scores, (s) => s.nLikelihoodEvals),
+    };
+  },
+});
+
 /** The commands of this module, for the worker threads. */
-export const commands = unitCommands([compareBlockCommand, compareEnumerateCommand]);
+export const commands = unitCommands([
+  compareBlockCommand,
+  compareEnumerateCommand,
+  compareGlmBlockCommand,
+  compareGlmScreenCommand,
+]);

@@ -1,4 +1,5 @@
 import { invalidArgument, OccamError } from "../errors.js";
+import { logSumExp } from "../math/logspace.js";
 import { betaln, gammaln } from "../math/stdlib.js";
 import type { Rng } from "../random/rng.js";
 
@@ -458,7 +459,9 @@ export function subsetMembers(collection: SubsetCollection, i: number): Int32Arr
  * posteriors (log evidence + log prior) are uncertain: the log evidences are drawn `draws` times from
  * N(estimate, stdErr²), independently (each model's estimator ran on its own stream), the probabilities
  * normalised for each draw, and the quantiles taken. Unlike the delta method this stays inside [0, 1]
- * and sees that a probability of 1 against 10⁻⁷ with errors of order 1 is not certain.
+ * and sees that a probability of 1 against 10⁻⁷ with errors of order 1 is not certain. Models without
+ * an error (stdErr 0) enter each draw's normaliser through their fixed log sum, and their intervals
+ * follow from the normaliser's quantiles: the cost grows with the models that have an error only.
  */
 export function probabilityIntervals(
   logPosterior: ArrayLike<number>,
@@ -468,29 +471,43 @@ export function probabilityIntervals(
   level = 0.9,
 ): { lower: Float64Array; upper: Float64Array } {
   const count = logPosterior.length;
-  const samples = new Float64Array(count * draws);
-  const drawn = new Float64Array(count);
+  const uncertain: number[] = [];
+  const fixed: number[] = [];
+  for (let i = 0; i < count; i++) (stdErr[i] > 0 ? uncertain : fixed).push(i);
+  const fixedLogSum = logSumExp(fixed.map((i) => logPosterior[i]));
+  const m = uncertain.length;
+  const samples = new Float64Array(m * draws);
+  // log(p_i / e^{log posterior_i}) of a model without an error, per draw: minus the log normaliser.
+  const logScale = new Float64Array(draws);
+  const drawn = new Float64Array(m);
   for (let d = 0; d < draws; d++) {
-    let max = Number.NEGATIVE_INFINITY;
-    for (let i = 0; i < count; i++) {
-      drawn[i] = logPosterior[i] + stdErr[i] * rng.normal();
-      if (drawn[i] > max) max = drawn[i];
+    let max = fixed.length > 0 ? fixedLogSum : Number.NEGATIVE_INFINITY;
+    for (let u = 0; u < m; u++) {
+      const i = uncertain[u];
+      drawn[u] = logPosterior[i] + stdErr[i] * rng.normal();
+      if (drawn[u] > max) max = drawn[u];
     }
-    let total = 0;
-    for (let i = 0; i < count; i++) {
-      drawn[i] = Math.exp(drawn[i] - max);
-      total += drawn[i];
+    let total = fixed.length > 0 ? Math.exp(fixedLogSum - max) : 0;
+    for (let u = 0; u < m; u++) {
+      drawn[u] = Math.exp(drawn[u] - max);
+      total += drawn[u];
     }
-    for (let i = 0; i < count; i++) samples[i * draws + d] = drawn[i] / total;
+    for (let u = 0; u < m; u++) samples[u * draws + d] = drawn[u] / total;
+    logScale[d] = -max - Math.log(total);
   }
   const lower = new Float64Array(count);
   const upper = new Float64Array(count);
   const lo = Math.floor(((1 - level) / 2) * (draws - 1));
   const hi = Math.ceil(((1 + level) / 2) * (draws - 1));
-  for (let i = 0; i < count; i++) {
-    const sorted = samples.subarray(i * draws, (i + 1) * draws).sort();
+  uncertain.forEach((i, u) => {
+    const sorted = samples.subarray(u * draws, (u + 1) * draws).sort();
     lower[i] = sorted[lo];
     upper[i] = sorted[hi];
+  });
+  logScale.sort();
+  for (const i of fixed) {
+    lower[i] = Math.exp(logPosterior[i] + logScale[lo]);
+    upper[i] = Math.exp(logPosterior[i] + logScale[hi]);
   }
   return { lower, upper };
 }

@@ -19,18 +19,7 @@ import {
   type RandomTermData,
 } from "../models/glm/random-effects.js";
 import { createRng } from "../random/rng.js";
-import type { GlmPrior } from "./glm.js";
-
-/** One random-effects model's evidence, and its posterior draws of the fixed coefficients for the averages. */
-export interface RandomEffectsEvidence {
-  readonly logZ: number;
-  readonly stdErr: number;
-  readonly reliable: boolean;
-  readonly warnings: readonly string[];
-  readonly nLikelihoodEvals: number;
-  /** Draws × k fixed coefficients (intercept first) with their self-normalised weights. */
-  readonly draws: (pairs: number) => GlmPosteriorDraws;
-}
+import type { GlmModelEvidence, GlmPrior } from "./glm.js";
 
 /** A design term's random effects on the rows, their slopes standardised (mean 0, sd 1 with n − 1). */
 export function randomTermData(term: DesignTerm & { random: RandomTerm }, n: number): RandomTermData {
@@ -69,7 +58,7 @@ export function randomEffectsEvidence(
   fixedNames: readonly string[],
   seed: number,
   where: string,
-): RandomEffectsEvidence {
+): GlmModelEvidence {
   const p = design.k - 1;
   const fixedPrior: FixedEffectsPrior =
     prior.name === "normal"
@@ -87,26 +76,40 @@ export function randomEffectsEvidence(
     prior.name === "normal" ? undefined : flatInterceptCorrection(sample.draws, Math.max(sample.minEss, 1));
   const { values, size, dim } = sample.draws;
   const k = design.k;
+  const theta = new Float64Array(size * k);
+  for (let s = 0; s < size; s++) theta.set(values.subarray(s * dim, s * dim + k), s * k);
   return {
     logZ: bridge.logZ + (correction?.logShift ?? 0),
     stdErr: Math.hypot(bridge.stdErr, correction?.stdErr ?? 0),
+    laplaceLogZ: null,
     reliable: bridge.reliable,
     warnings: bridge.warnings,
     nLikelihoodEvals: bridge.nLikelihoodEvals + sample.nLikelihoodEvals,
-    draws(pairs) {
-      // Evenly spaced draws of every chain, reweighted to the flat intercept under a g-prior.
-      const count = Math.min(2 * pairs, size);
-      const theta = new Float64Array(count * k);
-      const weights = new Float64Array(count);
-      let total = 0;
-      for (let s = 0; s < count; s++) {
-        const from = Math.floor((s * size) / count);
-        theta.set(values.subarray(from * dim, from * dim + k), s * k);
-        weights[s] = correction === undefined ? 1 : correction.weights[from];
-        total += weights[s];
-      }
-      for (let s = 0; s < count; s++) weights[s] /= total;
-      return { theta, weights, count };
+    posterior: {
+      theta,
+      weights: correction?.weights ?? new Float64Array(size).fill(1 / size),
+      count: size,
     },
   };
+}
+
+/**
+ * `2 · pairs` of a model's posterior draws, evenly spaced through its chains (all of them when it has
+ * fewer), their weights renormalised over those kept.
+ */
+export function thinnedDraws(posterior: GlmPosteriorDraws, pairs: number): GlmPosteriorDraws {
+  const size = posterior.count;
+  const k = posterior.theta.length / size;
+  const count = Math.min(2 * pairs, size);
+  const theta = new Float64Array(count * k);
+  const weights = new Float64Array(count);
+  let total = 0;
+  for (let s = 0; s < count; s++) {
+    const from = Math.floor((s * size) / count);
+    theta.set(posterior.theta.subarray(from * k, (from + 1) * k), s * k);
+    weights[s] = posterior.weights[from];
+    total += weights[s];
+  }
+  for (let s = 0; s < count; s++) weights[s] /= total;
+  return { theta, weights, count };
 }

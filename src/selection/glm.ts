@@ -9,9 +9,15 @@
 import { type Standardized, standardize } from "../data/csv.js";
 import type { DesignTerm, LinearData, RandomTerm } from "../data/design.js";
 import { OccamError } from "../errors.js";
-import { type GlmEvidence, glmEvidence, glmPosteriorDraws } from "../models/glm/evidence.js";
+import {
+  type GlmDesign,
+  type GlmPosteriorDraws,
+  glmEvidence,
+  glmLaplace,
+  glmPosteriorDraws,
+} from "../models/glm/evidence.js";
 import { GLM_LINKS, type GlmFamilyName, type GlmLink, glmOutcome } from "../models/glm/family.js";
-import { glmGPriorEvidence, gPriorPosteriorDraws } from "../models/glm/g-prior.js";
+import { glmGPriorEvidence, gPriorLaplace, gPriorPosteriorDraws } from "../models/glm/g-prior.js";
 import { createRng } from "../random/rng.js";
 import { logModelPrior, type ModelPrior, probabilityIntervals } from "./compare.js";
 import {
@@ -21,7 +27,7 @@ import {
   type GlmCoefficient,
   type GlmPrediction,
 } from "./glm-average.js";
-import { type RandomEffectsEvidence, randomEffectsEvidence, randomTermData } from "./glm-random.js";
+import { randomEffectsEvidence, randomTermData, thinnedDraws } from "./glm-random.js";
 import { subsetSeed } from "./linear-estimated.js";
 
 /** Options of {@link compareGlms}. */
@@ -91,6 +97,8 @@ export interface GlmModelRow {
   readonly probabilityInterval: readonly [number, number];
   readonly reliable: boolean;
   readonly warnings: readonly string[];
+  /** Scored by Laplace's approximation alone, far below the best model (see `GlmComparison.screenedModels`). */
+  readonly screened: boolean;
 }
 
 /** What {@link compareGlms} returns. */
@@ -118,6 +126,12 @@ export interface GlmComparison {
   readonly predictions?: readonly GlmPrediction[];
   /** Models whose evidence is not reliable (their warnings say why). */
   readonly unreliableModels: number;
+  /**
+   * Of more than 1024 models, those whose Laplace approximation (BAS's, within a few hundredths of a
+   * nat on regressions) puts them more than 10 nats of log posterior below the best: their evidence is
+   * that approximation, without a standard error, and each says so; every other model's is corrected.
+   */
+  readonly screenedModels: number;
   readonly nLikelihoodEvals: number;
   readonly seconds: number;
 }
@@ -134,11 +148,105 @@ const MIN_AVERAGE_PAIRS = 25;
 /** The most models compared at once (2^15: every subset of 15 terms). */
 const MAX_MODELS = 1 << 15;
 
+/** One model's evidence as a comparison keeps it: plain values, so that it crosses threads. */
+export interface GlmModelEvidence {
+  readonly logZ: number;
+  readonly stdErr: number;
+  /** Laplace's approximation; null for a model with random terms. */
+  readonly laplaceLogZ: number | null;
+  readonly reliable: boolean;
+  readonly warnings: readonly string[];
+  readonly nLikelihoodEvals: number;
+  /** Under the normal prior: the mode and its precision's Cholesky factor, the averages' proposal. */
+  readonly mode?: Float64Array;
+  readonly precisionCholesky?: Float64Array;
+  /** With random terms: the posterior draws' fixed coefficients and weights, for the averages. */
+  readonly posterior?: GlmPosteriorDraws;
+  /** True for a model scored by Laplace's approximation alone (see {@link screenedEvidence}). */
+  readonly screened?: boolean;
+}
+
+/** A GLM comparison checked and set up: its models, and each model's evidence on demand. */
+export interface GlmComparisonSetup {
+  readonly start: number;
+  readonly data: LinearData;
+  readonly options: CompareGlmOptions;
+  readonly link: GlmLink;
+  readonly prior: GlmPrior;
+  readonly modelPrior: ModelPrior;
+  readonly seed: number;
+  /** The terms every model holds, by index. */
+  readonly always: readonly number[];
+  /** The models compared, as ascending term lists. */
+  readonly subsets: readonly (readonly number[])[];
+  /** The log evidence of the model on `members` (seeded by the model, so the same on any thread). */
+  evidence(members: readonly number[]): GlmModelEvidence;
+  /**
+   * Laplace's approximation of the model's log evidence (BAS's under a g-prior), its Newton's method
+   * started at the fit of the model without its last term when this setup scored that one; NaN for a
+   * model with random terms.
+   */
+  screen(members: readonly number[]): { logZ: number; nLikelihoodEvals: number };
+}
+
+/** Comparisons of more models than this screen them by Laplace's approximation first. */
+export const SCREEN_ABOVE = 1024;
+/** Screened models this many nats of log posterior below the best keep Laplace's approximation. */
+const SCREEN_NATS = 10;
+
 /**
  * Compares GLMs of `data`'s target on subsets of its terms (see the module header). The target must
  * suit the family: 0/1 for bernoulli, successes out of `trials` for binomial, counts for poisson.
  */
 export function compareGlms(data: LinearData, options: CompareGlmOptions): GlmComparison {
+  const setup = prepareGlmComparison(data, options);
+  const { subsets } = setup;
+  const scores = subsets.length > SCREEN_ABOVE ? subsets.map((members) => setup.screen(members)) : undefined;
+  const chosen = scores === undefined ? subsets.map((_, i) => i) : modelsToCorrect(setup, scores);
+  const evidences = scores?.map(screenedEvidence) ?? new Array<GlmModelEvidence>(subsets.length);
+  chosen.forEach((i, done) => {
+    evidences[i] = setup.evidence(subsets[i]);
+    options.onProgress?.(done + 1, chosen.length);
+  });
+  return finishGlmComparison(setup, evidences);
+}
+
+/**
+ * The models whose evidence is worth correcting, by index: those within `SCREEN_NATS` of log
+ * posterior of the best by their screening scores, the model without inputs, and every model with a
+ * random term (which has no screening score).
+ */
+export function modelsToCorrect(setup: GlmComparisonSetup, scores: readonly { logZ: number }[]): number[] {
+  const logPost = scores.map((s, i) => s.logZ + modelLogPrior(setup, setup.subsets[i]));
+  const best = Math.max(...logPost.filter(Number.isFinite));
+  return setup.subsets.flatMap((members, i) =>
+    logPost[i] >= best - SCREEN_NATS || members.length === 0 || !Number.isFinite(logPost[i]) ? [i] : [],
+  );
+}
+
+/** A screened model's evidence: its Laplace approximation, said to be one. */
+export function screenedEvidence(score: { logZ: number; nLikelihoodEvals: number }): GlmModelEvidence {
+  return {
+    logZ: score.logZ,
+    stdErr: 0,
+    laplaceLogZ: score.logZ,
+    reliable: false,
+    warnings: [
+      `Laplace's approximation alone: more than ${SCREEN_NATS} nats of log posterior below the best model, where its probability is negligible, so not corrected by importance sampling.`,
+    ],
+    nLikelihoodEvals: score.nLikelihoodEvals,
+    screened: true,
+  };
+}
+
+/** The log prior of the model on `members` under the comparison's model prior. */
+function modelLogPrior(setup: GlmComparisonSetup, members: readonly number[]): number {
+  const free = setup.data.design.terms.length - setup.always.length;
+  return logModelPrior(setup.modelPrior, free, members.length - setup.always.length);
+}
+
+/** Checks the data and options of {@link compareGlms} and lists its models. */
+export function prepareGlmComparison(data: LinearData, options: CompareGlmOptions): GlmComparisonSetup {
   const start = performance.now();
   const { design } = data;
   const { n, columns: P, terms } = design;
@@ -170,8 +278,7 @@ export function compareGlms(data: LinearData, options: CompareGlmOptions): GlmCo
     offset: options.offset,
     where: `the target ${data.targetName}`,
   });
-  const scaling = standardizedColumns(design.X, n, P, design.columnNames);
-  const standardized = scaling.X;
+  const standardized = standardizedColumns(design.X, n, P, design.columnNames).X;
   const randomTerm = terms.find((t) => t.random !== undefined);
   if (options.predict !== undefined && randomTerm !== undefined) {
     throw new OccamError(
@@ -186,64 +293,105 @@ export function compareGlms(data: LinearData, options: CompareGlmOptions): GlmCo
     );
   }
   const always = alwaysTerms(data, options.always ?? []);
-  const subsets = listSubsets(data, options.subsets ?? "all", options.heredity ?? true, always);
-  const modelPrior = options.modelPrior ?? "uniform";
   const seed = options.seed ?? 1;
-  const randomOf = (members: readonly number[]) =>
-    members
-      .map((t) => terms[t])
-      .filter((t): t is DesignTerm & { random: RandomTerm } => t.random !== undefined)
-      .map((t) => randomTermData(t, n));
-  const modelDesign = (members: readonly number[]) => {
-    const columns = members.flatMap((t) => terms[t].columns);
-    const k = columns.length + 1;
-    const X = new Float64Array(n * k);
-    for (let r = 0; r < n; r++) {
-      X[r * k] = 1;
-      for (let c = 0; c < columns.length; c++) X[r * k + c + 1] = standardized[r * P + columns[c]];
-    }
-    return { columns, design: { X, n, k } };
-  };
   const modelName = (members: readonly number[]) =>
     members.length === 0 ? "the intercept alone" : members.map((t) => terms[t].name).join(", ");
-  const evidence = (members: readonly number[]) => {
-    const draws = options.draws === undefined ? {} : { draws: options.draws };
-    const rng = createRng(subsetSeed(seed, members));
-    const { columns, design: d } = modelDesign(members);
-    const random = randomOf(members);
-    if (random.length > 0) {
-      const names = columns.map((c) => design.columnNames[c]);
-      return randomEffectsEvidence(
-        d,
-        outcome,
-        random,
-        prior,
-        names,
-        subsetSeed(seed, members),
-        `the model on ${modelName(members)}`,
-      );
-    }
-    return prior.name === "normal"
-      ? glmEvidence(d, outcome, { priorSd: prior.scale, ...draws, rng })
-      : glmGPriorEvidence(
-          d,
-          outcome,
-          { mixture: prior.name, ...draws, rng },
-          `the model on ${modelName(members)}`,
-        );
+  // Each screened model's fit, by its members, to start its supersets' Newton's method.
+  const fits = new Map<string, Float64Array>();
+  return {
+    start,
+    data,
+    options,
+    link,
+    prior,
+    modelPrior: options.modelPrior ?? "uniform",
+    seed,
+    always,
+    subsets: listSubsets(data, options.subsets ?? "all", options.heredity ?? true, always),
+    screen(members) {
+      if (members.some((t) => terms[t].random !== undefined))
+        return { logZ: Number.NaN, nLikelihoodEvals: 0 };
+      const where = `the model on ${modelName(members)}`;
+      const { design: d } = modelDesign(standardized, n, P, terms, members);
+      const parent = fits.get(members.slice(0, -1).join(","));
+      const start = parent === undefined ? undefined : new Float64Array(d.k);
+      if (parent !== undefined) start?.set(parent);
+      const fit =
+        prior.name === "normal"
+          ? glmLaplace(d, outcome, prior.scale, start, where)
+          : gPriorLaplace(d, outcome, prior.name, start, where);
+      fits.set(members.join(","), "mle" in fit ? fit.mle : fit.mode);
+      return { logZ: fit.logZ, nLikelihoodEvals: fit.nLikelihoodEvals };
+    },
+    evidence(members) {
+      const where = `the model on ${modelName(members)}`;
+      const { columns, design: d } = modelDesign(standardized, n, P, terms, members);
+      const random = members
+        .map((t) => terms[t])
+        .filter((t): t is DesignTerm & { random: RandomTerm } => t.random !== undefined)
+        .map((t) => randomTermData(t, n));
+      if (random.length > 0) {
+        const names = columns.map((c) => design.columnNames[c]);
+        return randomEffectsEvidence(d, outcome, random, prior, names, subsetSeed(seed, members), where);
+      }
+      const draws = options.draws === undefined ? {} : { draws: options.draws };
+      const rng = createRng(subsetSeed(seed, members));
+      if (prior.name !== "normal") {
+        const e = glmGPriorEvidence(d, outcome, { mixture: prior.name, ...draws, rng }, where);
+        return { ...modelEvidence(e), laplaceLogZ: e.laplaceLogZ };
+      }
+      const e = glmEvidence(d, outcome, { priorSd: prior.scale, ...draws, rng });
+      return {
+        ...modelEvidence(e),
+        laplaceLogZ: e.laplaceLogZ,
+        mode: e.mode,
+        precisionCholesky: e.precisionCholesky,
+      };
+    },
   };
-  const rows = subsets.map((members, i) => {
-    const e = evidence(members);
-    options.onProgress?.(i + 1, subsets.length);
-    return { members, e };
-  });
+}
+
+/** The fields every evidence shares. */
+function modelEvidence(
+  e: Pick<GlmModelEvidence, "logZ" | "stdErr" | "reliable" | "warnings" | "nLikelihoodEvals">,
+) {
+  const { logZ, stdErr, reliable, warnings, nLikelihoodEvals } = e;
+  return { logZ, stdErr, reliable, warnings, nLikelihoodEvals };
+}
+
+/** One model's design: the intercept and its terms' standardised columns. */
+function modelDesign(
+  standardized: Float64Array,
+  n: number,
+  P: number,
+  terms: readonly DesignTerm[],
+  members: readonly number[],
+): { columns: number[]; design: GlmDesign } {
+  const columns = members.flatMap((t) => terms[t].columns);
+  const k = columns.length + 1;
+  const X = new Float64Array(n * k);
+  for (let r = 0; r < n; r++) {
+    X[r * k] = 1;
+    for (let c = 0; c < columns.length; c++) X[r * k + c + 1] = standardized[r * P + columns[c]];
+  }
+  return { columns, design: { X, n, k } };
+}
+
+/**
+ * The comparison from every model's evidence (in `setup.subsets`' order): probabilities with their
+ * intervals, inclusion probabilities, and the averages from the most probable models' posterior draws.
+ */
+export function finishGlmComparison(
+  setup: GlmComparisonSetup,
+  evidences: readonly GlmModelEvidence[],
+): GlmComparison {
+  const { data, options, link, prior, modelPrior, seed, always } = setup;
+  const { design } = data;
+  const { n, columns: P, terms } = design;
+  const rows = setup.subsets.map((members, i) => ({ members: [...members], e: evidences[i] }));
   // The reference of the log Bayes factors, the intercept alone: computed besides when not listed.
-  const nullEvidence = rows.find((r) => r.members.length === 0)?.e ?? evidence([]);
-  const p = terms.length;
-  const free = p - always.length;
-  const logPost = rows.map(
-    (r) => r.e.logZ + logModelPrior(modelPrior, free, r.members.length - always.length),
-  );
+  const nullEvidence = rows.find((r) => r.members.length === 0)?.e ?? setup.evidence([]);
+  const logPost = rows.map((r) => r.e.logZ + modelLogPrior(setup, r.members));
   const max = Math.max(...logPost);
   const total = logPost.reduce((s, v) => s + Math.exp(v - max), 0);
   const probability = logPost.map((v) => Math.exp(v - max) / total);
@@ -262,17 +410,24 @@ export function compareGlms(data: LinearData, options: CompareGlmOptions): GlmCo
     inclusion[term.name] = within > 0.5 ? 1 - without : within;
   }
   const order = rows.map((_, i) => i).sort((a, b) => probability[b] - probability[a]);
+  const scaling = standardizedColumns(design.X, n, P, design.columnNames);
+  const outcome = glmOutcome(options.family, link, design.y, {
+    trials: options.trials,
+    offset: options.offset,
+  });
   const averaged = averagedModels(
     order.map((i) => ({ ...rows[i], probability: probability[i] })),
     (members, e, pairs) => {
-      const { columns, design: d } = modelDesign(members);
+      const { columns, design: d } = modelDesign(scaling.X, n, P, terms, members);
       const stream = createRng(subsetSeed(seed, members)).split(2)[1];
-      const draws =
-        "draws" in e
-          ? (e as RandomEffectsEvidence).draws(pairs)
-          : prior.name === "normal"
-            ? glmPosteriorDraws(d, outcome, e as GlmEvidence, { priorSd: prior.scale, pairs, rng: stream })
-            : gPriorPosteriorDraws(d, outcome, { mixture: prior.name, pairs, rng: stream });
+      let draws: GlmPosteriorDraws;
+      if (e.posterior !== undefined) draws = thinnedDraws(e.posterior, pairs);
+      else if (prior.name !== "normal") {
+        draws = gPriorPosteriorDraws(d, outcome, { mixture: prior.name, pairs, rng: stream });
+      } else {
+        const fit = { mode: e.mode as Float64Array, precisionCholesky: e.precisionCholesky as Float64Array };
+        draws = glmPosteriorDraws(d, outcome, fit, { priorSd: prior.scale, pairs, rng: stream });
+      }
       return { columns, draws };
     },
   );
@@ -300,13 +455,14 @@ export function compareGlms(data: LinearData, options: CompareGlmOptions): GlmCo
       inputs: members.map((t) => terms[t].name),
       logEvidence: e.logZ,
       stdErr: e.stdErr,
-      laplaceLogEvidence: "laplaceLogZ" in e ? e.laplaceLogZ : null,
+      laplaceLogEvidence: e.laplaceLogZ,
       logBayesFactor: e.logZ - nullEvidence.logZ,
       logBayesFactorStdErr: e === nullEvidence ? 0 : Math.hypot(e.stdErr, nullEvidence.stdErr),
       posteriorProbability: probability[i],
       probabilityInterval: [intervals.lower[i], intervals.upper[i]],
       reliable: e.reliable,
       warnings: e.warnings,
+      screened: e.screened === true,
     };
   });
   return {
@@ -321,11 +477,12 @@ export function compareGlms(data: LinearData, options: CompareGlmOptions): GlmCo
     coefficients,
     medianModel: terms.filter((t) => inclusion[t.name] >= 0.5).map((t) => t.name),
     ...(predictions === undefined ? {} : { predictions }),
-    unreliableModels: rows.filter((r) => !r.e.reliable).length,
+    unreliableModels: rows.filter((r) => !r.e.reliable && r.e.screened !== true).length,
+    screenedModels: rows.filter((r) => r.e.screened === true).length,
     nLikelihoodEvals:
       rows.reduce((s, r) => s + r.e.nLikelihoodEvals, 0) +
       (rows.some((r) => r.e === nullEvidence) ? 0 : nullEvidence.nLikelihoodEvals),
-    seconds: (performance.now() - start) / 1000,
+    seconds: (performance.now() - setup.start) / 1000,
   };
 }
 

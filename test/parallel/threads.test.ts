@@ -1,4 +1,8 @@
+import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
+import { binaryTargetColumns } from "../../src/cli/compare-glm.js";
+import { csvColumns, parseCsv } from "../../src/data/csv.js";
+import { formulaDesign, parseFormula } from "../../src/data/formula.js";
 import {
   runCalibrationExperiment,
   runCalibrationExperimentInParallel,
@@ -6,9 +10,11 @@ import {
 import { runRobotArmExperiment, runRobotArmExperimentInParallel } from "../../src/experiments/robot-arm.js";
 import { compareClassifierFamiliesInParallel } from "../../src/parallel/classify.js";
 import { compareLinearModelsInParallel, enumeratedInBlocks } from "../../src/parallel/compare.js";
+import { compareGlmsInParallel } from "../../src/parallel/compare-glm.js";
 import { runUnits } from "../../src/parallel/run.js";
 import { createRng } from "../../src/random/rng.js";
 import { compareClassifierFamilies } from "../../src/selection/classifier-families.js";
+import { compareGlms } from "../../src/selection/glm.js";
 import { compareLinearModels } from "../../src/selection/linear.js";
 import { regressionTable, sourceModule, withoutTimes } from "../support/parallel.js";
 import { TINY_ROBOT_ARM } from "../support/robot-arm.js";
@@ -60,6 +66,29 @@ describe("units on worker threads", () => {
     const limited = { ...options, subsets: { max: 21 } };
     expect(withoutTimes(await compareLinearModelsInParallel(table, { ...limited, workers: 2 }))).toBe(
       withoutTimes(compareLinearModels(table, limited)),
+    );
+  });
+
+  it("compare --family gives the serial result bit for bit on 2 workers, random terms included", async () => {
+    const quakes = formulaDesign(
+      csvColumns(parseCsv(readFileSync("examples/real-models/quakes.csv", "utf8"))),
+      parseFormula("stations ~ lat + long + depth + mag"),
+      { heredity: true },
+    );
+    const counts = { family: "poisson" as const, prior: { name: "normal" as const, scale: 5 }, seed: 3 };
+    expect(withoutTimes(await compareGlmsInParallel(quakes, { ...counts, workers: 2 }))).toBe(
+      withoutTimes(compareGlms(quakes, counts)),
+    );
+    // The first 80 rows of MASS's bacteria: 18 children, a probit with a random intercept per child.
+    const text = readFileSync("examples/real-models/bacteria.csv", "utf8")
+      .split("\n")
+      .slice(0, 81)
+      .join("\n");
+    const csv = binaryTargetColumns(csvColumns(parseCsv(text)), "y", "bernoulli");
+    const grouped = formulaDesign(csv, parseFormula("y ~ (1 | ID)"), { heredity: true });
+    const options = { family: "bernoulli" as const, link: "probit" as const, seed: 3 };
+    expect(withoutTimes(await compareGlmsInParallel(grouped, { ...options, workers: 2 }))).toBe(
+      withoutTimes(compareGlms(grouped, options)),
     );
   });
 

@@ -4,7 +4,8 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { csvColumns, parseCsv } from "../../src/data/csv.js";
 import { formulaDesign } from "../../src/data/formula.js";
-import { compareGlms } from "../../src/selection/glm.js";
+import { createRng } from "../../src/random/rng.js";
+import { compareGlms, prepareGlmComparison } from "../../src/selection/glm.js";
 import { runCli } from "../support/cli.js";
 
 const PIMA = "examples/real-models/pima.csv";
@@ -378,6 +379,52 @@ describe("occam compare --family", () => {
       const run = await runCli(["compare", ...args]);
       expect(run.code, args.join(" ")).toBe(2);
       expect(run.stderr).toMatch(pattern);
+    }
+  });
+});
+
+describe("compareGlms on more than 1024 models", () => {
+  it("screens them by Laplace's approximation, corrects those within 10 nats of the best, and flags the rest", () => {
+    // 11 inputs (2048 models), 300 rows: the first three matter.
+    const rng = createRng(21);
+    const lines = [[...Array.from({ length: 11 }, (_, j) => `x${j + 1}`), "y"].join(",")];
+    for (let i = 0; i < 300; i++) {
+      const x = Array.from({ length: 11 }, () => rng.normal());
+      const eta = 0.2 + 1.1 * x[0] - 0.8 * x[1] + 0.5 * x[2];
+      lines.push([...x.map((v) => v.toFixed(4)), rng.uniform() < 1 / (1 + Math.exp(-eta)) ? 1 : 0].join(","));
+    }
+    const data = formulaDesign(
+      csvColumns(parseCsv(lines.join("\n"))),
+      { target: "y", terms: Array.from({ length: 11 }, (_, j) => [`x${j + 1}`]), dot: false },
+      { heredity: true },
+    );
+    const result = compareGlms(data, { family: "bernoulli" });
+    expect(result.modelCount).toBe(2048);
+    expect(result.screenedModels).toBeGreaterThan(1000);
+    expect(result.unreliableModels).toBe(0);
+    const best = result.models[0].logEvidence;
+    for (const m of result.models) {
+      if (m.screened) {
+        expect(m.reliable).toBe(false);
+        expect(m.stdErr).toBe(0);
+        expect(m.warnings[0]).toMatch(/Laplace's approximation alone/);
+      } else {
+        expect(m.reliable).toBe(true);
+        expect(m.stdErr).toBeGreaterThan(0);
+      }
+      // Every model near the best was corrected (the model prior is uniform).
+      if (m.logEvidence > best - 9) expect(m.screened).toBe(false);
+    }
+    for (const name of ["x1", "x2"]) expect(result.inclusionProbabilities[name]).toBeGreaterThan(0.99);
+    // The screening scores are the corrected evidences to a few hundredths of a nat: correct some.
+    const setup = prepareGlmComparison(data, { family: "bernoulli" });
+    const screened = result.models.filter((m) => m.screened);
+    for (let s = 0; s < screened.length; s += Math.floor(screened.length / 15)) {
+      const members = screened[s].inputs.map((name) => Number(name.slice(1)) - 1);
+      const corrected = setup.evidence(members);
+      expect(Math.abs(screened[s].logEvidence - corrected.logZ), screened[s].inputs.join(",")).toBeLessThan(
+        0.1,
+      );
     }
   });
 });

@@ -17,7 +17,7 @@ import { LOG_2PI } from "../../math/constants.js";
 import { cholesky, logDetFromCholesky, solveLower, solveLowerTranspose } from "../../math/linalg.js";
 import { gammaln } from "../../math/stdlib.js";
 import type { Rng } from "../../random/rng.js";
-import { type GlmOutcome, logLikelihoodSum, type ObservationTerms, observationTerms } from "./family.js";
+import { type GlmOutcome, logLikelihoodSum, rowTerms } from "./family.js";
 
 /** Degrees of freedom of the Student-t proposal. */
 const DEFAULT_DOF = 5;
@@ -71,14 +71,19 @@ export interface GlmEvidence {
  * ({@link addTerms}, for Newton's method). Counts its evaluations.
  */
 export class GlmLikelihood {
-  private readonly terms: ObservationTerms = { logLikelihood: 0, gradient: 0, curvature: 0 };
   private readonly eta: Float64Array;
+  /** Each row's d log L_i / dη and −d² log L_i / dη² at the last {@link addTerms}. */
+  private readonly slopes: Float64Array;
+  private readonly curvatures: Float64Array;
+  private columns: Float64Array | undefined;
   evaluations = 0;
   constructor(
     readonly design: GlmDesign,
     readonly outcome: GlmOutcome,
   ) {
     this.eta = new Float64Array(design.n);
+    this.slopes = new Float64Array(design.n);
+    this.curvatures = new Float64Array(design.n);
   }
 
   /** Σ_i log L_i(θ) without the rows' constants (`outcome.constant`). */
@@ -101,26 +106,62 @@ export class GlmLikelihood {
    */
   addTerms(total: number, theta: Float64Array, gradient?: Float64Array, negHessian?: Float64Array): number {
     const { X, n, k } = this.design;
-    const t = this.terms;
+    const { slopes, curvatures, eta } = this;
     for (let i = 0; i < n; i++) {
       const row = i * k;
-      let eta = 0;
-      for (let a = 0; a < k; a++) eta += X[row + a] * theta[a];
-      observationTerms(this.outcome, i, eta, t);
-      total += t.logLikelihood;
-      if (gradient !== undefined) for (let a = 0; a < k; a++) gradient[a] += t.gradient * X[row + a];
-      if (negHessian !== undefined) {
-        for (let a = 0; a < k; a++) {
-          const wa = t.curvature * X[row + a];
-          for (let b = 0; b <= a; b++) negHessian[a * k + b] += wa * X[row + b];
-        }
+      let e = 0;
+      for (let a = 0; a < k; a++) e += X[row + a] * theta[a];
+      eta[i] = e;
+    }
+    total += rowTerms(this.outcome, eta, slopes, curvatures);
+    // Xᵀ s and Xᵀ W X as dot products of X's columns (its transpose, made once): contiguous loops into
+    // local sums, about twice as fast as adding each row's terms to the arrays.
+    const columns = gradient === undefined && negHessian === undefined ? X : this.transposed();
+    if (gradient !== undefined) {
+      for (let a = 0; a < k; a++) {
+        let sum = 0;
+        const ca = a * n;
+        for (let i = 0; i < n; i++) sum += slopes[i] * columns[ca + i];
+        gradient[a] += sum;
       }
     }
     if (negHessian !== undefined) {
-      for (let a = 0; a < k; a++) for (let b = 0; b < a; b++) negHessian[b * k + a] = negHessian[a * k + b];
+      for (let a = 0; a < k; a++) {
+        for (let b = 0; b <= a; b++) {
+          // Four sums, so that the additions do not wait on one another.
+          let s0 = 0;
+          let s1 = 0;
+          let s2 = 0;
+          let s3 = 0;
+          const ca = a * n;
+          const cb = b * n;
+          let i = 0;
+          for (; i + 3 < n; i += 4) {
+            s0 += curvatures[i] * columns[ca + i] * columns[cb + i];
+            s1 += curvatures[i + 1] * columns[ca + i + 1] * columns[cb + i + 1];
+            s2 += curvatures[i + 2] * columns[ca + i + 2] * columns[cb + i + 2];
+            s3 += curvatures[i + 3] * columns[ca + i + 3] * columns[cb + i + 3];
+          }
+          for (; i < n; i++) s0 += curvatures[i] * columns[ca + i] * columns[cb + i];
+          const sum = s0 + s1 + s2 + s3;
+          negHessian[a * k + b] += sum;
+          if (b < a) negHessian[b * k + a] += sum;
+        }
+      }
     }
     this.evaluations++;
     return total;
+  }
+
+  /** X column after column (k × n), made on first use. */
+  private transposed(): Float64Array {
+    if (this.columns === undefined) {
+      const { X, n, k } = this.design;
+      const columns = new Float64Array(n * k);
+      for (let i = 0; i < n; i++) for (let a = 0; a < k; a++) columns[a * n + i] = X[i * k + a];
+      this.columns = columns;
+    }
+    return this.columns;
   }
 }
 
@@ -172,12 +213,15 @@ class Posterior implements ConcaveDensity {
 /**
  * The posterior mode by Newton's method with step halving, from `start` or the origin (the log
  * posterior is concave: every link here has a log-concave likelihood and the priors are normal), and
- * the Cholesky factor of the negative Hessian there.
+ * the Cholesky factor of the negative Hessian there. With `tolerance` (nats), it stops as soon as
+ * Newton's decrement gᵀH⁻¹g is below it and returns the quadratic model's prediction, one step on:
+ * within about the tolerance's 3/2 power of the mode's value, for scores that need no more.
  */
 export function posteriorMode(
   post: ConcaveDensity,
   where: string,
   start?: Float64Array,
+  tolerance?: number,
 ): { mode: Float64Array; L: Float64Array; value: number } {
   const { k } = post;
   const theta = start === undefined ? new Float64Array(k) : Float64Array.from(start);
@@ -186,23 +230,47 @@ export function posteriorMode(
   const step = new Float64Array(k);
   const trial = new Float64Array(k);
   let value = post.value(theta, gradient, negHessian);
+  // With a tolerance, the second point's curvature is taken as the first's, unless it is needed.
+  let stale = false;
+  let L: Float64Array = new Float64Array(0);
   for (let iteration = 0; iteration < 200; iteration++) {
-    const L = cholesky(negHessian, k);
+    if (!stale) L = cholesky(negHessian, k);
     // step = H⁻¹ g through the Cholesky factor.
     solveLower(L, k, gradient, step);
     solveLowerTranspose(L, k, step, step);
     let decrement = 0;
     for (let a = 0; a < k; a++) decrement += gradient[a] * step[a];
     // Newton's decrement, half the expected gain of the step, against the log density's own rounding.
-    if (decrement < 1e-12 * Math.max(1, Math.abs(value))) return { mode: theta, L, value };
-    let scale = 1;
-    for (let halving = 0; halving < 60; halving++, scale /= 2) {
-      for (let a = 0; a < k; a++) trial[a] = theta[a] + scale * step[a];
-      const next = post.logDensity(trial);
-      if (next >= value - 1e-12 * Math.abs(value)) break;
+    if (tolerance !== undefined && decrement < tolerance) {
+      for (let a = 0; a < k; a++) theta[a] += step[a];
+      return { mode: theta, L, value: value + 0.5 * decrement };
     }
-    theta.set(trial);
-    value = post.value(theta, gradient, negHessian);
+    if (stale) {
+      // Not close enough for the old curvature: the new one, and Newton's method goes on from here.
+      value = post.value(theta, gradient, negHessian);
+      stale = false;
+      iteration--;
+      continue;
+    }
+    if (decrement < 1e-12 * Math.max(1, Math.abs(value))) return { mode: theta, L, value };
+    // The full step, evaluated with its gradient (and curvature) at once: it is nearly always taken.
+    const keep = value - 1e-12 * Math.abs(value);
+    const fresh = !(tolerance !== undefined && iteration === 0);
+    for (let a = 0; a < k; a++) trial[a] = theta[a] + step[a];
+    const full = post.value(trial, gradient, fresh ? negHessian : undefined);
+    if (full >= keep) {
+      theta.set(trial);
+      value = full;
+    } else {
+      let scale = 0.5;
+      for (let halving = 1; halving < 60; halving++, scale /= 2) {
+        for (let a = 0; a < k; a++) trial[a] = theta[a] + scale * step[a];
+        if (post.logDensity(trial) >= keep) break;
+      }
+      theta.set(trial);
+      value = post.value(theta, gradient, fresh ? negHessian : undefined);
+    }
+    stale = !fresh;
   }
   throw new OccamError(
     "non-finite",
@@ -231,6 +299,26 @@ export function glmEvidence(
     where,
   );
   return { ...corrected, mode, precisionCholesky: precisionL, nLikelihoodEvals: post.likelihood.evaluations };
+}
+
+/** Newton's decrement (nats) at which a screening score stops: its error is a few thousandths of a nat. */
+export const SCREEN_TOLERANCE = 0.01;
+
+/**
+ * Laplace's approximation alone of {@link glmEvidence}'s log evidence, Newton's method started at
+ * `start` (a smaller model's mode, padded with zeros): a cheap score for screening many models.
+ */
+export function glmLaplace(
+  design: GlmDesign,
+  outcome: GlmOutcome,
+  priorSd: number,
+  start: Float64Array | undefined,
+  where: string,
+): { logZ: number; mode: Float64Array; nLikelihoodEvals: number } {
+  const post = new Posterior(design, outcome, priorSd);
+  const { mode, L, value } = posteriorMode(post, where, start, SCREEN_TOLERANCE);
+  const logZ = value + 0.5 * design.k * LOG_2PI - 0.5 * logDetFromCholesky(L, design.k);
+  return { logZ, mode, nLikelihoodEvals: post.likelihood.evaluations };
 }
 
 /** What {@link correctedLaplace} returns. */

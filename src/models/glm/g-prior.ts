@@ -21,7 +21,14 @@
  */
 import { OccamError } from "../../errors.js";
 import { LOG_2PI } from "../../math/constants.js";
-import { cholesky, logDetFromCholesky } from "../../math/linalg.js";
+import {
+  cholesky,
+  logDetFromCholesky,
+  lowerTimesTranspose,
+  solveLower,
+  solveLowerTranspose,
+} from "../../math/linalg.js";
+import { logSumExp } from "../../math/logspace.js";
 import type { Rng } from "../../random/rng.js";
 import {
   type ConcaveDensity,
@@ -34,6 +41,7 @@ import {
   importanceCorrection,
   laplaceProposal,
   posteriorMode,
+  SCREEN_TOLERANCE,
   studentTLogNormaliser,
   studentTOffset,
   weightedDraws,
@@ -106,33 +114,59 @@ function flatDensity(likelihood: GlmLikelihood, constant: number): ConcaveDensit
 /** The largest |coefficient| (on standardised inputs) a maximum-likelihood fit may have before it counts as infinite. */
 const MAX_MLE = 30;
 
-/**
- * J, the slopes' Fisher information at the maximum-likelihood fit with the intercept profiled out
- * ((k − 1) × (k − 1)): the Schur complement of the intercept in the negative Hessian of log L there.
- */
-export function slopeInformation(likelihood: GlmLikelihood, where: string): Float64Array {
-  const { k } = likelihood.design;
-  const flat = flatDensity(likelihood, 0);
-  const separated = new OccamError(
+/** The error of a model whose maximum-likelihood fit does not exist. */
+function separatedError(where: string): OccamError {
+  return new OccamError(
     "invalid-data",
     `${where}: the maximum-likelihood fit does not exist (the inputs separate the outcome perfectly, or a count is 0 wherever an input is set), and the g-prior's scale rests on it; compare under --prior normal --scale S, whose prior keeps such fits finite.`,
   );
-  let mle: Float64Array;
+}
+
+/** The maximum-likelihood fit of a model: θ̂, log L there (its constant included), −∇² log L there (k × k), and J. */
+interface MaximumLikelihoodFit {
+  readonly mle: Float64Array;
+  readonly value: number;
+  readonly H: Float64Array;
+  /** The slopes' Fisher information with the intercept profiled out ((k − 1) × (k − 1)): H's Schur complement. */
+  readonly J: Float64Array;
+}
+
+/**
+ * The maximum-likelihood fit of `likelihood`'s model, Newton's method started at `start` (or 0) and
+ * stopped at `tolerance` when given (see `posteriorMode`).
+ */
+function maximumLikelihoodFit(
+  likelihood: GlmLikelihood,
+  where: string,
+  start?: Float64Array,
+  tolerance?: number,
+): MaximumLikelihoodFit {
+  const { k } = likelihood.design;
+  const flat = flatDensity(likelihood, likelihood.outcome.constant);
+  let fit: ReturnType<typeof posteriorMode>;
   try {
-    mle = posteriorMode(flat, where).mode;
+    fit = posteriorMode(flat, where, start, tolerance);
   } catch (error) {
-    if (error instanceof OccamError) throw separated;
+    if (error instanceof OccamError) throw separatedError(where);
     throw error;
   }
-  if (mle.some((v) => !(Math.abs(v) < MAX_MLE))) throw separated;
-  const H = new Float64Array(k * k);
-  flat.value(mle, undefined, H);
+  const { mode: mle, value } = fit;
+  if (mle.some((v) => !(Math.abs(v) < MAX_MLE))) throw separatedError(where);
+  const H = lowerTimesTranspose(fit.L, k);
   const p = k - 1;
   const J = new Float64Array(p * p);
   for (let a = 0; a < p; a++) {
     for (let b = 0; b < p; b++) J[a * p + b] = H[(a + 1) * k + b + 1] - (H[(a + 1) * k] * H[b + 1]) / H[0];
   }
-  return J;
+  return { mle, value, H, J };
+}
+
+/**
+ * J, the slopes' Fisher information at the maximum-likelihood fit with the intercept profiled out
+ * ((k − 1) × (k − 1)): the Schur complement of the intercept in the negative Hessian of log L there.
+ */
+export function slopeInformation(likelihood: GlmLikelihood, where: string): Float64Array {
+  return maximumLikelihoodFit(likelihood, where).J;
 }
 
 /** The joint log density f(α, β, τ) of the module header, with τ held fixed for Newton's method in (α, β). */
@@ -152,6 +186,16 @@ class GPriorPosterior implements ConcaveDensity {
     this.p = this.k - 1;
     this.Jbeta = new Float64Array(this.p);
     this.halfLogDetJ = 0.5 * logDetFromCholesky(cholesky(J, this.p), this.p);
+  }
+
+  /** g = g_min + e^τ at the τ last fixed. */
+  get gValue(): number {
+    return this.g;
+  }
+
+  /** The terms of f that depend on τ alone (log p(τ), the normaliser of β | g), the rows' constant with them. */
+  get tauTerms(): number {
+    return this.base;
   }
 
   /** Fixes τ, so g = g_min + e^τ, and the terms of f that depend on τ alone. */
@@ -225,22 +269,9 @@ interface TauNode {
 
 /**
  * The grid in τ, from τ = log n upwards and downwards until Laplace's marginal falls `TAU_SPAN` below
- * its largest value: at each point Newton's method in (α, β) from the neighbour's mode.
+ * its largest value, each point from `at` (given its neighbour's mode).
  */
-function tauGrid(post: GPriorPosterior, n: number, dof: number, where: string): TauNode[] {
-  const { k } = post;
-  const at = (tau: number, warm?: Float64Array): TauNode => {
-    post.setTau(tau);
-    const { mode, L, value } = posteriorMode(post, where, warm);
-    const logDet = logDetFromCholesky(L, k);
-    return {
-      tau,
-      mode,
-      L,
-      logNorm: studentTLogNormaliser(dof, L, k),
-      laplace: value + 0.5 * k * LOG_2PI - 0.5 * logDet,
-    };
-  };
+function tauGrid(at: (tau: number, warm?: Float64Array) => TauNode, n: number, where: string): TauNode[] {
   const start = at(Math.log(n));
   let best = start.laplace;
   const walk = (direction: number): TauNode[] => {
@@ -262,6 +293,41 @@ function tauGrid(post: GPriorPosterior, n: number, dof: number, where: string): 
   const up = walk(1);
   const down = walk(-1);
   return [...down.reverse(), start, ...up];
+}
+
+/**
+ * A point of the grid in τ from the likelihood's quadratic expansion at the maximum-likelihood fit,
+ * log L(θ) ≈ log L(θ̂) − ½ (θ − θ̂)ᵀ H (θ − θ̂): the conditional mode solves (H + J/g) m = H θ̂ (J on the
+ * slopes), and Laplace's marginal is exact for the expansion. No pass over the data: the importance
+ * weights correct what the expansion misses.
+ */
+function quadraticNode(fit: MaximumLikelihoodFit, post: GPriorPosterior, tau: number, dof: number): TauNode {
+  const { k } = post;
+  const { mle, value, H, J } = fit;
+  const p = k - 1;
+  post.setTau(tau);
+  const g = post.gValue;
+  const P = Float64Array.from(H);
+  for (let a = 0; a < p; a++) for (let b = 0; b < p; b++) P[(a + 1) * k + b + 1] += J[a * p + b] / g;
+  const L = cholesky(P, k);
+  const target = new Float64Array(k);
+  for (let a = 0; a < k; a++) for (let b = 0; b < k; b++) target[a] += H[a * k + b] * mle[b];
+  const mode = solveLowerTranspose(L, k, solveLower(L, k, target));
+  let quadratic = 0;
+  for (let a = 0; a < k; a++) {
+    for (let b = 0; b < k; b++) quadratic += (mode[a] - mle[a]) * H[a * k + b] * (mode[b] - mle[b]);
+  }
+  let prior = 0;
+  for (let a = 0; a < p; a++) for (let b = 0; b < p; b++) prior += mode[a + 1] * J[a * p + b] * mode[b + 1];
+  const logDensity =
+    value - 0.5 * quadratic + post.tauTerms - post.likelihood.outcome.constant - prior / (2 * g);
+  return {
+    tau,
+    mode,
+    L,
+    logNorm: studentTLogNormaliser(dof, L, k),
+    laplace: logDensity + 0.5 * k * LOG_2PI - 0.5 * logDetFromCholesky(L, k),
+  };
 }
 
 /**
@@ -316,6 +382,43 @@ function gridProposal(nodes: readonly TauNode[], k: number, dof: number): Contro
   };
 }
 
+/** The grid in τ = log(g − g_min) of {@link gPriorLaplace}'s integral over g: trapezoids of 0.05 from −25 to 35. */
+const SCREEN_TAU = { from: -25, to: 35, step: 0.05 };
+
+/**
+ * BAS's approximation of a model's log evidence under a mixture of g-priors: Laplace's at the
+ * maximum-likelihood fit θ̂ = (α̂, β̂), which with the slopes' information J there leaves
+ * log L(θ̂) + ½ log(2π / H_αα) + log ∫ p(g) (1 + g)^(−p/2) e^(−β̂ᵀJβ̂ / 2(1 + g)) dg, the last integral
+ * by the trapezoid rule in τ. Newton's method starts at `start` (a smaller model's fit, padded with
+ * zeros). A cheap score for screening many models; off by up to a few tenths of a nat.
+ */
+export function gPriorLaplace(
+  design: GlmDesign,
+  outcome: GlmOutcome,
+  mixtureName: GMixtureName,
+  start: Float64Array | undefined,
+  where: string,
+): { logZ: number; mle: Float64Array; nLikelihoodEvals: number } {
+  const likelihood = new GlmLikelihood(design, outcome);
+  const { k, n } = design;
+  const { mle, value, H, J } = maximumLikelihoodFit(likelihood, where, start, SCREEN_TOLERANCE);
+  // log |H| = log H_αα + log |J| (the Schur complement's determinant).
+  let logZ = value + 0.5 * LOG_2PI - 0.5 * Math.log(H[0]);
+  const p = k - 1;
+  if (p > 0) {
+    let q = 0;
+    for (let a = 0; a < p; a++) for (let b = 0; b < p; b++) q += mle[a + 1] * J[a * p + b] * mle[b + 1];
+    const mixture = gMixture(mixtureName, n, p, where);
+    const terms: number[] = [];
+    for (let tau = SCREEN_TAU.from; tau <= SCREEN_TAU.to; tau += SCREEN_TAU.step) {
+      const g = mixture.gMin + Math.exp(tau);
+      terms.push(mixture.logDensity(g) + tau - 0.5 * p * Math.log1p(g) - q / (2 * (1 + g)));
+    }
+    logZ += logSumExp(terms) + Math.log(SCREEN_TAU.step);
+  }
+  return { logZ, mle, nLikelihoodEvals: likelihood.evaluations };
+}
+
 /** Options of {@link glmGPriorEvidence}. */
 export interface GlmGPriorOptions extends Omit<GlmEvidenceOptions, "priorSd"> {
   /** The prior on g. @defaultValue "robust" */
@@ -341,9 +444,9 @@ function gPriorSetup(
       logDensity: (x) => flat.logDensity(x),
     };
   }
-  const J = slopeInformation(likelihood, where);
-  const post = new GPriorPosterior(likelihood, J, gMixture(mixture, n, k - 1, where));
-  const nodes = tauGrid(post, n, dof, where);
+  const fit = maximumLikelihoodFit(likelihood, where);
+  const post = new GPriorPosterior(likelihood, fit.J, gMixture(mixture, n, k - 1, where));
+  const nodes = tauGrid((tau) => quadraticNode(fit, post, tau, dof), n, where);
   return { likelihood, proposal: gridProposal(nodes, k, dof), logDensity: (x) => post.joint(x) };
 }
 
