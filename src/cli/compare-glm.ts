@@ -15,6 +15,7 @@ import type { Io } from "./io.js";
 import { progressLine } from "./io.js";
 import { checkedJson } from "./json.js";
 import { interruptible } from "./parallel.js";
+import { writeReport } from "./report-file.js";
 import { formatTable } from "./table.js";
 
 /** The outcome families `occam compare --family` takes. */
@@ -36,6 +37,7 @@ export interface GlmFlags {
   seed: number;
   json?: boolean;
   workers?: number;
+  report?: string;
 }
 
 /**
@@ -114,7 +116,8 @@ export async function compareGlmAction(
   data: LinearData,
   flags: GlmFlags,
   io: Io,
-  predict?: CompareGlmOptions["predict"],
+  predict: CompareGlmOptions["predict"] | undefined,
+  path: string,
 ): Promise<void> {
   if (flags.prior !== "normal" && flags.prior !== "robust" && flags.prior !== "hyper-g-n") {
     throw new OccamError(
@@ -167,6 +170,10 @@ export async function compareGlmAction(
       ? `${checkedJson(result)}\n`
       : `${formatGlmComparison(result, data.targetName, flags.top ?? 10)}\n`,
   );
+  if (flags.report !== undefined) {
+    const { glmReportHtml } = await import("../report/compare-glm.js");
+    writeReport(flags.report, await glmReportHtml(result, { data: path, target: data.targetName }));
+  }
 }
 
 /** The coefficients' prior in words. */

@@ -230,7 +230,6 @@ export function registerCompare(program: Command, io: Io): void {
           "mcmcSteps",
           "intercept",
           "standardize",
-          "report",
         ].filter(given);
         if (linearOnly.length > 0) {
           throw new OccamError(
@@ -397,6 +396,7 @@ async function glmComparison(path: string, flags: CompareFlags, priorGiven: bool
     },
     io,
     predict,
+    path,
   );
 }
 

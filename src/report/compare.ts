@@ -127,7 +127,21 @@ function coefficientTable(result: LinearComparison) {
   };
 }
 
-async function probabilityPlot(top: readonly LinearModelRow[], estimated: boolean): Promise<RenderedPlot> {
+/** What the plots read of a model. */
+export interface PlottedModel {
+  readonly inputs: readonly string[];
+  readonly posteriorProbability: number;
+  readonly probabilityInterval?: readonly [number, number];
+  /** Against the intercept-only model. */
+  readonly logBayesFactor: number;
+  readonly logBayesFactorVsBest: number;
+}
+
+/** The top models' posterior probabilities, with their intervals when the evidences were estimated. */
+export async function probabilityPlot(
+  top: readonly PlottedModel[],
+  estimated: boolean,
+): Promise<RenderedPlot> {
   const values = top.map((m, rank) => ({
     rank: rank + 1,
     probability: m.posteriorProbability,
@@ -167,7 +181,10 @@ async function probabilityPlot(top: readonly LinearModelRow[], estimated: boolea
 }
 
 /** BAS's plot: each model's log Bayes factor (against the intercept-only model) by its number of terms. */
-async function sizePlot(result: LinearComparison): Promise<RenderedPlot> {
+export async function sizePlot(result: {
+  readonly models: readonly PlottedModel[];
+  readonly modelCount: number;
+}): Promise<RenderedPlot> {
   const drawn = result.models.slice(0, SIZE_PLOT_MODELS);
   const values = drawn.map((m) => ({
     size: m.inputs.length,
@@ -193,7 +210,11 @@ async function sizePlot(result: LinearComparison): Promise<RenderedPlot> {
   );
 }
 
-async function inclusionPlot(result: LinearComparison): Promise<RenderedPlot> {
+/** Each term's inclusion probability, with the median-probability model's line at ½. */
+export async function inclusionPlot(result: {
+  readonly inputs: readonly string[];
+  readonly inclusionProbabilities: Readonly<Record<string, number>>;
+}): Promise<RenderedPlot> {
   const values = result.inputs.map((term) => ({ term, probability: result.inclusionProbabilities[term] }));
   return renderPlot(
     {
@@ -221,7 +242,9 @@ async function inclusionPlot(result: LinearComparison): Promise<RenderedPlot> {
 }
 
 /** Model-averaged means ± 2 posterior sds, when the prior has them in closed form. */
-async function coefficientPlot(result: LinearComparison): Promise<RenderedPlot[]> {
+export async function coefficientPlot(result: {
+  readonly coefficients: readonly { name: string; mean: number | null; sd: number | null }[];
+}): Promise<RenderedPlot[]> {
   const values = result.coefficients.flatMap((c) =>
     c.mean === null || c.sd === null
       ? []
@@ -256,9 +279,9 @@ async function coefficientPlot(result: LinearComparison): Promise<RenderedPlot[]
 }
 
 /** BAS's `image`: which terms each of the top models holds, coloured by its log Bayes factor against the best. */
-async function modelSpacePlot(
-  result: LinearComparison,
-  top: readonly LinearModelRow[],
+export async function modelSpacePlot(
+  result: { readonly inputs: readonly string[] },
+  top: readonly PlottedModel[],
 ): Promise<RenderedPlot> {
   const values = top.flatMap((m, rank) =>
     m.inputs.map((term) => ({ rank: rank + 1, term, logBayesFactorVsBest: m.logBayesFactorVsBest })),

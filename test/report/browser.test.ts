@@ -52,6 +52,27 @@ describe("reports in a browser", () => {
     expect(visit.text).toContain(HOSTILE);
   });
 
+  it("compare --family bernoulli: loads offline with no console error, draws every plot, and shows a hostile column name as text", async () => {
+    const rng = createRng(5);
+    const rows = [`x,${HOSTILE},z,y`];
+    for (let i = 0; i < 120; i++) {
+      const [x, h, z] = [rng.normal(), rng.normal(), rng.normal()];
+      rows.push(`${x},${h},${z},${rng.uniform() < 1 / (1 + Math.exp(-1.5 * x)) ? "yes" : "no"}`);
+    }
+    const csv = join(folder, "hostile-binary.csv");
+    writeFileSync(csv, `${rows.join("\n")}\n`);
+    const report = join(folder, "compare-glm.html");
+    const run = await runCli(["compare", csv, "--target", "y", "--family", "bernoulli", "--report", report]);
+    expect(run.stderr).toBe("");
+    expect(run.code).toBe(0);
+    expect(readFileSync(report, "utf8")).not.toContain(HOSTILE);
+    const visit = await visitReport(report, join(folder, "compare-glm.png"));
+    // Probabilities, log BF by size, inclusion, coefficients, model space.
+    expectCleanPage(visit, 5);
+    expect(visit.text).toContain(HOSTILE);
+    expect(visit.text).toContain("Model-averaged coefficients, in the inputs' units");
+  });
+
   it("classify: loads offline with no console error, draws every plot, and shows a hostile class label as text", async () => {
     const rng = createRng(4);
     const rows = ["x1,x2,label"];
