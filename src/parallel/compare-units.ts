@@ -147,6 +147,18 @@ export const estimateOptionsSchema = z
   })
   .strict();
 
+/** Checks that each model of a unit lists distinct ascending term indices below p. */
+function checkModels(models: readonly (readonly number[])[], p: number, where: string): void {
+  for (const members of models) {
+    if (members.some((t, i) => t >= p || (i > 0 && t <= members[i - 1]))) {
+      throw new OccamError(
+        "invalid-argument",
+        `${where}: a model's terms must be distinct ascending indices below ${p}, got [${members.join(", ")}].`,
+      );
+    }
+  }
+}
+
 /** The estimated log evidences of a block of models. */
 export const compareBlockCommand = defineUnitCommand({
   name: "compare-block",
@@ -159,15 +171,7 @@ export const compareBlockCommand = defineUnitCommand({
     .strict(),
   run(payload): { logZ: number[]; stdErr: number[] } {
     const setup = prepareLinearComparison(linearDataOf(payload.data), payload.options as never);
-    const p = payload.data.design.terms.length;
-    for (const members of payload.models) {
-      if (members.some((t, i) => t >= p || (i > 0 && t <= members[i - 1]))) {
-        throw new OccamError(
-          "invalid-argument",
-          `compare-block: a model's terms must be distinct ascending indices below ${p}, got [${members.join(", ")}].`,
-        );
-      }
-    }
+    checkModels(payload.models, payload.data.design.terms.length, "compare-block");
     const estimate = subsetEstimator(setup.family, setup.o);
     const logZ: number[] = [];
     const stdErr: number[] = [];
@@ -350,15 +354,7 @@ function glmSetup(payload: z.infer<typeof compareGlmBlockCommand.payload>) {
     ...(offset === undefined ? {} : { offset: Float64Array.from(offset) }),
     subsets: "none",
   });
-  const p = payload.data.design.terms.length;
-  for (const members of payload.models) {
-    if (members.some((t, i) => t >= p || (i > 0 && t <= members[i - 1]))) {
-      throw new OccamError(
-        "invalid-argument",
-        `compare-glm: a model's terms must be distinct ascending indices below ${p}, got [${members.join(", ")}].`,
-      );
-    }
-  }
+  checkModels(payload.models, payload.data.design.terms.length, "compare-glm");
   return setup;
 }
 

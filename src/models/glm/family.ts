@@ -168,8 +168,7 @@ export function logLikelihoodSum(outcome: GlmOutcome, eta: Float64Array): number
 
 /**
  * Σ_i log L_i at the linear predictors `eta` (without the rows' constants), each row's d log L_i / dη
- * written to `slopes` and −d² log L_i / dη² to `curvatures`: {@link observationTerms} for every row at
- * once, with the link chosen once (Newton's method's hot loop).
+ * written to `slopes` and −d² log L_i / dη² to `curvatures`: {@link observationTerms} for every row.
  */
 export function rowTerms(
   outcome: GlmOutcome,
@@ -177,23 +176,9 @@ export function rowTerms(
   slopes: Float64Array,
   curvatures: Float64Array,
 ): number {
-  const { y, trials, offset } = outcome;
-  const n = y.length;
-  let total = 0;
-  if (outcome.link === "logit") {
-    for (let i = 0; i < n; i++) {
-      const e = eta[i] + offset[i];
-      const z = Math.exp(-Math.abs(e));
-      const sigma = e >= 0 ? 1 / (1 + z) : z / (1 + z);
-      const m = trials[i];
-      total += y[i] * e - m * (Math.max(e, 0) + Math.log1p(z));
-      slopes[i] = y[i] - m * sigma;
-      curvatures[i] = m * sigma * (1 - sigma);
-    }
-    return total;
-  }
   const out: ObservationTerms = { logLikelihood: 0, gradient: 0, curvature: 0 };
-  for (let i = 0; i < n; i++) {
+  let total = 0;
+  for (let i = 0; i < eta.length; i++) {
     observationTerms(outcome, i, eta[i], out);
     total += out.logLikelihood;
     slopes[i] = out.gradient;
