@@ -16,6 +16,7 @@ import {
   prepareGlmComparison,
   SCREEN_ABOVE,
   screenedEvidence,
+  startingDraws,
 } from "../selection/glm.js";
 import { plainLinearData } from "./compare-units.js";
 import { siblingModule } from "./pool.js";
@@ -48,13 +49,15 @@ export async function compareGlmsInParallel(
   const { subsets } = setup;
   const count = subsets.length;
   const plainData = plainLinearData(data);
+  // The whole comparison's starting draws: a unit sets up one model's worth of it.
+  const draws = startingDraws(count, options.draws);
   const payloadOptions = {
     family: options.family,
     link: setup.link,
     prior: setup.prior,
     ...(options.trials === undefined ? {} : { trials: Array.from(options.trials) }),
     ...(options.offset === undefined ? {} : { offset: Array.from(options.offset) }),
-    ...(options.draws === undefined ? {} : { draws: options.draws }),
+    ...(draws === undefined ? {} : { draws }),
     seed: setup.seed,
   };
   const run = async <R>(command: string, dealt: number[][], key: string, total: number): Promise<R[]> => {
