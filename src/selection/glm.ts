@@ -189,6 +189,9 @@ export interface GlmComparisonSetup {
   screen(members: readonly number[]): { logZ: number; nLikelihoodEvals: number };
 }
 
+/** The most models with random terms a comparison samples (each takes seconds). */
+const MAX_SAMPLED_MODELS = 64;
+
 /** Comparisons of more models than this screen them by Laplace's approximation first. */
 export const SCREEN_ABOVE = 1024;
 /**
@@ -310,6 +313,13 @@ export function prepareGlmComparison(data: LinearData, options: CompareGlmOption
   // Each screened model's fit, by its members, to start its supersets' Newton's method.
   const fits = new Map<string, Float64Array>();
   const subsets = listSubsets(data, options.subsets ?? "all", options.heredity ?? true, always);
+  const sampled = subsets.filter((members) => members.some((t) => terms[t].random !== undefined)).length;
+  if (sampled > MAX_SAMPLED_MODELS) {
+    throw new OccamError(
+      "invalid-argument",
+      `${sampled} of the ${subsets.length} models hold a random term, and each of those is sampled (about ten seconds a model with 50 groups); occam samples at most ${MAX_SAMPLED_MODELS}. Narrow the search: --subsets max=K, fewer inputs, or --always for terms every model should hold.`,
+    );
+  }
   const startDraws = startingDraws(subsets.length, options.draws);
   return {
     start,

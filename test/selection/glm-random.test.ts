@@ -79,10 +79,15 @@ describe("compareGlms with random terms", () => {
     expect(Math.abs(bridge.logZ - exact)).toBeLessThan(3 * bridge.stdErr);
   });
 
-  it("refuses a grouping column with one level, a random term for a gaussian target, two terms on one grouping, and --predict", async () => {
+  it("refuses a grouping column with one level, a random term for a gaussian target, two terms on one grouping, too many sampled models, and --predict", async () => {
     const dir = mkdtempSync(join(tmpdir(), "occam-"));
     const file = join(dir, "one-group.csv");
     writeFileSync(file, "y,x,g\n1,0.5,a\n0,1.5,a\n1,2.5,a\n0,0.1,a\n1,0.7,a\n");
+    const many = join(dir, "many-inputs.csv");
+    const rows = Array.from({ length: 40 }, (_, i) =>
+      [i % 2, ...Array.from({ length: 7 }, (_, j) => Math.sin(i * (j + 1))), i % 4].join(","),
+    );
+    writeFileSync(many, `y,a,b,c,d,e,f,h,g\n${rows.join("\n")}\n`);
     const cases: [string[], RegExp][] = [
       [
         [file, "--family", "bernoulli", "--formula", "y ~ x + (1 | g)"],
@@ -94,6 +99,10 @@ describe("compareGlms with random terms", () => {
       ],
       [[file, "--family", "bernoulli", "--formula", "y ~ (1 | g) + (x | g)"], /two random terms group by g/],
       [[file, "--family", "bernoulli", "--formula", "y ~ x + (x || g)"], /does not read "\|\|"/],
+      [
+        [many, "--family", "bernoulli", "--formula", "y ~ a + b + c + d + e + f + h + (1 | g)"],
+        /128 of the 256 models hold a random term.*at most 64/,
+      ],
       [
         [BACTERIA, "--family", "bernoulli", "--formula", "y ~ week + (1 | ID)", "--predict", BACTERIA],
         /not yet available with random terms/,
