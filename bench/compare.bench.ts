@@ -69,7 +69,8 @@ function wholeProcess(path: string): { seconds: number; megabytes: number; compu
  */
 function warmSeconds(path: string): { wall: number; cpu: number } {
   const script = `
-    import { readCsv, numericTable } from ${JSON.stringify(pathToFileURL(join(root, "dist/data/csv.js")).href)};
+    import { numericTable } from ${JSON.stringify(pathToFileURL(join(root, "dist/data/csv.js")).href)};
+    import { readCsv } from ${JSON.stringify(pathToFileURL(join(root, "dist/data/csv-file.js")).href)};
     import { compareLinearModels } from ${JSON.stringify(pathToFileURL(join(root, "dist/selection/linear.js")).href)};
     const data = numericTable(readCsv(${JSON.stringify(path)}), { target: "y" });
     for (let i = 0; i < 3; i++) compareLinearModels(data);

@@ -13,7 +13,7 @@
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { readCsv, readCsvColumns } from "../src/data/csv.js";
+import { readCsv, readCsvColumns } from "../src/data/csv-file.js";
 import { formulaDesign } from "../src/data/formula.js";
 import { compareEstimators } from "../src/evidence/compare.js";
 import { classifierTable, encodeClassifierTable } from "../src/models/classifiers/index.js";

@@ -4,7 +4,7 @@
  * under 30 s. The shared structure scans only the selected inputs' allocations; the per-input one
  * scans all 33 inputs' every sweep.
  */
-import { readCsv } from "../src/data/csv.js";
+import { readCsv } from "../src/data/csv-file.js";
 import {
   classificationTable,
   fitMixtureClassifier,

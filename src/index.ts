@@ -155,8 +155,8 @@ export {
   type NumericTableOptions,
   numericTable,
   parseCsv,
-  readCsv,
 } from "./data/csv.js";
+export { readCsv } from "./data/csv-file.js";
 export type { LinearData } from "./data/design.js";
 export { holdOut, kFolds } from "./data/folds.js";
 export { type Formula, formulaDesign, parseFormula } from "./data/formula.js";

@@ -1,5 +1,5 @@
 import { type Command, Option } from "commander";
-import { readCsv } from "../data/csv.js";
+import { readCsv } from "../data/csv-file.js";
 import { OccamError } from "../errors.js";
 import { classifierTable, encodeClassifierTable } from "../models/classifiers/data.js";
 import {

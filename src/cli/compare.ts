@@ -1,6 +1,7 @@
 import { availableParallelism } from "node:os";
 import { type Command, InvalidArgumentError, Option } from "commander";
-import { type CsvColumns, readCsvColumns } from "../data/csv.js";
+import type { CsvColumns } from "../data/csv.js";
+import { readCsvColumns } from "../data/csv-file.js";
 import type { LinearData } from "../data/design.js";
 import { formulaDesign, parseFormula } from "../data/formula.js";
 import { OccamError } from "../errors.js";

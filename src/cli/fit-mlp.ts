@@ -1,5 +1,6 @@
 import { type Command, Option } from "commander";
-import { type CsvTable, numericTable, readCsv } from "../data/csv.js";
+import { type CsvTable, numericTable } from "../data/csv.js";
+import { readCsv } from "../data/csv-file.js";
 import { OccamError } from "../errors.js";
 import type { MlpData } from "../models/mlp/data.js";
 import type { BayesianMlpFit } from "../models/mlp/fit.js";

@@ -1,5 +1,5 @@
 import { type Command, Option } from "commander";
-import { readCsv } from "../data/csv.js";
+import { readCsv } from "../data/csv-file.js";
 import { OccamError } from "../errors.js";
 import type { ClassificationData } from "../models/mixture-classifier/index.js";
 import { columnList, openUnitInterval, parseSeed, positiveNumber, wholeNumber } from "./arguments.js";

@@ -1,7 +1,7 @@
 /**
- * Loading and validating tabular data from CSV. `parseCsv` / `readCsv` read a header and rows of
- * cells (strings, untouched apart from trimming surrounding spaces); `readCsvColumns` streams a file
- * straight into typed columns (numbers or factors, see `columns.ts`) for large data; `numericTable` turns chosen
+ * Loading and validating tabular data from CSV. `parseCsv` reads a header and rows of cells (strings,
+ * untouched apart from trimming surrounding spaces) from text; `csv-file.ts` reads files (into memory,
+ * or streamed straight into typed columns, see `columns.ts`, for large data); `numericTable` turns chosen
  * columns into a design matrix X and a response y, refusing — with an `invalid-data` OccamError that
  * names the row and column and says what to do — anything it would otherwise have to guess about:
  * missing values, non-numeric cells, constant inputs, too few rows. Nothing is imputed, dropped or
@@ -9,13 +9,11 @@
  *
  * Rows are numbered as a spreadsheet shows them: the header is row 1, the first data row is row 2.
  */
-import { createReadStream, readFileSync, statSync } from "node:fs";
-import { parse as parseStream } from "csv-parse";
 import { parse } from "csv-parse/sync";
 import { invalidData, OccamError } from "../errors.js";
-import { ColumnBuilder, columnFromCells, type TypedColumn } from "./columns.js";
+import { type ColumnBuilder, columnFromCells, type TypedColumn } from "./columns.js";
 
-/** Options of {@link parseCsv} and {@link readCsv}. */
+/** Options of {@link parseCsv} and `readCsv`. */
 export interface CsvOptions {
   /**
    * The field delimiter, one character.
@@ -34,7 +32,8 @@ export interface CsvTable {
   readonly data: ReadonlyMap<string, readonly string[]>;
 }
 
-function fillCsvOptions(options: CsvOptions): Required<CsvOptions> {
+/** The options with their defaults filled in, checked. */
+export function fillCsvOptions(options: CsvOptions): Required<CsvOptions> {
   const delimiter = options.delimiter ?? ",";
   if (
     typeof delimiter !== "string" ||
@@ -86,7 +85,7 @@ export function parseCsv(text: string, options: CsvOptions = {}): CsvTable {
 }
 
 /** csv-parse's options, the same for text and for a stream. */
-function parserOptions(delimiter: string) {
+export function parserOptions(delimiter: string) {
   return {
     bom: true,
     delimiter,
@@ -96,25 +95,28 @@ function parserOptions(delimiter: string) {
   };
 }
 
-function unparsable(error: unknown): OccamError {
+/** The error of text csv-parse cannot read. */
+export function unparsable(error: unknown): OccamError {
   const detail = error instanceof Error ? error.message : String(error);
   return invalidData(`The CSV text could not be parsed: ${detail} Check the quoting near that line.`);
 }
 
-function emptyText(): OccamError {
+/** The error of a file or text with no header. */
+export function emptyText(): OccamError {
   return invalidData(
     "The CSV text is empty: it needs a header row naming the columns, then one row per observation.",
   );
 }
 
-function noDataRows(): OccamError {
+/** The error of a table with a header and no rows. */
+export function noDataRows(): OccamError {
   return invalidData(
     "The CSV text has a header row but no data rows: add one row per observation below the header.",
   );
 }
 
 /** Refuses an empty or repeated column name; returns the header. */
-function checkHeader(header: string[]): string[] {
+export function checkHeader(header: string[]): string[] {
   const seen = new Map<string, number>();
   for (let j = 0; j < header.length; j++) {
     const name = header[j];
@@ -134,37 +136,17 @@ function checkHeader(header: string[]): string[] {
   return header;
 }
 
-function raggedRow(record: readonly string[], row: number, p: number, delimiter: string): OccamError {
+/** The error of a row whose fields do not match the header's. */
+export function raggedRow(record: readonly string[], row: number, p: number, delimiter: string): OccamError {
   const blank = isBlankRecord(record) ? " (the line is empty)" : "";
   return invalidData(
     `Row ${row} has ${record.length} field${record.length === 1 ? "" : "s"} but the header has ${p}${blank}: make every row have exactly ${p} fields separated by "${delimiter}".`,
   );
 }
 
-function isBlankRecord(record: readonly string[]): boolean {
+/** True for an empty line. */
+export function isBlankRecord(record: readonly string[]): boolean {
   return record.length === 1 && record[0] === "";
-}
-
-/**
- * Reads and parses a CSV file with a header row (see {@link parseCsv} for the checks). Throws an
- * `invalid-argument` OccamError when the file cannot be read.
- */
-export function readCsv(path: string, options: CsvOptions = {}): CsvTable {
-  let text: string;
-  try {
-    text = readFileSync(path, "utf8");
-  } catch (error) {
-    throw unreadable(path, error);
-  }
-  return parseCsv(text, options);
-}
-
-function unreadable(path: string, error: unknown): OccamError {
-  const detail = error instanceof Error ? error.message : String(error);
-  return new OccamError(
-    "invalid-argument",
-    `Cannot read the CSV file "${path}": ${detail}. Check the path and the file's permissions.`,
-  );
 }
 
 /**
@@ -197,60 +179,6 @@ export function csvColumns(csv: CsvTable): CsvColumns {
       }
       return builder.typed(role);
     },
-  };
-}
-
-/**
- * Reads a CSV file row by row straight into typed columns (Float64Array numbers or factor codes), never
- * holding the file's text or its cells as strings: a file of two million rows costs about its numbers'
- * 8 bytes each. The checks are {@link parseCsv}'s; each column's are made when it is asked for. Throws an
- * `invalid-argument` OccamError when the file cannot be read.
- */
-export async function readCsvColumns(path: string, options: CsvOptions = {}): Promise<CsvColumns> {
-  const { delimiter } = fillCsvOptions(options);
-  try {
-    statSync(path);
-  } catch (error) {
-    throw unreadable(path, error);
-  }
-  const input = createReadStream(path);
-  const parser = parseStream(parserOptions(delimiter));
-  input.on("error", (error) => parser.destroy(error));
-  input.pipe(parser);
-  let header: string[] | null = null;
-  let builders: ColumnBuilder[] = [];
-  let rows = 0;
-  let blankLines = 0;
-  try {
-    for await (const record of parser as AsyncIterable<string[]>) {
-      if (isBlankRecord(record)) {
-        blankLines++; // formatting at the end of the file, or a ragged row (or empty header) if more follows
-      } else if (header === null) {
-        if (blankLines > 0) checkHeader([""]); // the header is the first line, and it was empty
-        header = checkHeader(record);
-        builders = header.map((name) => new ColumnBuilder(name));
-      } else {
-        if (blankLines > 0) throw raggedRow([""], rows + 2, header.length, delimiter);
-        if (record.length !== header.length) throw raggedRow(record, rows + 2, header.length, delimiter);
-        for (let j = 0; j < record.length; j++) builders[j].push(record[j]);
-        rows++;
-      }
-    }
-  } catch (error) {
-    input.destroy();
-    if (error instanceof OccamError) throw error;
-    if (error instanceof Error && "code" in error && String(error.code).startsWith("CSV_")) {
-      throw unparsable(error);
-    }
-    throw unreadable(path, error);
-  }
-  if (header === null) throw emptyText();
-  if (rows === 0) throw noDataRows();
-  const byName = new Map(builders.map((b) => [b.name, b]));
-  return {
-    columns: Object.freeze([...header]),
-    rows,
-    typed: (name, role) => (byName.get(name) as ColumnBuilder).typed(role),
   };
 }
 

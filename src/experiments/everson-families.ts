@@ -11,7 +11,7 @@
  * evidence-weighted average predicts about as well as the best single family.
  */
 import { fileURLToPath } from "node:url";
-import { readCsv } from "../data/csv.js";
+import { readCsv } from "../data/csv-file.js";
 import { OccamError } from "../errors.js";
 import { meanAndSd } from "../evidence/weights.js";
 import {

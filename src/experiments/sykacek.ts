@@ -6,7 +6,7 @@
  * input), beside the paper's numbers and a lightly L2-regularised logistic regression on the same split.
  */
 import { fileURLToPath } from "node:url";
-import { readCsv } from "../data/csv.js";
+import { readCsv } from "../data/csv-file.js";
 import { OccamError } from "../errors.js";
 import { minimize } from "../math/optimize.js";
 import {

@@ -3,14 +3,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import {
-  csvColumns,
-  numericTable,
-  parseCsv,
-  readCsv,
-  readCsvColumns,
-  standardize,
-} from "../../src/data/csv.js";
+import { csvColumns, numericTable, parseCsv, standardize } from "../../src/data/csv.js";
+import { readCsv, readCsvColumns } from "../../src/data/csv-file.js";
 import { OccamError } from "../../src/errors.js";
 
 /** Runs `f`, expecting an OccamError with `code` whose message contains every fragment. */

@@ -7,7 +7,8 @@
  * from two long, independent importance-sampling runs that agree.
  */
 import { fileURLToPath } from "node:url";
-import { readCsv, standardize } from "../../data/csv.js";
+import { standardize } from "../../data/csv.js";
+import { readCsv } from "../../data/csv-file.js";
 import { OccamError } from "../../errors.js";
 import { type BayesModel, defineModel } from "../../model/model.js";
 import { classificationTable } from "../mixture-classifier/data.js";

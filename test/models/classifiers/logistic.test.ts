@@ -1,6 +1,6 @@
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
-import { readCsv } from "../../../src/data/csv.js";
+import { readCsv } from "../../../src/data/csv-file.js";
 import { crossValidatedEvidence } from "../../../src/evidence/cross-validated.js";
 import { estimateEvidence } from "../../../src/evidence/estimate.js";
 import { samplePosterior } from "../../../src/evidence/posterior-sampling.js";

@@ -1,6 +1,7 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { numericTable, readCsv } from "../../../src/data/csv.js";
+import { numericTable } from "../../../src/data/csv.js";
+import { readCsv } from "../../../src/data/csv-file.js";
 import { nigRegression } from "../../../src/models/linear/nig.js";
 import { nigFamilyOf } from "../../support/nig.js";
 

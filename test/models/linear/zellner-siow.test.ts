@@ -4,7 +4,8 @@ import { fileURLToPath } from "node:url";
 import gammaln from "@stdlib/math-base-special-gammaln";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { numericTable, readCsv } from "../../../src/data/csv.js";
+import { numericTable } from "../../../src/data/csv.js";
+import { readCsv } from "../../../src/data/csv-file.js";
 import { OccamError } from "../../../src/errors.js";
 import {
   GMixtureIntegrand,
