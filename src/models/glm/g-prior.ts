@@ -8,12 +8,13 @@
  * c = (n + 1)/(p + 1), or the hyper-g/n prior of Liang et al. (2008), p(g) = (a − 2)/(2n) (1 + g/n)^(−a/2)
  * with a = 3.
  *
- * BAS integrates over (α, β) by Laplace's approximation and over g in closed form. occam integrates
- * over (α, β, τ) together, τ = log(g − g_min): on a grid in τ, Newton's method finds the mode in (α, β)
- * and Laplace's approximation there; importance sampling then draws τ from that marginal interpolated
- * between the grid's points and (α, β) from a Student-t at the interpolated mode, with the
- * interpolated Laplace approximation as a control variate (`importanceCorrection`), so that each
- * evidence carries a standard error.
+ * BAS integrates over (α, β) by Laplace's approximation and over g in closed form ({@link gPriorLaplace}
+ * is its approximation, for screening). occam integrates over (α, β, τ) together, τ = log(g − g_min):
+ * on a grid in τ, the likelihood's quadratic expansion at the maximum-likelihood fit gives the mode in
+ * (α, β) and Laplace's approximation there; importance sampling then draws τ from that marginal
+ * interpolated between the grid's points and (α, β) from a Student-t at the interpolated mode, with the
+ * interpolated approximation as a control variate (`importanceCorrection`), so that each evidence is
+ * exact to its standard error whatever the expansion misses.
  *
  * The flat intercept prior makes each evidence defined up to one constant shared by every model (all
  * hold α): Bayes factors and posterior model probabilities are exact, a log evidence alone is not a
@@ -169,11 +170,10 @@ export function slopeInformation(likelihood: GlmLikelihood, where: string): Floa
   return maximumLikelihoodFit(likelihood, where).J;
 }
 
-/** The joint log density f(α, β, τ) of the module header, with τ held fixed for Newton's method in (α, β). */
-class GPriorPosterior implements ConcaveDensity {
+/** The joint log density f(α, β, τ) of the module header, and its terms at a fixed τ. */
+class GPriorPosterior {
   readonly k: number;
   private readonly p: number;
-  private readonly Jbeta: Float64Array;
   private readonly halfLogDetJ: number;
   private g = 1;
   private base = 0;
@@ -184,7 +184,6 @@ class GPriorPosterior implements ConcaveDensity {
   ) {
     this.k = likelihood.design.k;
     this.p = this.k - 1;
-    this.Jbeta = new Float64Array(this.p);
     this.halfLogDetJ = 0.5 * logDetFromCholesky(cholesky(J, this.p), this.p);
   }
 
@@ -210,14 +209,13 @@ class GPriorPosterior implements ConcaveDensity {
       tau;
   }
 
-  /** Q = βᵀ J β, with J β left in `Jbeta`. */
+  /** Q = βᵀ J β. */
   private quadratic(theta: Float64Array): number {
-    const { J, p, Jbeta } = this;
+    const { J, p } = this;
     let q = 0;
     for (let a = 0; a < p; a++) {
       let s = 0;
       for (let b = 0; b < p; b++) s += J[a * p + b] * theta[b + 1];
-      Jbeta[a] = s;
       q += theta[a + 1] * s;
     }
     return q;
@@ -225,21 +223,6 @@ class GPriorPosterior implements ConcaveDensity {
 
   logDensity(theta: Float64Array): number {
     return this.base - this.quadratic(theta) / (2 * this.g) + this.likelihood.sum(theta);
-  }
-
-  value(theta: Float64Array, gradient?: Float64Array, negHessian?: Float64Array): number {
-    const { k, p, g, J, Jbeta } = this;
-    const total = this.base - this.quadratic(theta) / (2 * g);
-    if (gradient !== undefined) {
-      gradient[0] = 0;
-      for (let a = 0; a < p; a++) gradient[a + 1] = -Jbeta[a] / g;
-    }
-    if (negHessian !== undefined) {
-      negHessian.fill(0);
-      for (let a = 0; a < p; a++)
-        for (let b = 0; b < p; b++) negHessian[(a + 1) * k + b + 1] = J[a * p + b] / g;
-    }
-    return this.likelihood.addTerms(total, theta, gradient, negHessian);
   }
 
   /** f at x = (α, β, τ): the importance sampler's log density. */
