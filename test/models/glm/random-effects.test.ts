@@ -136,4 +136,26 @@ describe("RandomEffectsGlm", () => {
     }
     expect(total).toBeCloseTo(1, 3);
   });
+
+  it("gives each correlation's coordinate a normalised density: uniform ρ with two effects, Beta(3/2, 3/2) with three", () => {
+    // At y = atanh ρ = 0 the density is that of ρ at 0: ½ for the uniform, 2/π for Beta(3/2, 3/2) on (−1, 1).
+    for (const [effects, atZero] of [
+      [2, 0.5],
+      [3, 2 / Math.PI],
+    ] as const) {
+      const { design, outcome, term } = grouped(20, 2, effects);
+      const model = new RandomEffectsGlm(design, outcome, [term], priors[0][1], ["x"]);
+      const j = model.names.indexOf("atanh partial correlation 1 (x | g)");
+      const theta = new Float64Array(model.dim);
+      const base = model.logPrior(theta);
+      let integral = 0;
+      const h = 0.01;
+      for (let y = -20; y <= 20; y += h) {
+        theta[j] = y;
+        integral += Math.exp(model.logPrior(theta) - base) * h;
+      }
+      // ∫ p(y) dy / p(0) = 1 / p(0).
+      expect(integral * atZero).toBeCloseTo(1, 6);
+    }
+  });
 });
