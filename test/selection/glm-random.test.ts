@@ -6,7 +6,7 @@ import { binaryTargetColumns } from "../../src/cli/compare-glm.js";
 import { csvColumns } from "../../src/data/csv.js";
 import { readCsv } from "../../src/data/csv-file.js";
 import { formulaDesign, parseFormula } from "../../src/data/formula.js";
-import { compareGlms } from "../../src/selection/glm.js";
+import { compareGlms, prepareGlmComparison } from "../../src/selection/glm.js";
 import { runCli } from "../support/cli.js";
 
 const BACTERIA = "examples/real-models/bacteria.csv";
@@ -78,6 +78,16 @@ describe("compareGlms with random terms", () => {
     const exact = references["normal (1 | ID)"];
     expect(Math.abs(model.logEvidence - exact)).toBeLessThan(3 * model.stdErr);
     expect(Math.abs(bridge.logZ - exact)).toBeLessThan(3 * bridge.stdErr);
+  });
+
+  it("keeps a random term in every model with --always, its name read with or without spaces", () => {
+    const data = bacteria("y ~ week + trt + (1 | ID)");
+    for (const name of ["(1 | ID)", "(1|ID)"]) {
+      const setup = prepareGlmComparison(data, { family: "bernoulli", link: "probit", always: [name] });
+      const random = data.design.terms.findIndex((t) => t.random !== undefined);
+      expect(setup.subsets).toHaveLength(4);
+      for (const members of setup.subsets) expect(members).toContain(random);
+    }
   });
 
   it("refuses a grouping column with one level, a random term for a gaussian target, two terms on one grouping, too many sampled models, and --predict", async () => {
