@@ -12,12 +12,14 @@ import {
   finishGlmComparison,
   type GlmComparison,
   type GlmModelEvidence,
-  modelsToCorrect,
   prepareGlmComparison,
+} from "../selection/glm.js";
+import {
+  modelsToCorrect,
   SCREEN_ABOVE,
   screenedEvidence,
   startingDraws,
-} from "../selection/glm.js";
+} from "../selection/glm-screening.js";
 import { plainLinearData } from "./compare-units.js";
 import { siblingModule } from "./pool.js";
 import { type ParallelOptions, resolveParallelOptions, runUnits } from "./run.js";

@@ -19,7 +19,7 @@ import {
 import { GLM_LINKS, type GlmFamilyName, type GlmLink, glmOutcome } from "../models/glm/family.js";
 import { glmGPriorEvidence, gPriorLaplace, gPriorPosteriorDraws } from "../models/glm/g-prior.js";
 import { createRng } from "../random/rng.js";
-import { logModelPrior, type ModelPrior, probabilityIntervals } from "./compare.js";
+import { type ModelPrior, probabilityIntervals } from "./compare.js";
 import {
   type AveragedGlm,
   averagedCoefficients,
@@ -28,6 +28,13 @@ import {
   type GlmPrediction,
 } from "./glm-average.js";
 import { randomEffectsEvidence, randomTermData, thinnedDraws } from "./glm-random.js";
+import {
+  modelLogPrior,
+  modelsToCorrect,
+  SCREEN_ABOVE,
+  screenedEvidence,
+  startingDraws,
+} from "./glm-screening.js";
 import { subsetSeed } from "./linear-estimated.js";
 
 /** Options of {@link compareGlms}. */
@@ -192,22 +199,6 @@ export interface GlmComparisonSetup {
 /** The most models with random terms a comparison samples (each takes seconds). */
 const MAX_SAMPLED_MODELS = 64;
 
-/** Comparisons of more models than this screen them by Laplace's approximation first. */
-export const SCREEN_ABOVE = 1024;
-/**
- * The importance draws a screened comparison's corrected models start with (more follow while a
- * standard error is above 0.005): half the default, which met that target on most of Pima's
- * regressions with errors as they claim (rms z 1.02 over 128 models), at half the cost.
- */
-const SCREENED_DRAWS = 100;
-
-/** The importance draws each model of a comparison of `count` models starts with, when not given. */
-export function startingDraws(count: number, draws: number | undefined): number | undefined {
-  return draws ?? (count > SCREEN_ABOVE ? SCREENED_DRAWS : undefined);
-}
-/** Screened models this many nats of log posterior below the best keep Laplace's approximation. */
-const SCREEN_NATS = 10;
-
 /**
  * Compares GLMs of `data`'s target on subsets of its terms (see the module header). The target must
  * suit the family: 0/1 for bernoulli, successes out of `trials` for binomial, counts for poisson.
@@ -223,40 +214,6 @@ export function compareGlms(data: LinearData, options: CompareGlmOptions): GlmCo
     options.onProgress?.(done + 1, chosen.length);
   });
   return finishGlmComparison(setup, evidences);
-}
-
-/**
- * The models whose evidence is worth correcting, by index: those within `SCREEN_NATS` of log
- * posterior of the best by their screening scores, the model without inputs, and every model with a
- * random term (which has no screening score).
- */
-export function modelsToCorrect(setup: GlmComparisonSetup, scores: readonly { logZ: number }[]): number[] {
-  const logPost = scores.map((s, i) => s.logZ + modelLogPrior(setup, setup.subsets[i]));
-  const best = Math.max(...logPost.filter(Number.isFinite));
-  return setup.subsets.flatMap((members, i) =>
-    logPost[i] >= best - SCREEN_NATS || members.length === 0 || !Number.isFinite(logPost[i]) ? [i] : [],
-  );
-}
-
-/** A screened model's evidence: its Laplace approximation, said to be one. */
-export function screenedEvidence(score: { logZ: number; nLikelihoodEvals: number }): GlmModelEvidence {
-  return {
-    logZ: score.logZ,
-    stdErr: 0,
-    laplaceLogZ: score.logZ,
-    reliable: false,
-    warnings: [
-      `Laplace's approximation alone: more than ${SCREEN_NATS} nats of log posterior below the best model, where its probability is negligible, so not corrected by importance sampling.`,
-    ],
-    nLikelihoodEvals: score.nLikelihoodEvals,
-    screened: true,
-  };
-}
-
-/** The log prior of the model on `members` under the comparison's model prior. */
-function modelLogPrior(setup: GlmComparisonSetup, members: readonly number[]): number {
-  const free = setup.data.design.terms.length - setup.always.length;
-  return logModelPrior(setup.modelPrior, free, members.length - setup.always.length);
 }
 
 /** Checks the data and options of {@link compareGlms} and lists its models. */
