@@ -1,6 +1,7 @@
 import { gammaLogNormaliser } from "../../distributions/gamma.js";
 import { checkPositive, OccamError } from "../../errors.js";
 import { LOG_2PI } from "../../math/constants.js";
+import { dotAt } from "../../math/linalg.js";
 import type { Rng } from "../../random/rng.js";
 import type { ClassificationData } from "../mixture-classifier/data.js";
 import { type ConditionalClassifier, conditionalClassifier, type LogitFunction } from "./family.js";
@@ -137,9 +138,7 @@ export function logisticClassifier(
       eta[0] = 0;
       for (let k = 1; k < K; k++) {
         const o = (k - 1) * q;
-        let e = w[o];
-        for (let i = 0; i < p; i++) e += w[o + 1 + i] * X[offset + i];
-        eta[k] = e;
+        eta[k] = w[o] + dotAt(w, o + 1, X, offset, p);
       }
     },
     accumulate(X, offset, dEta) {

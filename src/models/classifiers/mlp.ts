@@ -13,6 +13,7 @@
  * unchanged and the chains no longer wander between copies.
  */
 import { checkInteger, checkPositive } from "../../errors.js";
+import { dotAt } from "../../math/linalg.js";
 import type { Rng } from "../../random/rng.js";
 import type { ClassificationData } from "../mixture-classifier/data.js";
 import { tanh } from "../mlp/tanh.js";
@@ -145,9 +146,7 @@ export function mlpClassifier(
     },
     logits(X, offset, eta) {
       for (let h = 0; h < H; h++) {
-        let a = c[h];
-        for (let i = 0; i < p; i++) a += theta[h * p + i] * X[offset + i];
-        z[h] = tanh(a);
+        z[h] = tanh(c[h] + dotAt(theta, h * p, X, offset, p));
       }
       eta[0] = 0;
       for (let k = 1; k < K; k++) {

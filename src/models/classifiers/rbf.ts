@@ -14,6 +14,7 @@
  * which leaves the evidence unchanged.
  */
 import { checkInteger, checkPositive } from "../../errors.js";
+import { squaredDistanceAt } from "../../math/linalg.js";
 import type { Rng } from "../../random/rng.js";
 import type { ClassificationData } from "../mixture-classifier/data.js";
 import { type ConditionalClassifier, conditionalClassifier, type LogitFunction } from "./family.js";
@@ -158,11 +159,7 @@ export function rbfClassifier(
     },
     logits(X, offset, eta) {
       for (let j = 0; j < J; j++) {
-        let d = 0;
-        for (let i = 0; i < p; i++) {
-          const u = X[offset + i] - centres[j * p + i];
-          d += u * u;
-        }
+        const d = squaredDistanceAt(X, offset, centres, j * p, p);
         dist[j] = d;
         phi[j] = Math.exp(-0.5 * d * invScale[j]);
       }
