@@ -112,7 +112,7 @@ export function registerCompare(program: Command, io: Io): void {
     .option("--offset <column>", "poisson: the column added to the linear predictor (log exposure)")
     .option(
       "--predict <NEW.csv>",
-      "bernoulli, binomial, poisson: the model-averaged mean response (probability, expected count) at these rows, with 90 % intervals",
+      "the model-averaged mean response (gaussian: with a new observation's interval too; probability, expected count) at these rows, with 90 % intervals",
     )
     .option("--target <column>", "the column to explain (or give --formula)")
     .option("--inputs <a,b,c>", "the candidate inputs (default: every other column)")
@@ -257,16 +257,11 @@ export function registerCompare(program: Command, io: Io): void {
           "random terms such as (1 | g) are not yet available for a gaussian target; they apply to --family bernoulli, binomial and poisson.",
         );
       }
-      for (const [flag, value] of [
-        ["--predict", flags.predict],
-        ["--always", flags.always],
-      ] as const) {
-        if (value !== undefined) {
-          throw new OccamError(
-            "invalid-argument",
-            `${flag} is not yet available for a gaussian target; it applies to --family bernoulli, binomial and poisson.`,
-          );
-        }
+      if (flags.always !== undefined) {
+        throw new OccamError(
+          "invalid-argument",
+          "--always is not yet available for a gaussian target; it applies to --family bernoulli, binomial and poisson.",
+        );
       }
       if (
         flags.prior === "normal" ||
@@ -295,8 +290,14 @@ export function registerCompare(program: Command, io: Io): void {
 
 /** `occam compare`: reads the data, compares the models and writes the table, JSON or report. */
 async function compareAction(path: string, flags: CompareFlags, command: Command, io: Io): Promise<void> {
-  const data = linearData(await readCsvColumns(path), flags);
+  const csv = await readCsvColumns(path);
+  const designOf = (columns: CsvColumns) => linearData(columns, flags);
+  const data = designOf(csv);
   warnIfBinary(data, io);
+  const predict =
+    flags.predict === undefined
+      ? undefined
+      : newRows(csv, await readCsvColumns(flags.predict), data.targetName, data, designOf, undefined);
   const progress = progressLine(
     io,
     `compare (${flags.estimator ?? (flags.prior === "independent" ? "stepping-stone" : "exact")})`,
@@ -332,13 +333,18 @@ async function compareAction(path: string, flags: CompareFlags, command: Command
     heredity: flags.heredity,
     subsets: flags.subsets,
     modelPrior: flags.modelPrior,
-    // The table shows 10 models by default; JSON and the report's plots get every listed model.
-    top: flags.top ?? (flags.json || flags.report !== undefined ? undefined : 10),
+    // The table shows 10 models by default; JSON, the report's plots and predictions get every listed
+    // model (predictions average them all, and the table and JSON are cut to --top below).
+    top:
+      predict !== undefined
+        ? undefined
+        : (flags.top ?? (flags.json || flags.report !== undefined ? undefined : 10)),
     estimator: flags.estimator,
     samples: flags.samples,
     folds: flags.folds,
     seed: flags.seed,
     mcmcSteps: flags.mcmcSteps,
+    ...(predict === undefined ? {} : { predict: { X: predict.X, rows: predict.rows } }),
     onProgress:
       progress === undefined ? undefined : (done, total) => progress.show(`model ${done} of ${total}`),
   };
@@ -348,8 +354,9 @@ async function compareAction(path: string, flags: CompareFlags, command: Command
     ? await interruptible(compareLinearModelsInParallel, data, options)
     : await compareLinearModelsInParallel(data, options);
   progress?.clear();
-  const shown = flags.json ? result : { ...result, models: result.models.slice(0, flags.top ?? 10) };
-  io.stdout(flags.json ? `${checkedJson(result)}\n` : `${formatComparison(shown, data.targetName)}\n`);
+  const listed = flags.top ?? (flags.json ? result.models.length : 10);
+  const shown = { ...result, models: result.models.slice(0, listed) };
+  io.stdout(flags.json ? `${checkedJson(shown)}\n` : `${formatComparison(shown, data.targetName)}\n`);
   if (flags.report !== undefined) {
     const { compareReportHtml } = await import("../report/compare.js");
     writeReport(flags.report, await compareReportHtml(result, { data: path, target: data.targetName }));

@@ -43,6 +43,15 @@ export interface StudentTPredictive {
   readonly scale: Float64Array;
 }
 
+/** One component of a model's predictive mixture: a Student-t and its weight (a model's weights sum to 1). */
+export interface PredictiveComponent {
+  readonly weight: number;
+  readonly predictive: StudentTPredictive;
+}
+
+/** What a predictive is of: a new observation y, or the mean response E[y | x] (the regression line). */
+export type PredictiveResponse = "observation" | "mean";
+
 /** A family of models over subsets of candidate terms (see the module comment). */
 export interface SubsetFamily {
   /** The candidate terms. */
@@ -72,6 +81,15 @@ export interface SubsetFamily {
   rSquared(members: ArrayLike<number>): number;
   /** The model of a subset for sampled evidence estimators; null when it has no parameters to sample. */
   model?(members: ArrayLike<number>): BayesModel | null;
-  /** The posterior predictive of a subset at the m rows of `Xnew` (m × columns, row-major). */
-  predictive?(members: ArrayLike<number>, Xnew: ArrayLike<number>, m: number): StudentTPredictive;
+  /**
+   * The posterior predictive of a subset at the m rows of `Xnew` (m × columns, row-major), of a new
+   * observation (the default) or of the mean response: a Student-t, or a mixture of them (a mixture of
+   * g-priors: one per node of the posterior of g).
+   */
+  predictive?(
+    members: ArrayLike<number>,
+    Xnew: ArrayLike<number>,
+    m: number,
+    response?: PredictiveResponse,
+  ): readonly PredictiveComponent[];
 }

@@ -1,7 +1,12 @@
 import { invalidArgument, OccamError } from "../errors.js";
-import { logGammaRatio } from "../math/special.js";
-import { tCdf } from "../math/stdlib.js";
-import type { StudentTPredictive, SubsetFamily } from "../models/family.js";
+import { erfcinv, tCdf } from "../math/stdlib.js";
+import { type TabulatedT, tabulatedT } from "../math/t-cdf-table.js";
+import type {
+  PredictiveComponent,
+  PredictiveResponse,
+  StudentTPredictive,
+  SubsetFamily,
+} from "../models/family.js";
 
 /**
  * Bayesian model averaging of predictions (Everson et al. eq. 5): the predictive distribution is the
@@ -19,12 +24,6 @@ export function studentTCdf(t: number, dof: number): number {
     );
   }
   return tCdf(t, dof);
-}
-
-/** One model of a mixture: its weight and its Student-t predictive at the m new inputs. */
-export interface MixtureComponent {
-  readonly weight: number;
-  readonly predictive: StudentTPredictive;
 }
 
 /** Options of {@link modelAverage}. */
@@ -119,7 +118,6 @@ export function modelAverage(options: ModelAverageOptions): ModelAverage {
   const K = kept.length;
   const w = new Float64Array(K);
   const dof = new Float64Array(K);
-  const logNorm = new Float64Array(K);
   const loc = new Float64Array(K * m); // component-major: loc[c·m + r]
   const scale = new Float64Array(K * m);
   for (let c = 0; c < K; c++) {
@@ -133,7 +131,6 @@ export function modelAverage(options: ModelAverageOptions): ModelAverage {
       );
     }
     dof[c] = pred.dof;
-    logNorm[c] = logGammaRatio(0.5 * pred.dof, 0.5) - 0.5 * Math.log(pred.dof * Math.PI);
     for (let r = 0; r < m; r++) {
       const s = pred.scale[r];
       const mu = pred.location[r];
@@ -164,17 +161,26 @@ export function modelAverage(options: ModelAverageOptions): ModelAverage {
     sd[r] = Math.sqrt(v);
   }
 
+  // One table per distinct ν (a g-prior's or NIG's components share theirs).
+  const tables = new Map<number, TabulatedT>();
+  const tOf = Array.from(dof, (nu) => {
+    let table = tables.get(nu);
+    if (table === undefined) {
+      table = tabulatedT(nu);
+      tables.set(nu, table);
+    }
+    return table;
+  });
   const cdf = (r: number, x: number): number => {
     let F = 0;
-    for (let c = 0; c < K; c++) F += w[c] * studentTCdf((x - loc[c * m + r]) / scale[c * m + r], dof[c]);
+    for (let c = 0; c < K; c++) F += w[c] * tOf[c].cdf((x - loc[c * m + r]) / scale[c * m + r]);
     return F;
   };
   const pdf = (r: number, x: number): number => {
     let f = 0;
     for (let c = 0; c < K; c++) {
       const s = scale[c * m + r];
-      const z = (x - loc[c * m + r]) / s;
-      f += (w[c] / s) * Math.exp(logNorm[c] - 0.5 * (dof[c] + 1) * Math.log1p((z * z) / dof[c]));
+      f += (w[c] / s) * tOf[c].pdf((x - loc[c * m + r]) / s);
     }
     return f;
   };
@@ -184,36 +190,36 @@ export function modelAverage(options: ModelAverageOptions): ModelAverage {
     if (!(prob > 0 && prob < 1))
       throw invalidArgument("modelAverage", `probability must be in (0, 1), got ${prob}.`);
     let sMin = Number.POSITIVE_INFINITY;
-    let lo = Number.POSITIVE_INFINITY;
-    let hi = Number.NEGATIVE_INFINITY;
+    let centre = 0;
     for (let c = 0; c < K; c++) {
-      const s = scale[c * m + r];
-      sMin = Math.min(sMin, s);
-      lo = Math.min(lo, loc[c * m + r] - s);
-      hi = Math.max(hi, loc[c * m + r] + s);
+      sMin = Math.min(sMin, scale[c * m + r]);
+      centre += w[c] * loc[c * m + r];
     }
-    // Widen the bracket geometrically until F(lo) ≤ prob ≤ F(hi) (heavy tails need a few doublings).
-    let width = hi - lo;
-    while (cdf(r, lo) > prob) {
-      lo -= width;
-      width *= 2;
-    }
-    width = hi - lo;
-    while (cdf(r, hi) < prob) {
-      hi += width;
-      width *= 2;
-    }
+    // Newton from the normal quantile with the mixture's mean and sd (the weighted centre where they are
+    // not finite), keeping the bracket its evaluations set: bisection once both ends are known and a step
+    // leaves them, doubling steps outwards before. A handful of evaluations of the CDF, each a sum over
+    // every component.
+    const spread = Number.isFinite(sd[r]) && sd[r] > 0 ? sd[r] : sMin;
+    let x = Number.isFinite(mean[r]) ? mean[r] - Math.SQRT2 * erfcinv(2 * prob) * spread : centre;
+    let lo = Number.NEGATIVE_INFINITY;
+    let hi = Number.POSITIVE_INFINITY;
+    let step = 0.25 * spread;
     const tol = 1e-12 * sMin;
-    let x = 0.5 * (lo + hi);
-    for (let iter = 0; iter < 200 && hi - lo > tol; iter++) {
+    for (let iter = 0; iter < 200; iter++) {
       const g = cdf(r, x) - prob;
       if (g === 0) return x;
       if (g < 0) lo = x;
       else hi = x;
+      if (hi - lo <= tol) return x;
       const f = pdf(r, x);
       let next = f > 0 ? x - g / f : Number.NaN;
-      // Newton when it stays strictly inside the bracket, bisection otherwise.
-      if (!(next > lo && next < hi)) next = 0.5 * (lo + hi);
+      if (!(next > lo && next < hi)) {
+        if (Number.isFinite(lo) && Number.isFinite(hi)) next = 0.5 * (lo + hi);
+        else {
+          next = g < 0 ? x + step : x - step;
+          step *= 2;
+        }
+      }
       if (Math.abs(next - x) <= tol) return next;
       x = next;
     }
@@ -247,8 +253,9 @@ export function modelAverage(options: ModelAverageOptions): ModelAverage {
 /**
  * Model-averaged predictions of a family's models at the m rows of `Xnew` (m × the family's columns): the
  * models weighted by their posterior probabilities (`logPosterior`, as `searchSubsets` and
- * `summarizeSubsets` rank them), each model's Student-t predictive computed only when its probability
- * passes the threshold. Throws an `invalid-argument` OccamError when the family has no predictive.
+ * `summarizeSubsets` rank them), each model's predictive (a Student-t, or a mixture of them) computed
+ * only when its probability passes the threshold, of a new observation or (`response: "mean"`) of the
+ * mean response. Throws an `invalid-argument` OccamError when the family has no predictive.
  *
  * @example
  * const summary = searchSubsets(family, { top: 2 ** family.terms.length });
@@ -259,19 +266,44 @@ export function averageSubsetPredictions(
   models: readonly { readonly members: ArrayLike<number>; readonly logPosterior: number }[],
   Xnew: ArrayLike<number>,
   m: number,
-  options: Pick<ModelAverageOptions, "levels" | "threshold"> = {},
+  options: Pick<ModelAverageOptions, "levels" | "threshold"> & { response?: PredictiveResponse } = {},
 ): ModelAverage {
   const predictive = family.predictive;
   if (predictive === undefined) {
     throw new OccamError(
       "invalid-argument",
-      "averageSubsetPredictions: this family has no closed-form predictive (use the NIG prior).",
+      "averageSubsetPredictions: this family has no closed-form predictive (use a g-prior or the NIG prior).",
     );
   }
-  return modelAverage({
-    ...options,
-    weights: models.map((model) => Math.exp(model.logPosterior)),
-    m,
-    predictive: (i) => predictive(models[i].members, Xnew, m),
+  const threshold = options.threshold ?? 1e-6;
+  const weights = models.map((model) => Math.exp(model.logPosterior));
+  const total = weights.reduce((a, b) => a + b, 0);
+  // Each kept model's components, weighted by its probability: one mixture over models and components.
+  const components: PredictiveComponent[] = [];
+  const kept: number[] = [];
+  let keptWeight = 0;
+  models.forEach((model, i) => {
+    if (!(weights[i] > threshold * total)) return;
+    kept.push(i);
+    keptWeight += weights[i];
+    for (const c of predictive(model.members, Xnew, m, options.response ?? "observation")) {
+      components.push({ weight: weights[i] * c.weight, predictive: c.predictive });
+    }
   });
+  if (kept.length === 0) {
+    throw invalidArgument("averageSubsetPredictions", "no model has a positive probability.");
+  }
+  const mixture = modelAverage({
+    ...(options.levels === undefined ? {} : { levels: options.levels }),
+    threshold: 0,
+    weights: components.map((c) => c.weight),
+    m,
+    predictive: (i) => components[i].predictive,
+  });
+  return {
+    ...mixture,
+    models: Int32Array.from(kept),
+    weights: Float64Array.from(kept, (i) => weights[i] / keptWeight),
+    weightDropped: 1 - keptWeight / total,
+  };
 }

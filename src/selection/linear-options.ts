@@ -148,6 +148,24 @@ export interface CompareLinearOptions {
   mcmcSteps?: number;
   /** Called after each estimated model (sampled estimators only) with the count done and the total. */
   onProgress?: (done: number, total: number) => void;
+  /**
+   * New rows at which to predict: `rows` × the design's columns, row-major, coded as the training rows
+   * (factors by their training levels). The result then holds the model-averaged predictions (every
+   * prior but the independent one, which has no closed-form predictive).
+   */
+  predict?: { readonly X: Float64Array; readonly rows: number };
+}
+
+/** The model-averaged prediction at one new row, with central 90 % intervals. */
+export interface LinearPrediction {
+  /** The predictive mean (of the mean response and of a new observation alike). */
+  readonly mean: number;
+  /** The interval of the mean response E[y | x], the regression at x. */
+  readonly lower: number;
+  readonly upper: number;
+  /** The interval of a new observation y at x (the noise included). */
+  readonly observationLower: number;
+  readonly observationUpper: number;
 }
 
 /** One model of a comparison. */
@@ -248,6 +266,8 @@ export interface LinearComparison {
   factors: FactorSummary[];
   /** Terms whose inclusion probability is at least ½. */
   medianModel: string[];
+  /** The model-averaged predictions at the `predict` rows, when asked for. */
+  predictions?: LinearPrediction[];
   seconds: number;
 }
 

@@ -7,7 +7,7 @@
 import type { NumericTable } from "../data/csv.js";
 import { type LinearData, numericDesign } from "../data/design.js";
 import { OccamError } from "../errors.js";
-import type { SubsetFamily } from "../models/family.js";
+import type { PredictiveResponse, SubsetFamily } from "../models/family.js";
 import { type CentredStatistics, centredStatistics } from "../models/linear/design.js";
 import { gPriorsFamily, unitInformationScorer } from "../models/linear/g-prior.js";
 import { type GTableStats, newTableStats } from "../models/linear/g-table.js";
@@ -16,6 +16,7 @@ import { independentFamily } from "../models/linear/independent.js";
 import { nigFamily } from "../models/linear/nig-subsets.js";
 import { ZELLNER_SIOW_MEDIUM_SCALE, zellnerSiowFamily } from "../models/linear/zellner-siow.js";
 import { createRng } from "../random/rng.js";
+import { averageSubsetPredictions } from "./average.js";
 import { logModelPrior } from "./compare.js";
 import { estimatedEvidences, type Ranked } from "./linear-estimated.js";
 import {
@@ -25,12 +26,19 @@ import {
   G_PRIORS,
   type LinearComparison,
   type LinearModelRow,
+  type LinearPrediction,
   type LinearPriorSummary,
   type ResolvedLinearOptions,
   resolveLinearOptions,
 } from "./linear-options.js";
 import { sampleSubsets } from "./subset-sampling.js";
-import { hereditaryFilter, MAX_ENUMERATED_INPUTS, searchSubsets, summarizeSubsets } from "./subsets.js";
+import {
+  hereditaryFilter,
+  MAX_ENUMERATED_INPUTS,
+  type SubsetSummary,
+  searchSubsets,
+  summarizeSubsets,
+} from "./subsets.js";
 
 export { subsetSeed } from "./linear-estimated.js";
 // The options, their constants and the result types are part of this module's interface.
@@ -45,6 +53,7 @@ export {
   type LinearComparison,
   type LinearEstimator,
   type LinearModelRow,
+  type LinearPrediction,
   type LinearPrior,
   type LinearPriorSummary,
   MAX_ESTIMATED_MODELS,
@@ -147,6 +156,7 @@ export interface LinearComparisonSetup {
   readonly tables: GTableStats;
   readonly search: LinearComparison["search"];
   readonly top: number;
+  readonly predict: CompareLinearOptions["predict"];
 }
 
 /** Checks the options and data of {@link compareLinearModels} and builds the family of the prior. */
@@ -183,7 +193,28 @@ export function prepareLinearComparison(
       `--mcmc-steps applies only when subsets are sampled (--subsets all with more than ${MAX_ENUMERATED_INPUTS} inputs); these ${p} inputs are enumerated exactly.`,
     );
   }
-  return { start, o, data, family, summary, tables, search, top: options.top ?? DEFAULT_LISTED };
+  const { predict } = options;
+  if (predict !== undefined) {
+    if (family.predictive === undefined) {
+      throw new OccamError(
+        "invalid-argument",
+        "predictions need a prior with a closed-form predictive: the g-priors (zellner-siow, g-prior, hyper-g, hyper-g-n) or nig, not the independent prior.",
+      );
+    }
+    if (
+      !(
+        Number.isInteger(predict.rows) &&
+        predict.rows >= 1 &&
+        predict.X.length === predict.rows * design.columns
+      )
+    ) {
+      throw new OccamError(
+        "dimension-mismatch",
+        `predict: ${predict.rows} new rows need ${predict.rows} × ${design.columns} values (every design column), got ${predict.X.length}.`,
+      );
+    }
+  }
+  return { start, o, data, family, summary, tables, search, top: options.top ?? DEFAULT_LISTED, predict };
 }
 
 /** The typed result of a comparison from its ranked models. */
@@ -254,6 +285,7 @@ export function linearComparisonResult(setup: LinearComparisonSetup, result: Ran
     coefficients,
     factors: data.factors,
     medianModel: termNames.filter((_, t) => s.inclusion[t] >= 0.5),
+    ...(setup.predict === undefined ? {} : { predictions: predictions(family, s.top, setup.predict) }),
     seconds: (performance.now() - setup.start) / 1000,
   };
 }
@@ -305,4 +337,26 @@ function sampled(family: SubsetFamily, o: ResolvedLinearOptions, top: number): R
       frequencyDiscrepancy: 0.5 * discrepancy,
     },
   };
+}
+
+/**
+ * The model-averaged predictions at the new rows: the listed models weighted by their posterior
+ * probabilities (those below a millionth of the total left out), their predictives mixed.
+ */
+function predictions(
+  family: SubsetFamily,
+  models: SubsetSummary["top"],
+  predict: NonNullable<CompareLinearOptions["predict"]>,
+): LinearPrediction[] {
+  const at = (response: PredictiveResponse) =>
+    averageSubsetPredictions(family, models, predict.X, predict.rows, { levels: [0.9], response });
+  const mean = at("mean");
+  const observation = at("observation");
+  return Array.from({ length: predict.rows }, (_, r) => ({
+    mean: mean.mean[r],
+    lower: mean.intervals[0].lower[r],
+    upper: mean.intervals[0].upper[r],
+    observationLower: observation.intervals[0].lower[r],
+    observationUpper: observation.intervals[0].upper[r],
+  }));
 }

@@ -81,6 +81,31 @@ describe("occam compare", () => {
     expect(zs.prior.name).toBe("zellner-siow");
   });
 
+  it("predicts at the rows of --predict: the mean, its 90 % interval and a new observation's, in text and JSON", async () => {
+    const fresh = csv("factor-new.csv", "f,x\nb,3.5\nc,20\n");
+    const args = ["compare", factorData, "--target", "y", "--predict", fresh];
+    const json = await run([...args, "--json"]);
+    expect(json.code, json.stderr).toBe(0);
+    const report = JSON.parse(json.stdout);
+    expect(report.predictions).toHaveLength(2);
+    for (const p of report.predictions) {
+      expect(p.lower).toBeLessThan(p.mean);
+      expect(p.mean).toBeLessThan(p.upper);
+      expect(p.observationLower).toBeLessThan(p.lower);
+      expect(p.observationUpper).toBeGreaterThan(p.upper);
+    }
+    // x = 20 lies far beyond the training rows (0 … 11): the mean is less certain there.
+    const width = (p: { lower: number; upper: number }) => p.upper - p.lower;
+    expect(width(report.predictions[1])).toBeGreaterThan(2 * width(report.predictions[0]));
+    // Every model is averaged whatever --top lists.
+    const top = JSON.parse((await run([...args, "--json", "--top", "1"])).stdout);
+    expect(top.models).toHaveLength(1);
+    expect(top.predictions).toEqual(report.predictions);
+    const text = await run(args);
+    expect(text.stdout).toMatch(/Model-averaged predictions of y at the new rows \(90 % intervals\)/);
+    expect(text.stdout).toMatch(/of a new observation/);
+  });
+
   it("warns that a target of two values is fitted as Gaussian", async () => {
     const binary = csv(
       "binary.csv",

@@ -118,9 +118,8 @@ describe("averageSubsetPredictions (NIG subsets)", () => {
     const y = Float64Array.from({ length: n }, (_, i) => 1 + X[i * p + 1] + rng.normal());
     const nig = nigFamilyOf(X, y, n, p, { v: 2, a: 3, b: 2 });
     const xNew = [0.5, -1, 2];
-    const pred = nig.predictive?.([1, 2], xNew, 1) as NonNullable<
-      ReturnType<NonNullable<typeof nig.predictive>>
-    >;
+    const [component] = nig.predictive?.([1, 2], xNew, 1) ?? [];
+    const pred = component.predictive;
     const Z = new Float64Array(n * 3);
     for (let i = 0; i < n; i++) Z.set([1, X[i * p + 1], X[i * p + 2]], i * 3);
     const post = nigRegression({ X: Z, y, n, p: 3, v: 2, a: 3, b: 2 }).posterior();

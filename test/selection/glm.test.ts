@@ -327,7 +327,7 @@ describe("occam compare --family", () => {
     expect(text.stdout).toMatch(/\(intercept\)/);
   });
 
-  it("refuses, with exit 2, new rows with an unknown level, a missing column or text for numbers, an unknown --always term, and --predict or --always on a gaussian target", async () => {
+  it("refuses, with exit 2, new rows with an unknown level, a missing column or text for numbers, an unknown --always term, --always on a gaussian target and --predict under the independent prior", async () => {
     const train = csv("train2.csv", "x,g,y\n1,a,0\n2,b,1\n3,a,0\n4,b,1\n5,a,1\n6,b,0\n");
     const unknown = csv("unknown.csv", "x,g\n1,c\n");
     const missing = csv("missing.csv", "x\n1\n");
@@ -337,9 +337,10 @@ describe("occam compare --family", () => {
       [[...glm, unknown], /g = "c", a level the training rows do not have/],
       [[...glm, missing], /no column "g"/],
       [[...glm, text], /x holds numbers in the training rows but text in the new rows/],
+      [["compare", train, "--target", "x", "--inputs", "y", "--predict", missing], /no column "y"/],
       [
-        ["compare", train, "--target", "x", "--inputs", "y", "--predict", missing],
-        /not yet available for a gaussian/,
+        ["compare", train, "--target", "x", "--inputs", "y", "--prior", "independent", "--predict", train],
+        /closed-form predictive: the g-priors .* or nig, not the independent prior/,
       ],
       [
         ["compare", train, "--target", "x", "--inputs", "y", "--always", "y"],

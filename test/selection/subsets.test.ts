@@ -168,7 +168,7 @@ describe("nigFamily: exact log evidence of every subset", () => {
       b: 1,
     }).posterior();
     const xNew = [0.3, -1, 2, 0.5, 7];
-    const pred = nig.predictive?.(members, xNew, 1);
+    const pred = nig.predictive?.(members, xNew, 1)[0].predictive;
     const loc = post.mean[0] + post.mean[1] * 0.3 + post.mean[2] * 0.5;
     expect(pred?.location[0]).toBeCloseTo(loc, 12);
     expect(pred?.dof).toBe(2 * post.shape);

@@ -89,5 +89,25 @@ export function formatComparison(result: LinearComparison, target: string): stri
     "",
     `median-probability model: ${result.medianModel.length > 0 ? result.medianModel.join(", ") : "(none)"}`,
   );
+  if (result.predictions !== undefined) {
+    lines.push(
+      "",
+      `Model-averaged predictions of ${target} at the new rows (90 % intervals):`,
+      formatTable(
+        [
+          { header: "row" },
+          { header: "mean" },
+          { header: "of the mean" },
+          { header: "of a new observation" },
+        ],
+        result.predictions.map((p, i) => [
+          String(i + 1),
+          formatNumber(p.mean),
+          `[${formatNumber(p.lower)}, ${formatNumber(p.upper)}]`,
+          `[${formatNumber(p.observationLower)}, ${formatNumber(p.observationUpper)}]`,
+        ]),
+      ),
+    );
+  }
   return lines.join("\n");
 }

@@ -98,7 +98,10 @@ export function exactBayesSelections(
         family.enumerate(p, (view) => {
           le[view.mask] = view.score;
         });
-        const predictive = family.predictive as NonNullable<typeof family.predictive>;
+        const familyPredictive = family.predictive as NonNullable<typeof family.predictive>;
+        // The NIG predictive is one Student-t.
+        const predictive = (members: ArrayLike<number>, X: ArrayLike<number>, m: number) =>
+          familyPredictive(members, X, m)[0].predictive;
         let bestNested = 0;
         for (let k = 1; k <= p; k++) {
           const mask = nested[k - 1];

@@ -327,3 +327,49 @@ function integrationRange(f: GMixtureIntegrand, top: number, peak: number): [num
   const right = Math.max(0, (f.rightIntercept - floor) / -f.rightSlope, a + 1);
   return [a, right];
 }
+
+/** Trapezoids per panel of {@link gShrinkageQuantiles}. */
+const QUANTILE_STEPS = 32;
+
+/**
+ * The posterior quantiles of the shrinkage factor s = g/(1 + g) of a subset with k columns and R² = x,
+ * at probabilities (j + ½)/count for j < count: nodes of equal weight that stand for the posterior of g
+ * in a predictive, a mixture over g of Student-t's (see `gPriorsFamily`). The posterior density of
+ * u = log g is tabulated on the panels {@link gMixtureLogIntegral} integrates over (its peak's width
+ * near the mode, doubling into the tails, 60 nats of tail left out), each cut into 32 trapezoids, and
+ * its CDF is interpolated linearly.
+ */
+export function gShrinkageQuantiles(
+  mix: GMixingDensity,
+  x: number,
+  n: number,
+  k: number,
+  count: number,
+): Float64Array {
+  const f = new GMixtureIntegrand(mix, x, n, k, 0, 0);
+  const { mode, peak, left, right } = locatePeak(f);
+  const width = 1 / Math.sqrt(Math.max(-f.curvature(mode), 1e-300));
+  const breaks = peakPanelBreaks(left, right, mode, width);
+  const nodes = (breaks.length - 1) * QUANTILE_STEPS + 1;
+  const u = new Float64Array(nodes);
+  const cdf = new Float64Array(nodes);
+  u[0] = breaks[0];
+  let previous = Math.exp(f.value(u[0]) - peak);
+  for (let p = 0, i = 1; p < breaks.length - 1; p++) {
+    for (let j = 1; j <= QUANTILE_STEPS; j++, i++) {
+      u[i] = breaks[p] + ((breaks[p + 1] - breaks[p]) * j) / QUANTILE_STEPS;
+      const density = Math.exp(f.value(u[i]) - peak);
+      cdf[i] = cdf[i - 1] + 0.5 * (previous + density) * (u[i] - u[i - 1]);
+      previous = density;
+    }
+  }
+  const total = cdf[nodes - 1];
+  const out = new Float64Array(count);
+  for (let j = 0, i = 1; j < count; j++) {
+    const target = ((j + 0.5) / count) * total;
+    while (cdf[i] < target) i++;
+    const t = (target - cdf[i - 1]) / (cdf[i] - cdf[i - 1]);
+    out[j] = logistic(u[i - 1] + t * (u[i] - u[i - 1]));
+  }
+  return out;
+}

@@ -9,7 +9,7 @@
  */
 
 import type { LinearDesign } from "../../data/design.js";
-import { OccamError } from "../../errors.js";
+import { invalidArgument, OccamError } from "../../errors.js";
 import type { SubsetFamily } from "../family.js";
 import { type CentredStatistics, centredSystem, rSquaredOf, subsetColumns } from "./design.js";
 import { enumerateFamily, type SubsetView, subsetView, viewSolve } from "./subsets.js";
@@ -61,6 +61,11 @@ export interface GPriorScorer {
   logBayesFactor(r2: number, k: number): number;
   /** Writes E[g/(1+g) | y] and E[(g/(1+g))² | y] of the subset to out[0] and out[1]. */
   shrinkage(r2: number, k: number, out: Float64Array): void;
+  /**
+   * Values of g/(1+g) of equal posterior weight that stand for its posterior (one for a fixed g; the
+   * posterior quantiles at (j + ½)/count for a mixture): the nodes of the subset's predictive.
+   */
+  shrinkageNodes(r2: number, k: number): Float64Array;
 }
 
 /** The unit-information g-prior, g = n: a closed form, and a shrinkage factor n/(n + 1) for every model. */
@@ -73,6 +78,7 @@ export function unitInformationScorer(n: number): GPriorScorer {
       out[0] = s;
       out[1] = s * s;
     },
+    shrinkageNodes: () => Float64Array.of(s),
   };
 }
 
@@ -136,5 +142,49 @@ export function gPriorsFamily(
     enumerate: (maxSize, visit, steps) => enumerateFamily(system, maxSize, scoreView, moments, visit, steps),
     moments: (members, mean, variance) => moments(subsetView(system, members, where), mean, variance),
     rSquared: (members) => rSquaredOf(stats, P, subsetColumns(design, members), design.columnNames),
+    predictive(members, Xnew, m, response = "observation") {
+      if (!(Number.isInteger(m) && m >= 1))
+        throw invalidArgument(where, `m must be a positive integer, got ${m}.`);
+      if (Xnew === null || typeof Xnew !== "object" || Xnew.length !== m * P) {
+        throw new OccamError(
+          "dimension-mismatch",
+          `${where}: the new inputs must have m × columns = ${m * P} entries (every design column), got ${Xnew?.length}.`,
+        );
+      }
+      const view = subsetView(system, members, where);
+      const { factor: L, columns, dim: k, stride } = view;
+      const r2 = k === 0 ? 0 : r2Of(view);
+      const coefficients = new Float64Array(k);
+      viewSolve(view, coefficients);
+      // At each new row, x_cᵀβ̂ and the leverage x_cᵀ(X_cᵀX_c)⁻¹x_c = ‖L⁻¹x_c‖² (x_c centred as the design).
+      const fit = new Float64Array(m);
+      const leverage = new Float64Array(m);
+      const x = new Float64Array(k);
+      for (let r = 0; r < m; r++) {
+        for (let i = 0; i < k; i++) x[i] = Xnew[r * P + columns[i]] - stats.means[columns[i]];
+        for (let i = 0; i < k; i++) fit[r] += x[i] * coefficients[i];
+        for (let i = 0; i < k; i++) {
+          let t = x[i];
+          for (let j = 0; j < i; j++) t -= L[i * stride + j] * x[j];
+          x[i] = t / L[i * stride + i];
+          leverage[r] += x[i] * x[i];
+        }
+      }
+      // Given s = g/(1+g): y* ~ t_{n−1}(ȳ + s x_cᵀβ̂, TSS (1 − s R²)/(n − 1) · (1 + 1/n + s h)), without
+      // the 1 for the mean response (σ² | g, y ~ IG((n − 1)/2, TSS (1 − s R²)/2), β | σ², g, y ~
+      // N(s β̂, s σ² (X_cᵀX_c)⁻¹), the intercept N(ȳ, σ²/n) apart from β as the columns are centred).
+      const noise = response === "observation" ? 1 : 0;
+      const nodes = scorer.shrinkageNodes(r2, k);
+      return Array.from(nodes, (shrink) => {
+        const variance = (tss * Math.max(0, 1 - shrink * r2)) / (n - 1);
+        const location = new Float64Array(m);
+        const scale = new Float64Array(m);
+        for (let r = 0; r < m; r++) {
+          location[r] = stats.yMean + shrink * fit[r];
+          scale[r] = Math.sqrt(variance * (noise + 1 / n + shrink * leverage[r]));
+        }
+        return { weight: 1 / nodes.length, predictive: { dof: n - 1, location, scale } };
+      });
+    },
   };
 }

@@ -29,6 +29,7 @@ import {
   type GMixingDensity,
   GMixtureIntegrand,
   gMixtureLogIntegral,
+  gShrinkageQuantiles,
   locatePeak,
   softplus,
 } from "./g-mixture.js";
@@ -193,6 +194,13 @@ class GMixtureTable {
 }
 
 /**
+ * Nodes of the posterior of g in a mixture of g-priors' predictive: 16 equal-weight quantiles of the
+ * shrinkage factor put the predictive's 90 % interval within a thousandth of its width of the integral
+ * over g (checked against quadrature in the tests).
+ */
+export const PREDICTIVE_SHRINKAGE_NODES = 16;
+
+/**
  * A {@link GPriorScorer} for a mixture of g-priors over tables of J₀, one per number of columns k (made
  * on first use): log BF = log J₀(x; k). The shrinkage moments need no tables of their own: with
  * a = (n − 1 − k)/2, J₀(x; k + 2) has (1 + g)^(a − 1), so s = g/(1 + g) = 1 − 1/(1 + g) gives
@@ -212,6 +220,9 @@ export function gMixtureScorer(mix: GMixingDensity, n: number, stats: GTableStat
   };
   return {
     logBayesFactor: (r2, k) => (k === 0 ? 0 : table(k).logValue(r2)),
+    // Without columns the shrinkage multiplies nothing.
+    shrinkageNodes: (r2, k) =>
+      k === 0 ? Float64Array.of(0) : gShrinkageQuantiles(mix, r2, n, k, PREDICTIVE_SHRINKAGE_NODES),
     shrinkage(r2, k, out) {
       const log0 = table(k).logValue(r2);
       if (n - 1 - (k + 4) >= 0) {

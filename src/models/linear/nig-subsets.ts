@@ -168,7 +168,7 @@ export function nigFamily(
       if (k === 0) return null;
       return nigRegression({ X: Z, y: design.y, n, p: k, v, a, b, names });
     },
-    predictive(members, Xnew, m) {
+    predictive(members, Xnew, m, response = "observation") {
       if (!(Number.isInteger(m) && m >= 1))
         throw invalidArgument(where, `m must be a positive integer, got ${m}.`);
       if (Xnew === null || typeof Xnew !== "object" || Xnew.length !== m * P) {
@@ -203,9 +203,9 @@ export function nigFamily(
           qf += x[i] * x[i];
         }
         location[r] = loc;
-        spread[r] = Math.sqrt(s2 * (1 + qf));
+        spread[r] = Math.sqrt(s2 * ((response === "observation" ? 1 : 0) + qf));
       }
-      return { dof: 2 * aStar, location, scale: spread };
+      return [{ weight: 1, predictive: { dof: 2 * aStar, location, scale: spread } }];
     },
   };
 }
