@@ -1,7 +1,7 @@
 import { gammaLogNormaliser } from "../../distributions/gamma.js";
 import { checkPositive, OccamError } from "../../errors.js";
 import { LOG_2PI } from "../../math/constants.js";
-import { dotAt } from "../../math/linalg.js";
+import { dotAt } from "../../math/dot.js";
 import type { Rng } from "../../random/rng.js";
 import type { ClassificationData } from "../mixture-classifier/data.js";
 import { type ConditionalClassifier, conditionalClassifier, type LogitFunction } from "./family.js";

@@ -13,7 +13,7 @@
  * unchanged and the chains no longer wander between copies.
  */
 import { checkInteger, checkPositive } from "../../errors.js";
-import { dotAt } from "../../math/linalg.js";
+import { dotAt } from "../../math/dot.js";
 import type { Rng } from "../../random/rng.js";
 import type { ClassificationData } from "../mixture-classifier/data.js";
 import { tanh } from "../mlp/tanh.js";

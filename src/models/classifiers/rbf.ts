@@ -14,7 +14,7 @@
  * which leaves the evidence unchanged.
  */
 import { checkInteger, checkPositive } from "../../errors.js";
-import { squaredDistanceAt } from "../../math/linalg.js";
+import { squaredDistanceAt } from "../../math/dot.js";
 import type { Rng } from "../../random/rng.js";
 import type { ClassificationData } from "../mixture-classifier/data.js";
 import { type ConditionalClassifier, conditionalClassifier, type LogitFunction } from "./family.js";
