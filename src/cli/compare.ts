@@ -124,7 +124,7 @@ export function registerCompare(program: Command, io: Io): void {
     .addOption(
       new Option(
         "--always <a,b>",
-        'bernoulli, binomial, poisson: terms every model holds (BAS\'s include.always), e.g. "age,(1 | clinic)"; the model prior applies to the others',
+        'terms every model holds (BAS\'s include.always), e.g. "age,sex" or, with --family bernoulli, binomial or poisson, "age,(1 | clinic)"; the model prior applies to the others',
       ).argParser((value: string) => columnList(value, "--always")),
     )
     .addOption(
@@ -257,12 +257,6 @@ export function registerCompare(program: Command, io: Io): void {
           "random terms such as (1 | g) are not yet available for a gaussian target; they apply to --family bernoulli, binomial and poisson.",
         );
       }
-      if (flags.always !== undefined) {
-        throw new OccamError(
-          "invalid-argument",
-          "--always is not yet available for a gaussian target; it applies to --family bernoulli, binomial and poisson.",
-        );
-      }
       if (
         flags.prior === "normal" ||
         flags.prior === "robust" ||
@@ -331,6 +325,7 @@ async function compareAction(path: string, flags: CompareFlags, command: Command
     intercept: given("intercept") ? flags.intercept : undefined,
     standardize: flags.standardize,
     heredity: flags.heredity,
+    always: flags.always,
     subsets: flags.subsets,
     modelPrior: flags.modelPrior,
     // The table shows 10 models by default; JSON, the report's plots and predictions get every listed

@@ -188,6 +188,8 @@ export const compareBlockCommand = defineUnitCommand({
 export const enumerateOptionsSchema = z
   .object({
     ...familyOptions,
+    /** The terms every model holds, by name. */
+    always: z.array(z.string()).optional(),
     modelPrior: z.union([
       z.enum(["uniform", "uniform-size"]),
       z
@@ -281,7 +283,12 @@ export const compareEnumerateCommand = defineUnitCommand({
     }
     const { tables } = setup;
     const directBefore = tables.directEvaluations;
-    const search = { prior: setup.o.modelPrior, top: setup.top, heredity: setup.o.heredity };
+    const search = {
+      prior: setup.o.modelPrior,
+      top: setup.top,
+      heredity: setup.o.heredity,
+      always: setup.o.always,
+    };
     const floor = payload.floor ?? Number.NEGATIVE_INFINITY;
     const blocks = payload.blocks.map((block) => searchSubsetBlock(setup.family, search, block, floor));
     const top = bestSubsets(

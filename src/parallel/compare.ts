@@ -161,13 +161,14 @@ async function enumerateInParallel(
   const enumerateOptions = {
     prior: setup.o.prior,
     ...pick(options, ["v", "a", "b", "r", "hyperA", "alpha", "beta", "alphaW", "betaW", "intercept"]),
-    ...pick(options, ["standardize", "heredity"]),
+    ...pick(options, ["standardize", "heredity", "always"]),
     modelPrior: setup.o.modelPrior,
     top: setup.top,
   };
   const floor = enumerationFloor(setup.family, {
     prior: setup.o.modelPrior,
     heredity: setup.o.heredity,
+    always: setup.o.always,
   });
   const units: Unit[] = runs.map((run) => ({
     key: `subsets ${run[0].from}-${run[run.length - 1].to}`,

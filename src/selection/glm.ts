@@ -36,6 +36,7 @@ import {
   startingDraws,
 } from "./glm-screening.js";
 import { subsetSeed } from "./linear-estimated.js";
+import { alwaysTerms } from "./subsets.js";
 
 /** Options of {@link compareGlms}. */
 export interface CompareGlmOptions {
@@ -263,7 +264,7 @@ export function prepareGlmComparison(data: LinearData, options: CompareGlmOption
       `the new rows hold ${options.predict.X.length} values, not ${options.predict.rows} rows × ${P} columns.`,
     );
   }
-  const always = alwaysTerms(data, options.always ?? []);
+  const always = alwaysTerms(data.design.terms, options.always ?? []);
   const seed = options.seed ?? 1;
   const modelName = (members: readonly number[]) =>
     members.length === 0 ? "the intercept alone" : members.map((t) => terms[t].name).join(", ");
@@ -502,24 +503,6 @@ function standardizedColumns(X: Float64Array, n: number, P: number, names: reado
   // Random terms alone: no columns to scale.
   if (P === 0) return { X, means: new Float64Array(0), sds: new Float64Array(0) };
   return standardize(X, n, P);
-}
-
-/** The indices of the terms named in `always`; an unknown name is an `invalid-argument` OccamError. */
-function alwaysTerms(data: LinearData, names: readonly string[]): number[] {
-  const { terms } = data.design;
-  return [...new Set(names)]
-    .map((name) => {
-      // "(1|g)" names the term "(1 | g)": spaces do not count.
-      const j = terms.findIndex((t) => t.name.replace(/\s/g, "") === name.replace(/\s/g, ""));
-      if (j < 0) {
-        throw new OccamError(
-          "invalid-argument",
-          `--always: no term "${name}"; the terms are ${terms.map((t) => `"${t.name}"`).join(", ")}.`,
-        );
-      }
-      return j;
-    })
-    .sort((a, b) => a - b);
 }
 
 /**

@@ -83,7 +83,8 @@ export function planEstimation(family: SubsetFamily, o: ResolvedLinearOptions, c
   const parents = hereditaryFilter(family, o.heredity);
   const subsets = listSubsets(p, o.subsets).filter(
     (m) =>
-      parents === undefined || parents(Uint8Array.from({ length: p }, (_, j) => (m.includes(j) ? 1 : 0))),
+      o.always.every((t) => m.includes(t)) &&
+      (parents === undefined || parents(Uint8Array.from({ length: p }, (_, j) => (m.includes(j) ? 1 : 0)))),
   );
   checkWork(estimator, subsets.length, o.samples, capacity);
   const hasNull = subsets.some((m) => m.length === 0);
@@ -140,10 +141,12 @@ export function rankEstimates(
   const summary = summarizeSubsets(family, listed, {
     prior: o.modelPrior,
     top: Math.min(top, subsets.length),
+    always: o.always,
   });
   const indexOf = new Map(subsets.map((m, i) => [m.join(","), i]));
   const at = (members: ArrayLike<number>) => indexOf.get(Array.from(members).join(",")) as number;
-  const logPrior = subsets.map((m) => logModelPrior(o.modelPrior, p, m.length));
+  const fixed = o.always.length;
+  const logPrior = subsets.map((m) => logModelPrior(o.modelPrior, p - fixed, m.length - fixed));
   const intervals = probabilityIntervals(
     Float64Array.from(scores, (s, i) => s + logPrior[i]),
     stdErr,

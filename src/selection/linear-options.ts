@@ -127,6 +127,11 @@ export interface CompareLinearOptions {
   modelPrior?: ModelPrior;
   /** A model holds an interaction only with its main effects (BAS's force.heredity). @defaultValue true */
   heredity?: boolean;
+  /**
+   * Terms held by every model (BAS's `include.always`), by name: the model prior then applies to the
+   * other terms. @defaultValue none
+   */
+  always?: readonly string[];
   /** List only the best `top` models. @defaultValue all, up to DEFAULT_LISTED */
   top?: number;
   /**
@@ -248,6 +253,8 @@ export interface LinearComparison {
   standardized: boolean;
   modelPrior: ModelPrior;
   heredity: boolean;
+  /** The terms every model holds (`always`); the model prior is over the others. */
+  always: string[];
   /** Number of models compared. */
   modelCount: number;
   /** The seed and sample sizes, present when anything was random. */
@@ -284,6 +291,8 @@ export interface ResolvedLinearOptions {
   folds: number | undefined;
   seed: number;
   mcmcSteps: number | undefined;
+  /** The indices of the terms every model holds: [] here, resolved against the design by `prepareLinearComparison`. */
+  always: readonly number[];
 }
 
 /** The options that belong to each prior: any other prior refuses them. */
@@ -383,5 +392,6 @@ export function resolveLinearOptions(options: CompareLinearOptions): ResolvedLin
     folds,
     seed,
     mcmcSteps,
+    always: [],
   };
 }

@@ -33,6 +33,7 @@ import {
 } from "./linear-options.js";
 import { sampleSubsets } from "./subset-sampling.js";
 import {
+  alwaysTerms,
   hereditaryFilter,
   MAX_ENUMERATED_INPUTS,
   type SubsetSummary,
@@ -165,9 +166,21 @@ export function prepareLinearComparison(
   options: CompareLinearOptions,
 ): LinearComparisonSetup {
   const start = performance.now();
-  const o = resolveLinearOptions(options);
   const data = "design" in input ? input : numericDesign(input);
   const { design } = data;
+  const o = { ...resolveLinearOptions(options), always: alwaysTerms(design.terms, options.always ?? []) };
+  if (o.always.length > 0 && o.always.length === design.terms.length) {
+    throw new OccamError(
+      "invalid-argument",
+      "--always holds every term, which leaves one model: compare it with --subsets none, or leave some terms free.",
+    );
+  }
+  if (o.subsets !== "all" && o.subsets !== "none" && o.subsets.max < o.always.length) {
+    throw new OccamError(
+      "invalid-argument",
+      `--subsets max=${o.subsets.max} leaves no model that holds the ${o.always.length} terms of --always.`,
+    );
+  }
   const random = design.terms.find((t) => t.random !== undefined);
   if (random !== undefined) {
     throw new OccamError(
@@ -267,6 +280,7 @@ export function linearComparisonResult(setup: LinearComparisonSetup, result: Ran
     standardized: (o.prior === "nig" || o.prior === "independent") && o.standardize,
     modelPrior: o.modelPrior,
     heredity: o.heredity,
+    always: o.always.map((t) => termNames[t]),
     modelCount: s.count,
     ...(random ? { settings: { seed: o.seed, ...result.settings } } : {}),
     ...(result.agreement === undefined ? {} : { agreement: result.agreement }),
@@ -298,7 +312,13 @@ function enumerated(family: SubsetFamily, o: ResolvedLinearOptions, top: number)
   }
   const maxSize = o.subsets === "all" ? p : Math.min(o.subsets.max, p);
   return {
-    summary: searchSubsets(family, { maxSize, prior: o.modelPrior, top, heredity: o.heredity }),
+    summary: searchSubsets(family, {
+      maxSize,
+      prior: o.modelPrior,
+      top,
+      heredity: o.heredity,
+      always: o.always,
+    }),
   };
 }
 
@@ -307,24 +327,42 @@ function sampled(family: SubsetFamily, o: ResolvedLinearOptions, top: number): R
   const p = family.terms.length;
   const steps = o.mcmcSteps ?? DEFAULT_MCMC_STEPS;
   const burnIn = Math.ceil(steps / 10);
+  // The chain moves over the terms not in every model (`free`); a model is those and `always`.
+  const free = Array.from({ length: p }, (_, j) => j).filter((j) => !o.always.includes(j));
+  const withAlways = (members: ArrayLike<number>): number[] =>
+    o.always.length === 0
+      ? Array.from(members)
+      : [...o.always, ...Array.from(members, (j) => free[j])].sort((a, b) => a - b);
+  const heredity = hereditaryFilter(family, o.heredity);
+  const inModel = new Uint8Array(p);
   const sample = sampleSubsets({
-    p,
-    logEvidence: (members) => family.score(members),
+    p: free.length,
+    logEvidence: (members) => family.score(withAlways(members)),
     rng: createRng(o.seed),
     prior: o.modelPrior,
     iterations: steps,
     burnIn,
-    allowed: hereditaryFilter(family, o.heredity),
+    allowed:
+      heredity === undefined
+        ? undefined
+        : (freeInModel) => {
+            inModel.fill(0);
+            for (const t of o.always) inModel[t] = 1;
+            free.forEach((t, j) => {
+              inModel[t] = freeInModel[j];
+            });
+            return heredity(inModel);
+          },
   });
   const visited = Array.from({ length: sample.count }, (_, i) => ({
-    members: sample.members.subarray(sample.offsets[i], sample.offsets[i + 1]),
+    members: withAlways(sample.members.subarray(sample.offsets[i], sample.offsets[i + 1])),
     score: sample.logEvidence[i],
   }));
-  const summary = summarizeSubsets(family, visited, { prior: o.modelPrior, top });
+  const summary = summarizeSubsets(family, visited, { prior: o.modelPrior, top, always: o.always });
   let discrepancy = 0;
   for (let i = 0; i < sample.count; i++) {
-    const logPost =
-      visited[i].score + logModelPrior(o.modelPrior, p, visited[i].members.length) - summary.logNormaliser;
+    const size = visited[i].members.length - o.always.length;
+    const logPost = visited[i].score + logModelPrior(o.modelPrior, free.length, size) - summary.logNormaliser;
     discrepancy += Math.abs(sample.visits[i] / sample.iterations - Math.exp(logPost));
   }
   return {

@@ -15,7 +15,7 @@
  * result is the same bit for bit wherever they ran.
  */
 import { OccamError } from "../errors.js";
-import type { SubsetFamily } from "../models/family.js";
+import type { FamilyTerm, SubsetFamily } from "../models/family.js";
 import { logModelPrior, type ModelPrior } from "./compare.js";
 
 /** Largest number of terms whose 2^p subsets are enumerated (beyond, subsets are sampled). */
@@ -106,6 +106,7 @@ class RunningSummary {
     prior: ModelPrior,
     topK: number,
     floor = Number.NEGATIVE_INFINITY,
+    always = 0,
   ) {
     this.max = floor;
     const p = family.terms.length;
@@ -117,7 +118,10 @@ class RunningSummary {
     this.mean = new Float64Array(P);
     this.variance = new Float64Array(P);
     this.heap = new TopHeap(topK);
-    this.logPrior = Float64Array.from({ length: p + 1 }, (_, s) => logModelPrior(prior, p, s));
+    // The model prior is over the terms not in every model: a model of s terms has s − always of them.
+    this.logPrior = Float64Array.from({ length: p + 1 }, (_, s) =>
+      s < always ? Number.NEGATIVE_INFINITY : logModelPrior(prior, p - always, s - always),
+    );
     // A term owns a contiguous run of columns (the family contract).
     this.columnStart = Int32Array.from(family.terms, (term) => term.columns[0]);
     this.columnEnd = Int32Array.from(family.terms, (term) => term.columns[0] + term.columns.length);
@@ -366,6 +370,23 @@ export function finishSubsetSums(sums: SubsetSums): SubsetSummary {
   };
 }
 
+/** The indices of the terms named in `always`; an unknown name is an `invalid-argument` OccamError. */
+export function alwaysTerms(terms: readonly FamilyTerm[], names: readonly string[]): number[] {
+  return [...new Set(names)]
+    .map((name) => {
+      // "(1|g)" names the term "(1 | g)": spaces do not count.
+      const j = terms.findIndex((t) => t.name.replace(/\s/g, "") === name.replace(/\s/g, ""));
+      if (j < 0) {
+        throw new OccamError(
+          "invalid-argument",
+          `--always: no term "${name}"; the terms are ${terms.map((t) => `"${t.name}"`).join(", ")}.`,
+        );
+      }
+      return j;
+    })
+    .sort((a, b) => a - b);
+}
+
 /** Options of {@link searchSubsets}. */
 export interface SearchSubsetsOptions {
   /** Only subsets of at most this many terms. @defaultValue every subset */
@@ -380,6 +401,17 @@ export interface SearchSubsetsOptions {
    * @defaultValue true
    */
   heredity?: boolean;
+  /**
+   * Terms held by every model (BAS's `include.always`), as term indices: the other models are left out,
+   * and the model prior applies to the other terms.
+   * @defaultValue none
+   */
+  always?: readonly number[];
+}
+
+/** The bit mask of a list of term indices. */
+function maskOf(terms: readonly number[]): number {
+  return terms.reduce((m, j) => (m | (1 << j)) >>> 0, 0);
 }
 
 /** The parent masks of a family's terms, or null when no term has parents (or heredity is off). */
@@ -402,11 +434,17 @@ function hereditary(mask: number, parents: Uint32Array): boolean {
  * block. A block of poor models that started its running maximum at −∞ would compute the coefficient
  * moments of every model within 50 nats of its own best, far below the space's.
  */
-function greedyFloor(family: SubsetFamily, prior: ModelPrior, parents: Uint32Array | null): number {
+function greedyFloor(
+  family: SubsetFamily,
+  prior: ModelPrior,
+  parents: Uint32Array | null,
+  always: readonly number[],
+): number {
   const p = family.terms.length;
-  let members: number[] = [];
-  let mask = 0;
-  let best = family.score(members) + logModelPrior(prior, p, 0);
+  const free = p - always.length;
+  let members: number[] = [...always].sort((x, y) => x - y);
+  let mask = maskOf(always);
+  let best = family.score(members) + logModelPrior(prior, free, 0);
   for (;;) {
     let pick = -1;
     let pickLogPost = best;
@@ -414,7 +452,7 @@ function greedyFloor(family: SubsetFamily, prior: ModelPrior, parents: Uint32Arr
       const trialMask = (mask | (1 << j)) >>> 0;
       if (trialMask === mask || (parents !== null && !hereditary(trialMask, parents))) continue;
       const trial = [...members, j].sort((x, y) => x - y);
-      const l = family.score(trial) + logModelPrior(prior, p, trial.length);
+      const l = family.score(trial) + logModelPrior(prior, free, trial.length - always.length);
       if (l > pickLogPost) {
         pick = j;
         pickLogPost = l;
@@ -486,7 +524,12 @@ export function searchSubsets(family: SubsetFamily, options: SearchSubsetsOption
  * greedy forward selection reaches, the same for every block, so computed once per enumeration.
  */
 export function enumerationFloor(family: SubsetFamily, options: SearchSubsetsOptions = {}): number {
-  return greedyFloor(family, options.prior ?? "uniform", parentMasks(family, options.heredity ?? true));
+  return greedyFloor(
+    family,
+    options.prior ?? "uniform",
+    parentMasks(family, options.heredity ?? true),
+    options.always ?? [],
+  );
 }
 
 /**
@@ -505,10 +548,13 @@ export function searchSubsetBlock(
   const maxSize = Math.min(options.maxSize ?? p, p);
   const prior = options.prior ?? "uniform";
   const parents = parentMasks(family, options.heredity ?? true);
-  const summary = new RunningSummary(family, prior, options.top ?? 10, floor);
+  const always = options.always ?? [];
+  const alwaysMask = maskOf(always);
+  const summary = new RunningSummary(family, prior, options.top ?? 10, floor, always.length);
   family.enumerate(
     maxSize,
     (view) => {
+      if ((view.mask & alwaysMask) !== alwaysMask) return;
       if (parents !== null && !hereditary(view.mask, parents)) return;
       summary.add(view.mask, null, view.size, view.score, view.moments);
     },
@@ -524,9 +570,15 @@ export function searchSubsetBlock(
 export function summarizeSubsets(
   family: SubsetFamily,
   subsets: readonly { members: ArrayLike<number>; score: number }[],
-  options: Pick<SearchSubsetsOptions, "prior" | "top"> = {},
+  options: Pick<SearchSubsetsOptions, "prior" | "top" | "always"> = {},
 ): SubsetSummary {
-  const summary = new RunningSummary(family, options.prior ?? "uniform", options.top ?? 10);
+  const summary = new RunningSummary(
+    family,
+    options.prior ?? "uniform",
+    options.top ?? 10,
+    Number.NEGATIVE_INFINITY,
+    options.always?.length ?? 0,
+  );
   for (const s of subsets) {
     summary.add(0, s.members, s.members.length, s.score, (mean, variance) =>
       family.moments(s.members, mean, variance),

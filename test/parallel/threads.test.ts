@@ -33,7 +33,7 @@ describe("units on worker threads", () => {
     expect(withoutTimes(odd)).toBe(serial);
   });
 
-  it("compare with exact evidences of every subset of 19 inputs gives the serial result bit for bit with 1, 2 and 4 workers", async () => {
+  it("compare with exact evidences of every subset of 19 inputs gives the serial result bit for bit with 1, 2 and 4 workers, and with terms in every model", async () => {
     // 2^19 subsets: two blocks of the enumeration, run as units.
     const table = regressionTable(60, 19, 13);
     const options = { top: 50 };
@@ -50,6 +50,13 @@ describe("units on worker threads", () => {
       expect(withoutTimes(parallel)).toBe(serial);
       expect(progress.at(-1)).toBe(2 ** 19);
     }
+    // Terms in every model: each block skips the models without them.
+    const held = { ...options, always: ["x2", "x7"] };
+    const heldSerial = compareLinearModels(table, held);
+    expect(heldSerial.modelCount).toBe(2 ** 17);
+    expect(withoutTimes(await compareLinearModelsInParallel(table, { ...held, workers: 2 }))).toBe(
+      withoutTimes(heldSerial),
+    );
   });
 
   it("compare with exact evidences of 21 inputs gives the serial result when a unit holds several blocks, and with subsets max=p", async () => {

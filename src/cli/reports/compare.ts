@@ -47,7 +47,8 @@ export function formatComparison(result: LinearComparison, target: string): stri
   const p = result.inputs.length;
   const lines = [
     `${target} on ${p} input${p === 1 ? "" : "s"}, ${result.n} rows, ${result.modelCount} models; prior ${describePrior(result.prior)}` +
-      `${result.intercept ? ", intercept in every model" : ", no intercept"}`,
+      `${result.intercept ? ", intercept in every model" : ", no intercept"}` +
+      `${result.always.length > 0 ? `; ${result.always.join(", ")} in every model, the model prior over the other terms` : ""}`,
   ];
   if (result.factors.length > 0) {
     lines.push(
