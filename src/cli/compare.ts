@@ -1,5 +1,6 @@
 import { availableParallelism } from "node:os";
 import { type Command, InvalidArgumentError, Option } from "commander";
+import { binaryTargetColumns } from "../data/binary-target.js";
 import type { CsvColumns } from "../data/csv.js";
 import { readCsvColumns } from "../data/csv-file.js";
 import type { LinearData } from "../data/design.js";
@@ -18,13 +19,7 @@ import {
   MAX_ESTIMATED_MODELS,
 } from "../selection/linear-options.js";
 import { columnList, parseSeed, positiveNumber, wholeNumber } from "./arguments.js";
-import {
-  binaryTargetColumns,
-  COMPARE_FAMILIES,
-  compareGlmAction,
-  type GlmFlags,
-  newRows,
-} from "./compare-glm.js";
+import { COMPARE_FAMILIES, compareGlmAction, type GlmFlags, newRows } from "./compare-glm.js";
 import { type Io, progressLine } from "./io.js";
 import { checkedJson } from "./json.js";
 import { interruptible, redisOption, refuseRedis, workersOption } from "./parallel.js";

@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { binaryTargetColumns } from "../../src/cli/compare-glm.js";
+import { binaryTargetColumns } from "../../src/data/binary-target.js";
 import { csvColumns, parseCsv } from "../../src/data/csv.js";
 import { formulaDesign, parseFormula } from "../../src/data/formula.js";
 import {

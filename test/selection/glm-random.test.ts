@@ -2,7 +2,7 @@ import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { binaryTargetColumns } from "../../src/cli/compare-glm.js";
+import { binaryTargetColumns } from "../../src/data/binary-target.js";
 import { csvColumns } from "../../src/data/csv.js";
 import { readCsv } from "../../src/data/csv-file.js";
 import { formulaDesign, parseFormula } from "../../src/data/formula.js";

@@ -8,9 +8,10 @@ import { runCli } from "../support/cli.js";
 
 describe("the browser module (npm run build:web)", () => {
   it("bundles without a Node built-in and compares the wine example as the CLI does, to the last digit", async () => {
-    const file = join(mkdtempSync(join(tmpdir(), "occam-web-")), "occam.js");
+    const folder = mkdtempSync(join(tmpdir(), "occam-web-"));
+    const file = join(folder, "occam.js");
     // esbuild's browser platform has no built-ins: a `node:` import anywhere in reach fails the build.
-    execFileSync(process.execPath, ["scripts/build-web.mjs", file], { stdio: "pipe" });
+    execFileSync(process.execPath, ["scripts/build-web.mjs", folder], { stdio: "pipe" });
     const bundle = readFileSync(file, "utf8");
     expect(bundle).not.toMatch(/["']node:[a-z_]+["']/);
     for (const builtin of ["fs", "worker_threads", "child_process", "os", "path"]) {

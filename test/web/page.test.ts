@@ -1,0 +1,176 @@
+import { execFileSync } from "node:child_process";
+import { existsSync, mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { type Browser, chromium, type Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createRng } from "../../src/random/rng.js";
+import { CHROMIUM } from "../support/browser.js";
+import { runCli } from "../support/cli.js";
+
+const HOSTILE = "<script>alert(1)</script>";
+const folder = mkdtempSync(join(tmpdir(), "occam-page-"));
+let browser: Browser;
+
+beforeAll(async () => {
+  execFileSync(process.execPath, ["scripts/build-web.mjs", folder], { stdio: "pipe" });
+  if (!existsSync(CHROMIUM)) throw new Error(`no Chromium at ${CHROMIUM}: apt-get install chromium`);
+  browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    args: ["--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking"],
+  });
+}, 120_000);
+
+afterAll(async () => {
+  await browser?.close();
+  console.log(`page screenshots in ${folder}`);
+});
+
+/** The page opened from file:// with the network cut: what it requested beyond its own files, and its console's complaints. */
+async function openPage(hash = "") {
+  const page = await browser.newPage({ viewport: { width: 1300, height: 900 } });
+  const problems: string[] = [];
+  const requests: string[] = [];
+  const dialogs: string[] = [];
+  page.on("console", (m) => {
+    if (m.type() === "error" || m.type() === "warning") problems.push(m.text());
+  });
+  page.on("pageerror", (e) => problems.push(e.message));
+  page.on("dialog", async (d) => {
+    dialogs.push(d.message());
+    await d.dismiss();
+  });
+  const own = `file://${folder}/`;
+  await page.route("**/*", async (route) => {
+    const url = route.request().url();
+    if (url.startsWith(own) || url.startsWith("blob:")) await route.continue();
+    else {
+      requests.push(url);
+      await route.abort();
+    }
+  });
+  await page.goto(`${own}index.html${hash}`, { waitUntil: "load" });
+  return { page, problems, requests, dialogs };
+}
+
+/** Waits until the compare tab shows a result or an error, and returns its status line. */
+async function compareFinished(page: Page): Promise<string> {
+  // The predicates are strings: they run in the page, whose globals this file's types do not know.
+  await page.waitForFunction(
+    `document.getElementById("result-json").textContent !== "" ||
+     document.getElementById("compare-status").classList.contains("error")`,
+    null,
+    { timeout: 120_000 },
+  );
+  return (await page.textContent("#compare-status")) ?? "";
+}
+
+/** The same structure with every number within 1e-12 of the other, relatively (or absolutely near 0). */
+function expectSameNumbers(a: unknown, b: unknown, where: string): void {
+  if (typeof a === "number" && typeof b === "number") {
+    expect(Math.abs(a - b), where).toBeLessThanOrEqual(1e-12 * Math.max(1, Math.abs(a), Math.abs(b)));
+  } else if (a !== null && b !== null && typeof a === "object" && typeof b === "object") {
+    expect(Object.keys(a), where).toEqual(Object.keys(b));
+    for (const key of Object.keys(a)) {
+      expectSameNumbers(
+        (a as Record<string, unknown>)[key],
+        (b as Record<string, unknown>)[key],
+        `${where}.${key}`,
+      );
+    }
+  } else expect(a, where).toEqual(b);
+}
+
+describe("the page (npm run build:web), in headless Chromium from file://", () => {
+  it("compares the wine example from a link to the CLI's numbers (to a few units in the last place), offline and without a console error", async () => {
+    const { page, problems, requests, dialogs } = await openPage("#example=wine-alcohol&target=alcohol");
+    expect(await compareFinished(page)).toMatch(/^Done/);
+    const inPage = JSON.parse((await page.textContent("#result-json")) ?? "");
+    const run = await runCli(["compare", "examples/wine-alcohol.csv", "--target", "alcohol", "--json"]);
+    const cli = JSON.parse(run.stdout);
+    expect(inPage.modelCount).toBe(4096);
+    // The same models in the same order, and the same numbers to a few units in the last place:
+    // Chromium's Math.exp, Math.log and Math.pow round some arguments to the other neighbouring
+    // double than Node's do (about one call in ten, measured), so bit-for-bit equality across
+    // engines is not to be had.
+    expect(inPage.models.map((m: { inputs: string[] }) => m.inputs)).toEqual(
+      cli.models.map((m: { inputs: string[] }) => m.inputs),
+    );
+    for (const field of ["models", "inclusionProbabilities", "coefficients"]) {
+      expectSameNumbers(inPage[field], cli[field], field);
+    }
+    // The report's tables and plots, as --report draws them, in a frame that runs no script.
+    const report = page.frameLocator("#report");
+    await expect.poll(() => report.locator("svg").count()).toBeGreaterThanOrEqual(3);
+    expect(await page.getAttribute("#report", "sandbox")).toBe("");
+    console.log(
+      `wine, 4096 models: compute ${inPage.seconds.toFixed(2)} s in Chromium, ${cli.seconds.toFixed(2)} s in the CLI (ratio ${(inPage.seconds / cli.seconds).toFixed(2)})`,
+    );
+    await page.screenshot({ path: join(folder, "compare.png"), fullPage: true });
+    expect(problems).toEqual([]);
+    expect(requests).toEqual([]);
+    expect(dialogs).toEqual([]);
+    await page.close();
+  }, 180_000);
+
+  it("shows a hostile column name as text and runs nothing from it", async () => {
+    const rng = createRng(4);
+    const rows = [`x,${HOSTILE},y`];
+    for (let i = 0; i < 40; i++) {
+      const x = rng.normal();
+      const h = rng.normal();
+      rows.push(`${x},${h},${x + 0.5 * h + rng.normal()}`);
+    }
+    const file = join(folder, "hostile.csv");
+    writeFileSync(file, `${rows.join("\n")}\n`);
+    const { page, problems, requests, dialogs } = await openPage();
+    await page.setInputFiles("#csv-file", file);
+    await page.selectOption("#target", "y");
+    expect(await page.locator("#target option").allTextContents()).toContain(HOSTILE);
+    await page.click("#compare-run");
+    expect(await compareFinished(page)).toMatch(/^Done/);
+    expect(JSON.parse((await page.textContent("#result-json")) ?? "").inputs).toContain(HOSTILE);
+    expect(await page.locator("script").count()).toBe(1);
+    expect(await page.frameLocator("#report").locator("script").count()).toBe(0);
+    expect(dialogs).toEqual([]);
+    expect(problems).toEqual([]);
+    expect(requests).toEqual([]);
+    await page.close();
+  }, 120_000);
+
+  it("cancels a long run and stays responsive; the evidence tab gets the CLI's log Z within the standard errors", async () => {
+    const { page, problems, requests } = await openPage();
+    await page.click("#tab-evidence");
+    // Many methods at their defaults: seconds of work, cancelled at once.
+    await page.fill("#methods", "bridge,smc,stepping-stone,path,nested");
+    await page.click("#evidence-run");
+    await page.click("#evidence-cancel");
+    expect(await page.textContent("#evidence-status")).toBe("Cancelled.");
+    // Responsive: the tabs switch at once, by keyboard too.
+    const started = Date.now();
+    await page.focus("#tab-evidence");
+    await page.keyboard.press("ArrowLeft");
+    expect(await page.isVisible("#panel-compare")).toBe(true);
+    await page.keyboard.press("ArrowRight");
+    expect(await page.isVisible("#panel-evidence")).toBe(true);
+    expect(Date.now() - started).toBeLessThan(2000);
+    // The README's model, preloaded, with the default methods.
+    await page.fill("#methods", "bridge,smc");
+    await page.click("#evidence-run");
+    await page.waitForFunction(`document.getElementById("evidence-status").textContent === "Done."`, null, {
+      timeout: 120_000,
+    });
+    const inPage = JSON.parse((await page.textContent("#evidence-json")) ?? "");
+    const run = await runCli(["evidence", "examples/evidence-model.mjs", "--json"]);
+    const cli = JSON.parse(run.stdout);
+    expect(inPage.agree).toBe(true);
+    const difference = inPage.consensus.logZ - cli.consensus.logZ;
+    expect(Math.abs(difference)).toBeLessThan(3 * Math.hypot(inPage.consensus.stdErr, cli.consensus.stdErr));
+    // And the model's exact log evidence, −14.6228 (examples/evidence-model.mjs).
+    expect(Math.abs(inPage.consensus.logZ + 14.6228)).toBeLessThan(3 * inPage.consensus.stdErr + 1e-4);
+    await page.screenshot({ path: join(folder, "evidence.png"), fullPage: true });
+    expect(problems).toEqual([]);
+    expect(requests).toEqual([]);
+    await page.close();
+  }, 240_000);
+});

@@ -1,0 +1,277 @@
+/**
+ * The page: reads a CSV (chosen, dropped or a bundled example) or a model written in the editor, and
+ * hands the work to a Web Worker, which it ends to cancel a run. The location's hash names a bundled
+ * example and its options (`#example=wine-alcohol&target=alcohol`), so that a result can be shared as
+ * a link. Every text that comes from the data (column names) is set as text, never as HTML; the
+ * report is shown in a sandboxed frame that runs no script.
+ */
+
+import evidenceModel from "bundled:examples/evidence-model.mjs";
+import wineAlcohol from "bundled:examples/wine-alcohol.csv";
+import workerSource from "bundled:worker";
+import { parseCsv } from "../src/data/csv.js";
+import type { WorkerReply, WorkerRequest } from "./messages.js";
+
+/** The bundled examples, by the name a link gives them. */
+const EXAMPLES: Record<string, { file: string; text: string }> = {
+  "wine-alcohol": { file: "wine-alcohol.csv", text: wineAlcohol },
+};
+
+const byId = <T extends HTMLElement>(id: string) => document.getElementById(id) as T;
+
+/** A worker that runs one request at a time; `cancel` ends it (and the next request starts another). */
+class Runner {
+  private worker: Worker | null = null;
+  private readonly url = URL.createObjectURL(new Blob([workerSource], { type: "text/javascript" }));
+
+  run(request: WorkerRequest): Promise<WorkerReply> {
+    this.cancel();
+    const worker = new Worker(this.url);
+    this.worker = worker;
+    return new Promise((resolve) => {
+      worker.onmessage = (event: MessageEvent<WorkerReply>) => {
+        resolve(event.data);
+        if (this.worker === worker) this.worker = null;
+        worker.terminate();
+      };
+      worker.onerror = (event) => {
+        event.preventDefault();
+        resolve({ kind: "error", message: `the worker failed: ${event.message}` });
+      };
+      worker.postMessage(request);
+    });
+  }
+
+  /** Ends the running request, if any; true when there was one. */
+  cancel(): boolean {
+    if (this.worker === null) return false;
+    this.worker.terminate();
+    this.worker = null;
+    return true;
+  }
+}
+
+/** The two tabs: arrow keys move between them, as the ARIA tabs pattern asks. */
+function setUpTabs(): (name: "compare" | "evidence") => void {
+  const tabs = ["compare", "evidence"] as const;
+  const select = (name: (typeof tabs)[number]) => {
+    for (const t of tabs) {
+      const tab = byId(`tab-${t}`);
+      tab.setAttribute("aria-selected", String(t === name));
+      tab.tabIndex = t === name ? 0 : -1;
+      byId(`panel-${t}`).hidden = t !== name;
+    }
+  };
+  for (const [i, t] of tabs.entries()) {
+    const tab = byId(`tab-${t}`);
+    tab.addEventListener("click", () => select(t));
+    tab.addEventListener("keydown", (event) => {
+      if (event.key !== "ArrowRight" && event.key !== "ArrowLeft") return;
+      const next = tabs[(i + (event.key === "ArrowRight" ? 1 : tabs.length - 1)) % tabs.length];
+      select(next);
+      byId(`tab-${next}`).focus();
+    });
+  }
+  return select;
+}
+
+/** The compare tab. */
+function setUpCompare(runner: Runner) {
+  let data: { file: string; text: string } | null = null;
+  const target = byId<HTMLSelectElement>("target");
+  const family = byId<HTMLSelectElement>("family");
+  const run = byId<HTMLButtonElement>("compare-run");
+  const cancel = byId<HTMLButtonElement>("compare-cancel");
+  const progress = byId<HTMLProgressElement>("compare-progress");
+  const status = byId("compare-status");
+  const results = byId("compare-results");
+  let json = "";
+
+  const load = (file: string, text: string) => {
+    let columns: readonly string[];
+    try {
+      columns = parseCsv(text).columns;
+    } catch (error) {
+      status.textContent = `${file}: ${(error as Error).message}`;
+      return;
+    }
+    data = { file, text };
+    byId("data-summary").textContent = `${file}: ${columns.length} columns.`;
+    target.replaceChildren(
+      ...columns.map((c) => {
+        const option = document.createElement("option");
+        option.value = c;
+        option.textContent = c;
+        return option;
+      }),
+    );
+    target.disabled = false;
+    run.disabled = false;
+  };
+
+  const start = async () => {
+    if (data === null) return;
+    const request: WorkerRequest = {
+      kind: "compare",
+      csv: data.text,
+      source: data.file,
+      target: target.value,
+      family: family.value as "gaussian",
+    };
+    run.disabled = true;
+    cancel.disabled = false;
+    progress.hidden = false;
+    results.hidden = true;
+    status.textContent = `Comparing the models that explain ${target.value}…`;
+    status.classList.remove("error");
+    const started = performance.now();
+    const reply = await runner.run(request);
+    run.disabled = false;
+    cancel.disabled = true;
+    progress.hidden = true;
+    if (reply.kind === "error") {
+      status.textContent = reply.message;
+      status.classList.add("error");
+      return;
+    }
+    json = reply.json;
+    status.textContent = `Done in ${((performance.now() - started) / 1000).toFixed(1)} s.`;
+    byId("result-json").textContent = json;
+    byId<HTMLIFrameElement>("report").srcdoc = reply.report ?? "";
+    results.hidden = false;
+  };
+
+  byId<HTMLInputElement>("csv-file").addEventListener("change", async (event) => {
+    const file = (event.target as HTMLInputElement).files?.[0];
+    if (file !== undefined) load(file.name, await file.text());
+  });
+  const drop = byId("drop");
+  drop.addEventListener("dragover", (event) => {
+    event.preventDefault();
+    drop.classList.add("over");
+  });
+  drop.addEventListener("dragleave", () => drop.classList.remove("over"));
+  drop.addEventListener("drop", async (event) => {
+    event.preventDefault();
+    drop.classList.remove("over");
+    const file = event.dataTransfer?.files[0];
+    if (file !== undefined) load(file.name, await file.text());
+  });
+  byId("example-wine").addEventListener("click", () => {
+    const example = EXAMPLES["wine-alcohol"];
+    load(example.file, example.text);
+    target.value = "alcohol";
+  });
+  run.addEventListener("click", start);
+  cancel.addEventListener("click", () => {
+    if (runner.cancel()) {
+      status.textContent = "Cancelled.";
+      run.disabled = false;
+      cancel.disabled = true;
+      progress.hidden = true;
+    }
+  });
+  byId("result-download").addEventListener("click", () => {
+    const link = document.createElement("a");
+    link.href = URL.createObjectURL(new Blob([json], { type: "application/json" }));
+    link.download = "occam-compare.json";
+    link.click();
+  });
+
+  /** Runs a bundled example with the hash's options. */
+  return (options: URLSearchParams) => {
+    const example = EXAMPLES[options.get("example") ?? ""];
+    if (example === undefined) return;
+    load(example.file, example.text);
+    const column = options.get("target");
+    if (column !== null) target.value = column;
+    const kind = options.get("family");
+    if (kind !== null) family.value = kind;
+    void start();
+  };
+}
+
+/** The evidence tab. */
+function setUpEvidence(runner: Runner) {
+  const source = byId<HTMLTextAreaElement>("model-source");
+  source.value = evidenceModel;
+  const run = byId<HTMLButtonElement>("evidence-run");
+  const cancel = byId<HTMLButtonElement>("evidence-cancel");
+  const progress = byId<HTMLProgressElement>("evidence-progress");
+  const status = byId("evidence-status");
+  const results = byId("evidence-results");
+
+  const start = async () => {
+    run.disabled = true;
+    cancel.disabled = false;
+    progress.hidden = false;
+    results.hidden = true;
+    status.textContent = "Estimating…";
+    status.classList.remove("error");
+    const reply = await runner.run({
+      kind: "evidence",
+      source: source.value,
+      methods: byId<HTMLInputElement>("methods").value.split(","),
+      seed: Number(byId<HTMLInputElement>("seed").value),
+    });
+    run.disabled = false;
+    cancel.disabled = true;
+    progress.hidden = true;
+    if (reply.kind === "error") {
+      status.textContent = reply.message;
+      status.classList.add("error");
+      return;
+    }
+    const result = JSON.parse(reply.json) as {
+      results: { method: string; logZ: number; stdErr: number; reliable: boolean }[];
+      agree: boolean;
+      consensus: { logZ: number; stdErr: number } | null;
+    };
+    byId("evidence-rows").replaceChildren(
+      ...result.results.map((r) => {
+        const row = document.createElement("tr");
+        for (const text of [
+          r.method,
+          r.logZ.toFixed(4),
+          r.stdErr.toPrecision(2),
+          r.reliable ? "yes" : "no",
+        ]) {
+          const cell = document.createElement("td");
+          cell.textContent = text;
+          row.append(cell);
+        }
+        return row;
+      }),
+    );
+    byId("evidence-agreement").textContent =
+      result.consensus === null
+        ? "No estimate is reliable: see the warnings in the JSON."
+        : `${result.agree ? "The methods agree" : "The methods DISAGREE"}: log Z = ${result.consensus.logZ.toFixed(4)} ± ${result.consensus.stdErr.toPrecision(2)}.`;
+    byId("evidence-json").textContent = reply.json;
+    results.hidden = false;
+    status.textContent = "Done.";
+  };
+  run.addEventListener("click", start);
+  cancel.addEventListener("click", () => {
+    if (runner.cancel()) {
+      status.textContent = "Cancelled.";
+      run.disabled = false;
+      cancel.disabled = true;
+      progress.hidden = true;
+    }
+  });
+}
+
+document.addEventListener("DOMContentLoaded", () => {
+  const selectTab = setUpTabs();
+  // A worker for each tab: a run in one does not end the other's.
+  const runExample = setUpCompare(new Runner());
+  setUpEvidence(new Runner());
+  const fromHash = () => {
+    const options = new URLSearchParams(location.hash.slice(1));
+    if (options.get("tab") === "evidence") selectTab("evidence");
+    runExample(options);
+  };
+  window.addEventListener("hashchange", fromHash);
+  fromHash();
+});

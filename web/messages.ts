@@ -1,0 +1,25 @@
+/** What the page asks its worker, and what the worker answers. */
+
+/** A comparison of a CSV's inputs, or the evidence of a model written in the page. */
+export type WorkerRequest =
+  | {
+      readonly kind: "compare";
+      /** The CSV's text. */
+      readonly csv: string;
+      /** The file's name, for the report. */
+      readonly source: string;
+      readonly target: string;
+      readonly family: "gaussian" | "bernoulli" | "poisson";
+    }
+  | {
+      readonly kind: "evidence";
+      /** The model module's text. */
+      readonly source: string;
+      readonly methods: readonly string[];
+      readonly seed: number;
+    };
+
+/** The result as `--json` prints it (and, for a comparison, the report's HTML), or why there is none. */
+export type WorkerReply =
+  | { readonly kind: "done"; readonly json: string; readonly report?: string }
+  | { readonly kind: "error"; readonly message: string };
