@@ -7,7 +7,7 @@ import { binaryTargetColumns } from "../src/data/binary-target.js";
 import { csvColumns, parseCsv } from "../src/data/csv.js";
 import { formulaDesign } from "../src/data/formula.js";
 import { OccamError } from "../src/errors.js";
-import { compareEstimators } from "../src/evidence/compare.js";
+import { compareEstimators, DEFAULT_EVIDENCE_METHODS } from "../src/evidence/compare.js";
 import type { EvidenceMethod } from "../src/evidence/estimate.js";
 import { EVIDENCE_METHODS } from "../src/evidence/methods.js";
 import { defineModel } from "../src/model/model.js";
@@ -92,9 +92,9 @@ function evidence(request: Extract<WorkerRequest, { kind: "evidence" }>): Worker
       );
     }
   }
-  const comparison = compareEstimators(modelOf(request.source), methods as EvidenceMethod[], {
-    seed: request.seed,
-  });
+  // No methods named: the command line's default (bridge, cross-checked by an smc sized for it).
+  const named = methods.length === 0 ? DEFAULT_EVIDENCE_METHODS : (methods as EvidenceMethod[]);
+  const comparison = compareEstimators(modelOf(request.source), named, { seed: request.seed });
   const { results, agree, consensus } = comparison;
   return {
     kind: "done",

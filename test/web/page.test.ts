@@ -154,8 +154,8 @@ describe("the page (npm run build:web), in headless Chromium from file://", () =
     await page.keyboard.press("ArrowRight");
     expect(await page.isVisible("#panel-evidence")).toBe(true);
     expect(Date.now() - started).toBeLessThan(2000);
-    // The README's model, preloaded, with the default methods.
-    await page.fill("#methods", "bridge,smc");
+    // The README's model, preloaded, with the default methods (none named), as `occam evidence` runs it.
+    await page.fill("#methods", "");
     await page.click("#evidence-run");
     await page.waitForFunction(`document.getElementById("evidence-status").textContent === "Done."`, null, {
       timeout: 120_000,
