@@ -7,14 +7,26 @@
  */
 
 import evidenceModel from "bundled:examples/evidence-model.mjs";
+import pima from "bundled:examples/real-models/pima.csv";
+import quakes from "bundled:examples/real-models/quakes.csv";
 import wineAlcohol from "bundled:examples/wine-alcohol.csv";
 import workerSource from "bundled:worker";
 import { parseCsv } from "../src/data/csv.js";
 import type { WorkerReply, WorkerRequest } from "./messages.js";
 
+/** A bundled data set, the column it explains and that column's kind. */
+interface Example {
+  readonly file: string;
+  readonly text: string;
+  readonly target: string;
+  readonly family: string;
+}
+
 /** The bundled examples, by the name a link gives them. */
-const EXAMPLES: Record<string, { file: string; text: string }> = {
-  "wine-alcohol": { file: "wine-alcohol.csv", text: wineAlcohol },
+const EXAMPLES: Record<string, Example> = {
+  "wine-alcohol": { file: "wine-alcohol.csv", text: wineAlcohol, target: "alcohol", family: "gaussian" },
+  pima: { file: "pima.csv", text: pima, target: "type", family: "bernoulli" },
+  quakes: { file: "quakes.csv", text: quakes, target: "stations", family: "poisson" },
 };
 
 const byId = <T extends HTMLElement>(id: string) => document.getElementById(id) as T;
@@ -157,11 +169,14 @@ function setUpCompare(runner: Runner) {
     const file = event.dataTransfer?.files[0];
     if (file !== undefined) load(file.name, await file.text());
   });
-  byId("example-wine").addEventListener("click", () => {
-    const example = EXAMPLES["wine-alcohol"];
+  const useExample = (example: Example) => {
     load(example.file, example.text);
-    target.value = "alcohol";
-  });
+    target.value = example.target;
+    family.value = example.family;
+  };
+  for (const button of document.querySelectorAll<HTMLButtonElement>("[data-example]")) {
+    button.addEventListener("click", () => useExample(EXAMPLES[button.dataset.example ?? ""]));
+  }
   run.addEventListener("click", start);
   cancel.addEventListener("click", () => {
     if (runner.cancel()) {
@@ -182,7 +197,7 @@ function setUpCompare(runner: Runner) {
   return (options: URLSearchParams) => {
     const example = EXAMPLES[options.get("example") ?? ""];
     if (example === undefined) return;
-    load(example.file, example.text);
+    useExample(example);
     const column = options.get("target");
     if (column !== null) target.value = column;
     const kind = options.get("family");

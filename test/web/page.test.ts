@@ -113,6 +113,33 @@ describe("the page (npm run build:web), in headless Chromium from file://", () =
     await page.close();
   }, 180_000);
 
+  it("compares the Pima example, by its button, as logistic regressions: the CLI's --family bernoulli numbers", async () => {
+    const { page, problems, requests } = await openPage();
+    await page.click('[data-example="pima"]');
+    expect(await page.inputValue("#target")).toBe("type");
+    expect(await page.inputValue("#family")).toBe("bernoulli");
+    await page.click("#compare-run");
+    expect(await compareFinished(page)).toMatch(/^Done/);
+    const inPage = JSON.parse((await page.textContent("#result-json")) ?? "");
+    const args = [
+      "compare",
+      "examples/real-models/pima.csv",
+      "--target",
+      "type",
+      "--family",
+      "bernoulli",
+      "--json",
+    ];
+    const cli = JSON.parse((await runCli(args)).stdout);
+    expect(inPage.modelCount).toBe(128);
+    for (const field of ["models", "inclusionProbabilities", "coefficients"]) {
+      expectSameNumbers(inPage[field], cli[field], field);
+    }
+    expect(problems).toEqual([]);
+    expect(requests).toEqual([]);
+    await page.close();
+  }, 120_000);
+
   it("shows a hostile column name as text and runs nothing from it", async () => {
     const rng = createRng(4);
     const rows = [`x,${HOSTILE},y`];
