@@ -29,14 +29,22 @@ const library = await build({
   format: "esm",
   metafile: true,
 });
-const worker = await build({ ...common, entryPoints: [`${root}web/worker.ts`], format: "iife", write: false });
+const worker = await build({
+  ...common,
+  entryPoints: [`${root}web/worker.ts`],
+  format: "iife",
+  write: false,
+});
 const workerText = worker.outputFiles[0].text;
 
 /** "bundled:worker" is the worker's code, "bundled:PATH" the text of the repository's file PATH. */
 const bundled = {
   name: "bundled",
   setup(b) {
-    b.onResolve({ filter: /^bundled:/ }, (args) => ({ path: args.path.slice("bundled:".length), namespace: "bundled" }));
+    b.onResolve({ filter: /^bundled:/ }, (args) => ({
+      path: args.path.slice("bundled:".length),
+      namespace: "bundled",
+    }));
     b.onLoad({ filter: /.*/, namespace: "bundled" }, (args) => ({
       contents: args.path === "worker" ? workerText : readFileSync(`${root}${args.path}`, "utf8"),
       loader: "text",
@@ -53,5 +61,8 @@ const page = await build({
 });
 copyFileSync(`${root}web/index.html`, `${out}/index.html`);
 
-const kB = (result) => (Object.values(result.metafile.outputs).reduce((s, o) => s + o.bytes, 0) / 1024).toFixed(0);
-console.log(`${out}: occam.js ${kB(library)} kB, app.js ${kB(page)} kB (the worker ${(workerText.length / 1024).toFixed(0)} kB inside), index.html`);
+const kB = (result) =>
+  (Object.values(result.metafile.outputs).reduce((s, o) => s + o.bytes, 0) / 1024).toFixed(0);
+console.log(
+  `${out}: occam.js ${kB(library)} kB, app.js ${kB(page)} kB (the worker ${(workerText.length / 1024).toFixed(0)} kB inside), index.html`,
+);

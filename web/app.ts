@@ -87,24 +87,65 @@ function setUpTabs(): (name: "compare" | "evidence") => void {
   return select;
 }
 
-/** The compare tab. */
-function setUpCompare(runner: Runner) {
+/** A tab's run and cancel buttons, progress bar, status line and results, around its own worker. */
+function runControls(tab: "compare" | "evidence") {
+  const runner = new Runner();
+  const run = byId<HTMLButtonElement>(`${tab}-run`);
+  const cancel = byId<HTMLButtonElement>(`${tab}-cancel`);
+  const progress = byId<HTMLProgressElement>(`${tab}-progress`);
+  const status = byId(`${tab}-status`);
+  const results = byId(`${tab}-results`);
+  const idle = (text: string, error = false) => {
+    run.disabled = false;
+    cancel.disabled = true;
+    progress.hidden = true;
+    status.textContent = text;
+    status.classList.toggle("error", error);
+  };
+  cancel.addEventListener("click", () => {
+    if (runner.cancel()) idle("Cancelled.");
+  });
+  return {
+    run,
+    status,
+    /** Runs a request: its reply when it is done (the results then shown), null after an error (shown) or a cancel. */
+    async execute(
+      request: WorkerRequest,
+      busy: string,
+    ): Promise<Extract<WorkerReply, { kind: "done" }> | null> {
+      run.disabled = true;
+      cancel.disabled = false;
+      progress.hidden = false;
+      results.hidden = true;
+      status.textContent = busy;
+      status.classList.remove("error");
+      const started = performance.now();
+      const reply = await runner.run(request);
+      if (reply.kind === "error") {
+        idle(reply.message, true);
+        return null;
+      }
+      idle(`Done in ${((performance.now() - started) / 1000).toFixed(1)} s.`);
+      results.hidden = false;
+      return reply;
+    },
+  };
+}
+
+/** The compare tab; returns what runs a bundled example with a link's options. */
+function setUpCompare(): (options: URLSearchParams) => void {
   let data: { file: string; text: string } | null = null;
+  let json = "";
   const target = byId<HTMLSelectElement>("target");
   const family = byId<HTMLSelectElement>("family");
-  const run = byId<HTMLButtonElement>("compare-run");
-  const cancel = byId<HTMLButtonElement>("compare-cancel");
-  const progress = byId<HTMLProgressElement>("compare-progress");
-  const status = byId("compare-status");
-  const results = byId("compare-results");
-  let json = "";
+  const controls = runControls("compare");
 
   const load = (file: string, text: string) => {
     let columns: readonly string[];
     try {
       columns = parseCsv(text).columns;
     } catch (error) {
-      status.textContent = `${file}: ${(error as Error).message}`;
+      controls.status.textContent = `${file}: ${(error as Error).message}`;
       return;
     }
     data = { file, text };
@@ -118,7 +159,12 @@ function setUpCompare(runner: Runner) {
       }),
     );
     target.disabled = false;
-    run.disabled = false;
+    controls.run.disabled = false;
+  };
+  const useExample = (example: Example) => {
+    load(example.file, example.text);
+    target.value = example.target;
+    family.value = example.family;
   };
 
   const start = async () => {
@@ -130,27 +176,11 @@ function setUpCompare(runner: Runner) {
       target: target.value,
       family: family.value as "gaussian",
     };
-    run.disabled = true;
-    cancel.disabled = false;
-    progress.hidden = false;
-    results.hidden = true;
-    status.textContent = `Comparing the models that explain ${target.value}…`;
-    status.classList.remove("error");
-    const started = performance.now();
-    const reply = await runner.run(request);
-    run.disabled = false;
-    cancel.disabled = true;
-    progress.hidden = true;
-    if (reply.kind === "error") {
-      status.textContent = reply.message;
-      status.classList.add("error");
-      return;
-    }
+    const reply = await controls.execute(request, `Comparing the models that explain ${target.value}…`);
+    if (reply === null) return;
     json = reply.json;
-    status.textContent = `Done in ${((performance.now() - started) / 1000).toFixed(1)} s.`;
     byId("result-json").textContent = json;
     byId<HTMLIFrameElement>("report").srcdoc = reply.report ?? "";
-    results.hidden = false;
   };
 
   byId<HTMLInputElement>("csv-file").addEventListener("change", async (event) => {
@@ -169,23 +199,10 @@ function setUpCompare(runner: Runner) {
     const file = event.dataTransfer?.files[0];
     if (file !== undefined) load(file.name, await file.text());
   });
-  const useExample = (example: Example) => {
-    load(example.file, example.text);
-    target.value = example.target;
-    family.value = example.family;
-  };
   for (const button of document.querySelectorAll<HTMLButtonElement>("[data-example]")) {
     button.addEventListener("click", () => useExample(EXAMPLES[button.dataset.example ?? ""]));
   }
-  run.addEventListener("click", start);
-  cancel.addEventListener("click", () => {
-    if (runner.cancel()) {
-      status.textContent = "Cancelled.";
-      run.disabled = false;
-      cancel.disabled = true;
-      progress.hidden = true;
-    }
-  });
+  controls.run.addEventListener("click", start);
   byId("result-download").addEventListener("click", () => {
     const link = document.createElement("a");
     link.href = URL.createObjectURL(new Blob([json], { type: "application/json" }));
@@ -193,8 +210,7 @@ function setUpCompare(runner: Runner) {
     link.click();
   });
 
-  /** Runs a bundled example with the hash's options. */
-  return (options: URLSearchParams) => {
+  return (options) => {
     const example = EXAMPLES[options.get("example") ?? ""];
     if (example === undefined) return;
     useExample(example);
@@ -207,36 +223,21 @@ function setUpCompare(runner: Runner) {
 }
 
 /** The evidence tab. */
-function setUpEvidence(runner: Runner) {
+function setUpEvidence(): void {
   const source = byId<HTMLTextAreaElement>("model-source");
   source.value = evidenceModel;
-  const run = byId<HTMLButtonElement>("evidence-run");
-  const cancel = byId<HTMLButtonElement>("evidence-cancel");
-  const progress = byId<HTMLProgressElement>("evidence-progress");
-  const status = byId("evidence-status");
-  const results = byId("evidence-results");
-
-  const start = async () => {
-    run.disabled = true;
-    cancel.disabled = false;
-    progress.hidden = false;
-    results.hidden = true;
-    status.textContent = "Estimating…";
-    status.classList.remove("error");
-    const reply = await runner.run({
-      kind: "evidence",
-      source: source.value,
-      methods: byId<HTMLInputElement>("methods").value.split(","),
-      seed: Number(byId<HTMLInputElement>("seed").value),
-    });
-    run.disabled = false;
-    cancel.disabled = true;
-    progress.hidden = true;
-    if (reply.kind === "error") {
-      status.textContent = reply.message;
-      status.classList.add("error");
-      return;
-    }
+  const controls = runControls("evidence");
+  controls.run.addEventListener("click", async () => {
+    const reply = await controls.execute(
+      {
+        kind: "evidence",
+        source: source.value,
+        methods: byId<HTMLInputElement>("methods").value.split(","),
+        seed: Number(byId<HTMLInputElement>("seed").value),
+      },
+      "Estimating…",
+    );
+    if (reply === null) return;
     const result = JSON.parse(reply.json) as {
       results: { method: string; logZ: number; stdErr: number; reliable: boolean }[];
       agree: boolean;
@@ -263,25 +264,14 @@ function setUpEvidence(runner: Runner) {
         ? "No estimate is reliable: see the warnings in the JSON."
         : `${result.agree ? "The methods agree" : "The methods DISAGREE"}: log Z = ${result.consensus.logZ.toFixed(4)} ± ${result.consensus.stdErr.toPrecision(2)}.`;
     byId("evidence-json").textContent = reply.json;
-    results.hidden = false;
-    status.textContent = "Done.";
-  };
-  run.addEventListener("click", start);
-  cancel.addEventListener("click", () => {
-    if (runner.cancel()) {
-      status.textContent = "Cancelled.";
-      run.disabled = false;
-      cancel.disabled = true;
-      progress.hidden = true;
-    }
   });
 }
 
 document.addEventListener("DOMContentLoaded", () => {
   const selectTab = setUpTabs();
-  // A worker for each tab: a run in one does not end the other's.
-  const runExample = setUpCompare(new Runner());
-  setUpEvidence(new Runner());
+  // Each tab has its own worker: a run in one does not end the other's.
+  const runExample = setUpCompare();
+  setUpEvidence();
   const fromHash = () => {
     const options = new URLSearchParams(location.hash.slice(1));
     if (options.get("tab") === "evidence") selectTab("evidence");

@@ -3,6 +3,7 @@
  * run can be cancelled by ending the worker. It answers one request at a time with a `done` or an
  * `error` message; the page builds it from this bundle's text (a Blob), which works from `file://`.
  */
+import { checkedJson } from "../src/cli/json.js";
 import { binaryTargetColumns } from "../src/data/binary-target.js";
 import { csvColumns, parseCsv } from "../src/data/csv.js";
 import { formulaDesign } from "../src/data/formula.js";
@@ -18,23 +19,6 @@ import { compareGlms } from "../src/selection/glm.js";
 import { compareLinearModels } from "../src/selection/linear.js";
 import type { WorkerReply, WorkerRequest } from "./messages.js";
 
-/** The JSON of a result as the CLI's `--json` prints it: indented, every number finite. */
-function resultJson(value: unknown): string {
-  return JSON.stringify(
-    value,
-    (key, v) => {
-      if (typeof v === "number" && !Number.isFinite(v)) {
-        throw new OccamError(
-          "internal",
-          `the result field "${key}" is ${v}; refusing to show an untrustworthy number.`,
-        );
-      }
-      return v;
-    },
-    2,
-  );
-}
-
 /** `occam compare FILE --target T [--family F] --json`, and its `--report`. */
 async function compare(request: Extract<WorkerRequest, { kind: "compare" }>): Promise<WorkerReply> {
   const { target, family, source } = request;
@@ -48,13 +32,13 @@ async function compare(request: Extract<WorkerRequest, { kind: "compare" }>): Pr
     const data = formulaDesign(columns, formula, { heredity: true });
     const result = compareLinearModels(data, {});
     const report = await compareReportHtml(result, { data: source, target });
-    return { kind: "done", json: resultJson(result), report };
+    return { kind: "done", json: checkedJson(result), report };
   }
   const glmFamily = family as GlmFamilyName;
   const data = formulaDesign(binaryTargetColumns(columns, target, glmFamily), formula, { heredity: true });
   const result = compareGlms(data, { family: glmFamily });
   const report = await glmReportHtml(result, { data: source, target });
-  return { kind: "done", json: resultJson(result), report };
+  return { kind: "done", json: checkedJson(result), report };
 }
 
 /**
@@ -98,7 +82,7 @@ function evidence(request: Extract<WorkerRequest, { kind: "evidence" }>): Worker
   const { results, agree, consensus } = comparison;
   return {
     kind: "done",
-    json: resultJson({
+    json: checkedJson({
       results: results.map(({ method, logZ, stdErr, reliable, nLikelihoodEvals, warnings }) => ({
         method,
         logZ,

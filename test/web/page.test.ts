@@ -184,9 +184,13 @@ describe("the page (npm run build:web), in headless Chromium from file://", () =
     // The README's model, preloaded, with the default methods (none named), as `occam evidence` runs it.
     await page.fill("#methods", "");
     await page.click("#evidence-run");
-    await page.waitForFunction(`document.getElementById("evidence-status").textContent === "Done."`, null, {
-      timeout: 120_000,
-    });
+    await page.waitForFunction(
+      `document.getElementById("evidence-status").textContent.startsWith("Done")`,
+      null,
+      {
+        timeout: 120_000,
+      },
+    );
     const inPage = JSON.parse((await page.textContent("#evidence-json")) ?? "");
     const run = await runCli(["evidence", "examples/evidence-model.mjs", "--json"]);
     const cli = JSON.parse(run.stdout);

@@ -5,7 +5,7 @@
  */
 
 import type { LinearDesign } from "../../data/design.js";
-import { OccamError } from "../../errors.js";
+import { invalidArgument, OccamError } from "../../errors.js";
 import { choleskyInPlace, solveLower } from "../../math/linalg.js";
 import type { SubsetSystem } from "./subsets.js";
 
@@ -198,4 +198,16 @@ export function subsetDesignMatrix(
   }
   const names = [...(intercept ? ["(intercept)"] : []), ...cols.map((c) => design.columnNames[c])];
   return { Z, k, names };
+}
+
+/** Checks the new rows of a family's predictive: m ≥ 1 rows of every one of the P design columns. */
+export function checkNewRows(Xnew: ArrayLike<number>, m: number, P: number, where: string): void {
+  if (!(Number.isInteger(m) && m >= 1))
+    throw invalidArgument(where, `m must be a positive integer, got ${m}.`);
+  if (Xnew === null || typeof Xnew !== "object" || Xnew.length !== m * P) {
+    throw new OccamError(
+      "dimension-mismatch",
+      `${where}: the new inputs must have m × columns = ${m * P} entries (every design column), got ${Xnew?.length}.`,
+    );
+  }
 }

@@ -9,9 +9,9 @@
  */
 
 import type { LinearDesign } from "../../data/design.js";
-import { invalidArgument, OccamError } from "../../errors.js";
+import { OccamError } from "../../errors.js";
 import type { SubsetFamily } from "../family.js";
-import { type CentredStatistics, centredSystem, rSquaredOf, subsetColumns } from "./design.js";
+import { type CentredStatistics, centredSystem, checkNewRows, rSquaredOf, subsetColumns } from "./design.js";
 import { enumerateFamily, type SubsetView, subsetView, viewSolve } from "./subsets.js";
 
 /**
@@ -143,14 +143,7 @@ export function gPriorsFamily(
     moments: (members, mean, variance) => moments(subsetView(system, members, where), mean, variance),
     rSquared: (members) => rSquaredOf(stats, P, subsetColumns(design, members), design.columnNames),
     predictive(members, Xnew, m, response = "observation") {
-      if (!(Number.isInteger(m) && m >= 1))
-        throw invalidArgument(where, `m must be a positive integer, got ${m}.`);
-      if (Xnew === null || typeof Xnew !== "object" || Xnew.length !== m * P) {
-        throw new OccamError(
-          "dimension-mismatch",
-          `${where}: the new inputs must have m × columns = ${m * P} entries (every design column), got ${Xnew?.length}.`,
-        );
-      }
+      checkNewRows(Xnew, m, P, where);
       const view = subsetView(system, members, where);
       const { factor: L, columns, dim: k, stride } = view;
       const r2 = k === 0 ? 0 : r2Of(view);

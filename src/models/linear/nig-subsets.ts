@@ -1,8 +1,9 @@
 import type { LinearDesign } from "../../data/design.js";
-import { invalidArgument, OccamError } from "../../errors.js";
+import { invalidArgument } from "../../errors.js";
 import type { SubsetFamily } from "../family.js";
 import {
   type CentredStatistics,
+  checkNewRows,
   rSquaredOf,
   subsetColumns,
   subsetDesignMatrix,
@@ -169,14 +170,7 @@ export function nigFamily(
       return nigRegression({ X: Z, y: design.y, n, p: k, v, a, b, names });
     },
     predictive(members, Xnew, m, response = "observation") {
-      if (!(Number.isInteger(m) && m >= 1))
-        throw invalidArgument(where, `m must be a positive integer, got ${m}.`);
-      if (Xnew === null || typeof Xnew !== "object" || Xnew.length !== m * P) {
-        throw new OccamError(
-          "dimension-mismatch",
-          `${where}: the new inputs must have m × columns = ${m * P} entries (every design column), got ${Xnew?.length}.`,
-        );
-      }
+      checkNewRows(Xnew, m, P, where);
       const view = subsetView(system, members, where);
       const { factor: L, columns: cols, dim: k } = view;
       // m* = G_SS⁻¹ c_S = L⁻ᵀu; b*/a* from the same quadratic form as the evidence.
