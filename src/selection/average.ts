@@ -72,45 +72,15 @@ export interface ModelAverage {
 }
 
 /**
- * Averages the Student-t predictives of several models with their posterior probabilities.
- *
- * @example
- * const avg = modelAverage({ weights: cmp.probability, predictive: (i) => preds[i], m: 1 });
- * avg.intervals[2].lower[0]; // lower end of the 95 % interval at the first new input
+ * The models of {@link modelAverage} whose weight passes `floor`: their indices, renormalised weights,
+ * degrees of freedom and their predictives' locations and scales (component-major: [c·m + r]), checked.
  */
-export function modelAverage(options: ModelAverageOptions): ModelAverage {
-  if (options === null || typeof options !== "object") {
-    throw invalidArgument("modelAverage", "options { weights, predictive, m } are required.");
-  }
-  const { weights, m } = options;
-  const levels = options.levels ?? [0.5, 0.9, 0.95];
-  const threshold = options.threshold ?? 1e-6;
-  if (typeof options.predictive !== "function")
-    throw invalidArgument("modelAverage", "predictive must be a function (i) => StudentTPredictive.");
-  if (!(Number.isInteger(m) && m >= 1))
-    throw invalidArgument("modelAverage", `m must be a positive integer, got ${m}.`);
-  if (!(threshold >= 0 && threshold < 1))
-    throw invalidArgument("modelAverage", `threshold must be in [0, 1), got ${threshold}.`);
-  for (const level of levels) {
-    if (!(level > 0 && level < 1))
-      throw invalidArgument("modelAverage", `every interval level must be in (0, 1), got ${level}.`);
-  }
-  if (weights === null || typeof weights !== "object" || weights.length < 1) {
-    throw invalidArgument("modelAverage", "weights must be a non-empty array of numbers.");
-  }
-  let total = 0;
-  for (let i = 0; i < weights.length; i++) {
-    const w = weights[i];
-    if (!(w >= 0 && Number.isFinite(w)))
-      throw invalidArgument("modelAverage", `weights[${i}] must be finite and ≥ 0, got ${w}.`);
-    total += w;
-  }
-  if (!(total > 0)) throw invalidArgument("modelAverage", "the weights sum to 0.");
+function keptComponents(options: ModelAverageOptions, weights: ArrayLike<number>, floor: number, m: number) {
   const kept: number[] = [];
   let keptWeight = 0;
   let droppedWeight = 0;
   for (let i = 0; i < weights.length; i++) {
-    if (weights[i] > threshold * total) {
+    if (weights[i] > floor) {
       kept.push(i);
       keptWeight += weights[i];
     } else droppedWeight += weights[i];
@@ -144,6 +114,57 @@ export function modelAverage(options: ModelAverageOptions): ModelAverage {
       scale[c * m + r] = s;
     }
   }
+
+  return { kept, droppedWeight, K, w, dof, loc, scale };
+}
+
+/** The options of {@link modelAverage} checked, with their defaults, and the weights' total. */
+function checkedOptions(options: ModelAverageOptions) {
+  if (options === null || typeof options !== "object") {
+    throw invalidArgument("modelAverage", "options { weights, predictive, m } are required.");
+  }
+  const { weights, m } = options;
+  const levels = options.levels ?? [0.5, 0.9, 0.95];
+  const threshold = options.threshold ?? 1e-6;
+  if (typeof options.predictive !== "function")
+    throw invalidArgument("modelAverage", "predictive must be a function (i) => StudentTPredictive.");
+  if (!(Number.isInteger(m) && m >= 1))
+    throw invalidArgument("modelAverage", `m must be a positive integer, got ${m}.`);
+  if (!(threshold >= 0 && threshold < 1))
+    throw invalidArgument("modelAverage", `threshold must be in [0, 1), got ${threshold}.`);
+  for (const level of levels) {
+    if (!(level > 0 && level < 1))
+      throw invalidArgument("modelAverage", `every interval level must be in (0, 1), got ${level}.`);
+  }
+  if (weights === null || typeof weights !== "object" || weights.length < 1) {
+    throw invalidArgument("modelAverage", "weights must be a non-empty array of numbers.");
+  }
+  let total = 0;
+  for (let i = 0; i < weights.length; i++) {
+    const w = weights[i];
+    if (!(w >= 0 && Number.isFinite(w)))
+      throw invalidArgument("modelAverage", `weights[${i}] must be finite and ≥ 0, got ${w}.`);
+    total += w;
+  }
+  if (!(total > 0)) throw invalidArgument("modelAverage", "the weights sum to 0.");
+  return { weights, m, levels, threshold, total };
+}
+
+/**
+ * Averages the Student-t predictives of several models with their posterior probabilities.
+ *
+ * @example
+ * const avg = modelAverage({ weights: cmp.probability, predictive: (i) => preds[i], m: 1 });
+ * avg.intervals[2].lower[0]; // lower end of the 95 % interval at the first new input
+ */
+export function modelAverage(options: ModelAverageOptions): ModelAverage {
+  const { weights, m, levels, threshold, total } = checkedOptions(options);
+  const { kept, droppedWeight, K, w, dof, loc, scale } = keptComponents(
+    options,
+    weights,
+    threshold * total,
+    m,
+  );
 
   const mean = new Float64Array(m);
   const sd = new Float64Array(m);
@@ -195,35 +216,15 @@ export function modelAverage(options: ModelAverageOptions): ModelAverage {
       sMin = Math.min(sMin, scale[c * m + r]);
       centre += w[c] * loc[c * m + r];
     }
-    // Newton from the normal quantile with the mixture's mean and sd (the weighted centre where they are
-    // not finite), keeping the bracket its evaluations set: bisection once both ends are known and a step
-    // leaves them, doubling steps outwards before. A handful of evaluations of the CDF, each a sum over
-    // every component.
     const spread = Number.isFinite(sd[r]) && sd[r] > 0 ? sd[r] : sMin;
-    let x = Number.isFinite(mean[r]) ? mean[r] - Math.SQRT2 * erfcinv(2 * prob) * spread : centre;
-    let lo = Number.NEGATIVE_INFINITY;
-    let hi = Number.POSITIVE_INFINITY;
-    let step = 0.25 * spread;
-    const tol = 1e-12 * sMin;
-    for (let iter = 0; iter < 200; iter++) {
-      const g = cdf(r, x) - prob;
-      if (g === 0) return x;
-      if (g < 0) lo = x;
-      else hi = x;
-      if (hi - lo <= tol) return x;
-      const f = pdf(r, x);
-      let next = f > 0 ? x - g / f : Number.NaN;
-      if (!(next > lo && next < hi)) {
-        if (Number.isFinite(lo) && Number.isFinite(hi)) next = 0.5 * (lo + hi);
-        else {
-          next = g < 0 ? x + step : x - step;
-          step *= 2;
-        }
-      }
-      if (Math.abs(next - x) <= tol) return next;
-      x = next;
-    }
-    return x;
+    const start = Number.isFinite(mean[r]) ? mean[r] - Math.SQRT2 * erfcinv(2 * prob) * spread : centre;
+    return solveCdf(
+      (x) => cdf(r, x) - prob,
+      (x) => pdf(r, x),
+      start,
+      spread,
+      1e-12 * sMin,
+    );
   };
   const intervals = levels.map((level) => {
     const lower = new Float64Array(m);
@@ -306,4 +307,42 @@ export function averageSubsetPredictions(
     weights: Float64Array.from(kept, (i) => weights[i] / keptWeight),
     weightDropped: 1 - keptWeight / total,
   };
+}
+
+/**
+ * The root of an increasing CDF's offset g(x) = F(x) − p, with f = F′: Newton from `start` (the
+ * normal quantile with the mixture's mean and sd), keeping the bracket its evaluations set —
+ * bisection once both ends are known and a step leaves them, doubling steps of `spread`/4 outwards
+ * before — to `tol`. A handful of evaluations of the CDF, each a sum over every component.
+ */
+function solveCdf(
+  g: (x: number) => number,
+  f: (x: number) => number,
+  start: number,
+  spread: number,
+  tol: number,
+): number {
+  let x = start;
+  let lo = Number.NEGATIVE_INFINITY;
+  let hi = Number.POSITIVE_INFINITY;
+  let step = 0.25 * spread;
+  for (let iter = 0; iter < 200; iter++) {
+    const value = g(x);
+    if (value === 0) return x;
+    if (value < 0) lo = x;
+    else hi = x;
+    if (hi - lo <= tol) return x;
+    const slope = f(x);
+    let next = slope > 0 ? x - value / slope : Number.NaN;
+    if (!(next > lo && next < hi)) {
+      if (Number.isFinite(lo) && Number.isFinite(hi)) next = 0.5 * (lo + hi);
+      else {
+        next = value < 0 ? x + step : x - step;
+        step *= 2;
+      }
+    }
+    if (Math.abs(next - x) <= tol) return next;
+    x = next;
+  }
+  return x;
 }
