@@ -12,7 +12,7 @@ import quakes from "bundled:examples/real-models/quakes.csv";
 import wineAlcohol from "bundled:examples/wine-alcohol.csv";
 import workerSource from "bundled:worker";
 import { parseCsv } from "../src/data/csv.js";
-import type { WorkerReply, WorkerRequest } from "./messages.js";
+import type { WorkerProgress, WorkerReply, WorkerRequest } from "./messages.js";
 
 /** A bundled data set, the column it explains and that column's kind. */
 interface Example {
@@ -36,13 +36,18 @@ class Runner {
   private worker: Worker | null = null;
   private readonly url = URL.createObjectURL(new Blob([workerSource], { type: "text/javascript" }));
 
-  run(request: WorkerRequest): Promise<WorkerReply> {
+  run(request: WorkerRequest, onProgress: (done: number, total: number) => void): Promise<WorkerReply> {
     this.cancel();
     const worker = new Worker(this.url);
     this.worker = worker;
     return new Promise((resolve) => {
-      worker.onmessage = (event: MessageEvent<WorkerReply>) => {
-        resolve(event.data);
+      worker.onmessage = (event: MessageEvent<WorkerReply | WorkerProgress>) => {
+        const message = event.data;
+        if (message.kind === "progress") {
+          onProgress(message.done, message.total);
+          return;
+        }
+        resolve(message);
         if (this.worker === worker) this.worker = null;
         worker.terminate();
       };
@@ -115,12 +120,17 @@ function runControls(tab: "compare" | "evidence") {
     ): Promise<Extract<WorkerReply, { kind: "done" }> | null> {
       run.disabled = true;
       cancel.disabled = false;
+      progress.removeAttribute("value"); // indeterminate until the worker says how far it is
       progress.hidden = false;
       results.hidden = true;
       status.textContent = busy;
       status.classList.remove("error");
       const started = performance.now();
-      const reply = await runner.run(request);
+      const reply = await runner.run(request, (done, total) => {
+        progress.max = total;
+        progress.value = done;
+        status.textContent = `${busy} model ${done} of ${total}`;
+      });
       if (reply.kind === "error") {
         idle(reply.message, true);
         return null;

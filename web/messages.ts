@@ -23,3 +23,10 @@ export type WorkerRequest =
 export type WorkerReply =
   | { readonly kind: "done"; readonly json: string; readonly report?: string }
   | { readonly kind: "error"; readonly message: string };
+
+/** How far a run has come (the models of a GLM comparison), sent before its reply. */
+export interface WorkerProgress {
+  readonly kind: "progress";
+  readonly done: number;
+  readonly total: number;
+}

@@ -17,7 +17,7 @@ import { compareReportHtml } from "../src/report/compare.js";
 import { glmReportHtml } from "../src/report/compare-glm.js";
 import { compareGlms } from "../src/selection/glm.js";
 import { compareLinearModels } from "../src/selection/linear.js";
-import type { WorkerReply, WorkerRequest } from "./messages.js";
+import type { WorkerProgress, WorkerReply, WorkerRequest } from "./messages.js";
 
 /** `occam compare FILE --target T [--family F] --json`, and its `--report`. */
 async function compare(request: Extract<WorkerRequest, { kind: "compare" }>): Promise<WorkerReply> {
@@ -36,7 +36,10 @@ async function compare(request: Extract<WorkerRequest, { kind: "compare" }>): Pr
   }
   const glmFamily = family as GlmFamilyName;
   const data = formulaDesign(binaryTargetColumns(columns, target, glmFamily), formula, { heredity: true });
-  const result = compareGlms(data, { family: glmFamily });
+  const result = compareGlms(data, {
+    family: glmFamily,
+    onProgress: (done, total) => scope.postMessage({ kind: "progress", done, total }),
+  });
   const report = await glmReportHtml(result, { data: source, target });
   return { kind: "done", json: checkedJson(result), report };
 }
@@ -101,7 +104,7 @@ function evidence(request: Extract<WorkerRequest, { kind: "evidence" }>): Worker
 /** The worker's global scope, as far as it is used here (the DOM's types are the page's). */
 const scope = self as unknown as {
   onmessage: (event: MessageEvent<WorkerRequest>) => void;
-  postMessage(message: WorkerReply): void;
+  postMessage(message: WorkerReply | WorkerProgress): void;
 };
 
 scope.onmessage = async (event) => {

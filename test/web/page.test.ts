@@ -118,8 +118,19 @@ describe("the page (npm run build:web), in headless Chromium from file://", () =
     await page.click('[data-example="pima"]');
     expect(await page.inputValue("#target")).toBe("type");
     expect(await page.inputValue("#family")).toBe("bernoulli");
+    // Every status line the run shows, as it shows it: the progress of the models.
+    await page.evaluate(`
+      window.statuses = [];
+      new MutationObserver(() => window.statuses.push(document.getElementById("compare-status").textContent))
+        .observe(document.getElementById("compare-status"), { childList: true, characterData: true, subtree: true });
+    `);
     await page.click("#compare-run");
     expect(await compareFinished(page)).toMatch(/^Done/);
+    const statuses = (await page.evaluate("window.statuses")) as string[];
+    expect(
+      statuses.some((line) => /model \d+ of 128$/.test(line)),
+      statuses.join(" | "),
+    ).toBe(true);
     const inPage = JSON.parse((await page.textContent("#result-json")) ?? "");
     const args = [
       "compare",
