@@ -1,5 +1,5 @@
 import { existsSync, statSync } from "node:fs";
-import { chromium } from "playwright-core";
+import { chromium, type Page } from "playwright-core";
 
 /** Debian's Chromium, which `.ci/run` installs; OCCAM_CHROMIUM names another. */
 export const CHROMIUM = process.env.OCCAM_CHROMIUM ?? "/usr/bin/chromium";
@@ -40,17 +40,8 @@ export async function visitReport(file: string, screenshot: string): Promise<Pag
   });
   try {
     const page = await browser.newPage({ viewport: { width: VIEWPORT_WIDTH, height: 900 } });
-    const consoleProblems: string[] = [];
+    const { consoleProblems, dialogs } = watchPage(page);
     const requests: string[] = [];
-    const dialogs: string[] = [];
-    page.on("console", (m) => {
-      if (m.type() === "error" || m.type() === "warning") consoleProblems.push(m.text());
-    });
-    page.on("pageerror", (e) => consoleProblems.push(e.message));
-    page.on("dialog", async (d) => {
-      dialogs.push(d.message());
-      await d.dismiss();
-    });
     const url = `file://${file}`;
     await page.route("**/*", async (route) => {
       if (route.request().url() !== url) requests.push(route.request().url());
@@ -88,4 +79,19 @@ export async function visitReport(file: string, screenshot: string): Promise<Pag
   } finally {
     await browser.close();
   }
+}
+
+/** Collects a page's console errors and warnings (uncaught exceptions too) and dismisses and records its dialogs. */
+export function watchPage(page: Page): { consoleProblems: string[]; dialogs: string[] } {
+  const consoleProblems: string[] = [];
+  const dialogs: string[] = [];
+  page.on("console", (m) => {
+    if (m.type() === "error" || m.type() === "warning") consoleProblems.push(m.text());
+  });
+  page.on("pageerror", (e) => consoleProblems.push(e.message));
+  page.on("dialog", async (d) => {
+    dialogs.push(d.message());
+    await d.dismiss();
+  });
+  return { consoleProblems, dialogs };
 }

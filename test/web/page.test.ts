@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { type Browser, chromium, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createRng } from "../../src/random/rng.js";
-import { CHROMIUM } from "../support/browser.js";
+import { CHROMIUM, watchPage } from "../support/browser.js";
 import { runCli } from "../support/cli.js";
 
 const HOSTILE = "<script>alert(1)</script>";
@@ -29,17 +29,8 @@ afterAll(async () => {
 /** The page opened from file:// with the network cut: what it requested beyond its own files, and its console's complaints. */
 async function openPage(hash = "") {
   const page = await browser.newPage({ viewport: { width: 1300, height: 900 } });
-  const problems: string[] = [];
+  const { consoleProblems: problems, dialogs } = watchPage(page);
   const requests: string[] = [];
-  const dialogs: string[] = [];
-  page.on("console", (m) => {
-    if (m.type() === "error" || m.type() === "warning") problems.push(m.text());
-  });
-  page.on("pageerror", (e) => problems.push(e.message));
-  page.on("dialog", async (d) => {
-    dialogs.push(d.message());
-    await d.dismiss();
-  });
   const own = `file://${folder}/`;
   await page.route("**/*", async (route) => {
     const url = route.request().url();
