@@ -76,7 +76,7 @@ interface CompareFlags {
  * estimator's, with --estimator), enumerating subsets, or sampling them by MCMC when there are too many.
  */
 export function registerCompare(program: Command, io: Io): void {
-  program
+  const compare = program
     .command("compare")
     .description(
       "compare regressions on subsets of a CSV's inputs by their evidence: linear, logistic or probit, binomial, Poisson",
@@ -134,37 +134,9 @@ export function registerCompare(program: Command, io: Io): void {
       )
         .choices([...LINEAR_PRIORS, "normal", "robust"])
         .default("zellner-siow"),
-    )
-    .addOption(
-      new Option("--v <v>", "NIG prior scale of the coefficients (default 10⁴)").argParser(
-        positiveNumber("--v"),
-      ),
-    )
-    .addOption(new Option("--a <a>", "NIG inverse-gamma shape (default 1)").argParser(positiveNumber("--a")))
-    .addOption(new Option("--b <b>", "NIG inverse-gamma scale (default 1)").argParser(positiveNumber("--b")))
-    .addOption(
-      new Option("--r <r>", "Zellner–Siow prior scale (default √2/4)").argParser(positiveNumber("--r")),
-    )
-    .addOption(
-      new Option("--alpha <α>", "independent: Gamma shape of the noise precision (default 1/2)").argParser(
-        positiveNumber("--alpha"),
-      ),
-    )
-    .addOption(
-      new Option("--beta <β>", "independent: Gamma scale of the noise precision (default 200)").argParser(
-        positiveNumber("--beta"),
-      ),
-    )
-    .addOption(
-      new Option("--alpha-w <α>", "independent: Gamma shape of the weight precision (default 1/4)").argParser(
-        positiveNumber("--alpha-w"),
-      ),
-    )
-    .addOption(
-      new Option("--beta-w <β>", "independent: Gamma scale of the weight precision (default 1600)").argParser(
-        positiveNumber("--beta-w"),
-      ),
-    )
+    );
+  for (const option of linearPriorOptions()) compare.addOption(option);
+  compare
     .option("--no-intercept", "leave the intercept out of every model")
     .option("--standardize", "NIG, independent: standardise the inputs first (the default)")
     .option("--no-standardize", "NIG, independent: keep the inputs in their own units")
@@ -208,73 +180,100 @@ export function registerCompare(program: Command, io: Io): void {
     .option("--report <FILE.html>", REPORT_OPTION_HELP, parseReportPath)
     .addOption(workersOption())
     .addOption(redisOption())
-    .action(async (path: string, flags: CompareFlags, command: Command) => {
-      if (flags.family !== "gaussian") {
-        const given = (name: string) => command.getOptionValueSource(name) === "cli";
-        const linearOnly = [
-          "v",
-          "a",
-          "b",
-          "r",
-          "alpha",
-          "beta",
-          "alphaW",
-          "betaW",
-          "estimator",
-          "samples",
-          "folds",
-          "mcmcSteps",
-          "intercept",
-          "standardize",
-        ].filter(given);
-        if (linearOnly.length > 0) {
-          throw new OccamError(
-            "invalid-argument",
-            `${linearOnly.map((o) => (o === "intercept" ? "--no-intercept" : `--${o.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`)).join(", ")} ` +
-              `${linearOnly.length === 1 ? "does" : "do"} not apply to --family ${flags.family}: a GLM comparison takes --prior normal --scale S, and its own estimator.`,
-          );
-        }
-        refuseRedis(flags, "--family bernoulli, binomial and poisson run on this machine.");
-        const threads = flags.workers ?? availableParallelism();
-        const pool = threads === 1 ? undefined : await import("../parallel/pool.js");
-        // The worker threads load occam while this thread reads the data.
-        pool?.startThreadsEarly({ commands: pool.unitModule("compare-units"), threads: threads - 1 });
-        try {
-          await glmComparison(path, flags, given("prior"), io);
-        } finally {
-          await pool?.releaseEarlyThreads();
-        }
-        return;
-      }
-      if (flags.formula !== undefined && (parseFormula(flags.formula).random ?? []).length > 0) {
-        throw new OccamError(
-          "invalid-argument",
-          "random terms such as (1 | g) are not yet available for a gaussian target; they apply to --family bernoulli, binomial and poisson.",
-        );
-      }
-      if (
-        flags.prior === "normal" ||
-        flags.prior === "robust" ||
-        flags.scale !== undefined ||
-        flags.link !== undefined
-      ) {
-        throw new OccamError(
-          "invalid-argument",
-          "--prior normal, --prior robust, --scale and --link apply to --family bernoulli, binomial and poisson; a gaussian target takes the linear priors.",
-        );
-      }
-      const exact = (flags.estimator ?? "exact") === "exact" && flags.prior !== "independent";
-      const threads = flags.workers ?? availableParallelism();
-      const pool =
-        exact || flags.redis !== undefined || threads === 1 ? undefined : await import("../parallel/pool.js");
-      // The worker threads load occam while this thread reads the data.
-      pool?.startThreadsEarly({ commands: pool.unitModule("compare-units"), threads: threads - 1 });
-      try {
-        await compareAction(path, flags, command, io);
-      } finally {
-        await pool?.releaseEarlyThreads();
-      }
-    });
+    .action((path: string, flags: CompareFlags, command: Command) => runCompare(path, flags, command, io));
+}
+
+/** The options of the linear priors' hyperparameters (NIG, Zellner–Siow, independent). */
+function linearPriorOptions(): Option[] {
+  return [
+    new Option("--v <v>", "NIG prior scale of the coefficients (default 10⁴)").argParser(
+      positiveNumber("--v"),
+    ),
+    new Option("--a <a>", "NIG inverse-gamma shape (default 1)").argParser(positiveNumber("--a")),
+    new Option("--b <b>", "NIG inverse-gamma scale (default 1)").argParser(positiveNumber("--b")),
+    new Option("--r <r>", "Zellner–Siow prior scale (default √2/4)").argParser(positiveNumber("--r")),
+    new Option("--alpha <α>", "independent: Gamma shape of the noise precision (default 1/2)").argParser(
+      positiveNumber("--alpha"),
+    ),
+    new Option("--beta <β>", "independent: Gamma scale of the noise precision (default 200)").argParser(
+      positiveNumber("--beta"),
+    ),
+    new Option("--alpha-w <α>", "independent: Gamma shape of the weight precision (default 1/4)").argParser(
+      positiveNumber("--alpha-w"),
+    ),
+    new Option("--beta-w <β>", "independent: Gamma scale of the weight precision (default 1600)").argParser(
+      positiveNumber("--beta-w"),
+    ),
+  ];
+}
+
+/** `occam compare`'s action: a GLM comparison for --family bernoulli, binomial, poisson, else a linear one. */
+async function runCompare(path: string, flags: CompareFlags, command: Command, io: Io): Promise<void> {
+  if (flags.family !== "gaussian") {
+    const given = (name: string) => command.getOptionValueSource(name) === "cli";
+    const linearOnly = [
+      "v",
+      "a",
+      "b",
+      "r",
+      "alpha",
+      "beta",
+      "alphaW",
+      "betaW",
+      "estimator",
+      "samples",
+      "folds",
+      "mcmcSteps",
+      "intercept",
+      "standardize",
+    ].filter(given);
+    if (linearOnly.length > 0) {
+      throw new OccamError(
+        "invalid-argument",
+        `${linearOnly.map((o) => (o === "intercept" ? "--no-intercept" : `--${o.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`)).join(", ")} ` +
+          `${linearOnly.length === 1 ? "does" : "do"} not apply to --family ${flags.family}: a GLM comparison takes --prior normal --scale S, and its own estimator.`,
+      );
+    }
+    refuseRedis(flags, "--family bernoulli, binomial and poisson run on this machine.");
+    const threads = flags.workers ?? availableParallelism();
+    const pool = threads === 1 ? undefined : await import("../parallel/pool.js");
+    // The worker threads load occam while this thread reads the data.
+    pool?.startThreadsEarly({ commands: pool.unitModule("compare-units"), threads: threads - 1 });
+    try {
+      await glmComparison(path, flags, given("prior"), io);
+    } finally {
+      await pool?.releaseEarlyThreads();
+    }
+    return;
+  }
+  if (flags.formula !== undefined && (parseFormula(flags.formula).random ?? []).length > 0) {
+    throw new OccamError(
+      "invalid-argument",
+      "random terms such as (1 | g) are not yet available for a gaussian target; they apply to --family bernoulli, binomial and poisson.",
+    );
+  }
+  if (
+    flags.prior === "normal" ||
+    flags.prior === "robust" ||
+    flags.scale !== undefined ||
+    flags.link !== undefined
+  ) {
+    throw new OccamError(
+      "invalid-argument",
+      "--prior normal, --prior robust, --scale and --link apply to --family bernoulli, binomial and poisson; a gaussian target takes the linear priors.",
+    );
+  }
+  const exact = (flags.estimator ?? "exact") === "exact" && flags.prior !== "independent";
+  const threads = flags.workers ?? availableParallelism();
+  const pool =
+    exact || flags.redis !== undefined || threads === 1 ? undefined : await import("../parallel/pool.js");
+  // The worker threads load occam while this thread reads the data.
+  pool?.startThreadsEarly({ commands: pool.unitModule("compare-units"), threads: threads - 1 });
+  try {
+    await compareAction(path, flags, command, io);
+  } finally {
+    await pool?.releaseEarlyThreads();
+  }
 }
 
 /** `occam compare`: reads the data, compares the models and writes the table, JSON or report. */
