@@ -54,6 +54,8 @@ class Runner {
       worker.onerror = (event) => {
         event.preventDefault();
         resolve({ kind: "error", message: `the worker failed: ${event.message}` });
+        if (this.worker === worker) this.worker = null;
+        worker.terminate();
       };
       worker.postMessage(request);
     });

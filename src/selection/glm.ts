@@ -36,7 +36,7 @@ import {
   startingDraws,
 } from "./glm-screening.js";
 import { subsetSeed } from "./linear-estimated.js";
-import { alwaysTerms } from "./subsets.js";
+import { alwaysTerms, checkSizeLimit } from "./subsets.js";
 
 /** Options of {@link compareGlms}. */
 export interface CompareGlmOptions {
@@ -518,13 +518,8 @@ function listSubsets(
   const { terms } = data.design;
   const p = terms.length;
   if (which === "none") return [terms.map((_, j) => j)];
+  checkSizeLimit(always.length, which);
   const maxSize = which === "all" ? p : Math.min(which.max, p);
-  if (maxSize < always.length) {
-    throw new OccamError(
-      "invalid-argument",
-      `--subsets max=${maxSize} leaves no model that holds the ${always.length} terms of --always.`,
-    );
-  }
   const out: number[][] = [];
   const grow = (from: number, chosen: number[]) => {
     const admitted =

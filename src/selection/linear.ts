@@ -34,6 +34,7 @@ import {
 import { sampleSubsets } from "./subset-sampling.js";
 import {
   alwaysTerms,
+  checkSizeLimit,
   hereditaryFilter,
   MAX_ENUMERATED_INPUTS,
   type SubsetSummary,
@@ -175,12 +176,7 @@ export function prepareLinearComparison(
       "--always holds every term, which leaves one model: compare it with --subsets none, or leave some terms free.",
     );
   }
-  if (o.subsets !== "all" && o.subsets !== "none" && o.subsets.max < o.always.length) {
-    throw new OccamError(
-      "invalid-argument",
-      `--subsets max=${o.subsets.max} leaves no model that holds the ${o.always.length} terms of --always.`,
-    );
-  }
+  checkSizeLimit(o.always.length, o.subsets);
   const random = design.terms.find((t) => t.random !== undefined);
   if (random !== undefined) {
     throw new OccamError(

@@ -387,6 +387,16 @@ export function alwaysTerms(terms: readonly FamilyTerm[], names: readonly string
     .sort((a, b) => a - b);
 }
 
+/** Throws an `invalid-argument` OccamError when a size limit leaves no model holding `always` terms. */
+export function checkSizeLimit(always: number, which: "all" | "none" | { max: number }): void {
+  if (which !== "all" && which !== "none" && which.max < always) {
+    throw new OccamError(
+      "invalid-argument",
+      `--subsets max=${which.max} leaves no model that holds the ${always} terms of --always.`,
+    );
+  }
+}
+
 /** Options of {@link searchSubsets}. */
 export interface SearchSubsetsOptions {
   /** Only subsets of at most this many terms. @defaultValue every subset */
@@ -417,7 +427,7 @@ function maskOf(terms: readonly number[]): number {
 /** The parent masks of a family's terms, or null when no term has parents (or heredity is off). */
 function parentMasks(family: SubsetFamily, heredity: boolean): Uint32Array | null {
   if (!heredity || family.terms.every((t) => t.parents.length === 0)) return null;
-  return Uint32Array.from(family.terms, (t) => t.parents.reduce((m, j) => (m | (1 << j)) >>> 0, 0));
+  return Uint32Array.from(family.terms, (t) => maskOf(t.parents));
 }
 
 /** True when every member's parents are members too. */
