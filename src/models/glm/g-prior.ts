@@ -119,7 +119,7 @@ const MAX_MLE = 30;
 function separatedError(where: string): OccamError {
   return new OccamError(
     "invalid-data",
-    `${where}: the maximum-likelihood fit does not exist (the inputs separate the outcome perfectly, or a count is 0 wherever an input is set), and the g-prior's scale rests on it; compare under --prior normal --scale S, whose prior keeps such fits finite.`,
+    `${where}: the maximum-likelihood fit does not exist (the inputs separate the outcome perfectly, or a count is 0 wherever an input is set), and the g-prior's scale rests on it; where classes are separated completely, no g-prior with a flat intercept has a finite evidence at all. Compare under --prior normal --scale S, whose proper prior keeps the evidence finite.`,
   );
 }
 
