@@ -28,3 +28,7 @@ w(data.frame(income = state.x77[, "Income"], hs_grad = state.x77[, "HS Grad"]), 
 # Earthquakes off Fiji since 1964 (datasets::quakes; Harvard PRIM-H project): the number of stations
 # reporting each of 1000 events, with its latitude, longitude, depth (km) and Richter magnitude.
 w(quakes[, c("lat", "long", "depth", "mag", "stations")], "quakes.csv")
+# Weights of 50 chicks on four diets, weighed every few days from birth to day 21 (datasets::ChickWeight;
+# Crowder & Hand 1990): weight (g), Time (days), Chick, Diet (as text, so that it is a factor).
+cw <- as.data.frame(ChickWeight)
+w(data.frame(weight = cw$weight, Time = cw$Time, Chick = as.character(cw$Chick), Diet = paste0("diet", cw$Diet)), "chickweight.csv")

@@ -113,7 +113,7 @@ export function registerCompare(program: Command, io: Io): void {
     .option("--inputs <a,b,c>", "the candidate inputs (default: every other column)")
     .option(
       "--formula <formula>",
-      'the target and candidate terms in R\'s syntax, e.g. "y ~ a + b + a:b", "y ~ a*b - a:b", "y ~ ."; random terms "(1 | g)", "(x | g)" with --family bernoulli, binomial or poisson',
+      'the target and candidate terms in R\'s syntax, e.g. "y ~ a + b + a:b", "y ~ a*b - a:b", "y ~ ."; random terms "(1 | g)", "(x | g)"',
     )
     .option("--no-heredity", "let an interaction enter a model without its main effects")
     .addOption(
@@ -245,12 +245,6 @@ async function runCompare(path: string, flags: CompareFlags, command: Command, i
       await pool?.releaseEarlyThreads();
     }
     return;
-  }
-  if (flags.formula !== undefined && (parseFormula(flags.formula).random ?? []).length > 0) {
-    throw new OccamError(
-      "invalid-argument",
-      "random terms such as (1 | g) are not yet available for a gaussian target; they apply to --family bernoulli, binomial and poisson.",
-    );
   }
   if (
     flags.prior === "normal" ||

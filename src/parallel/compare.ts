@@ -14,7 +14,7 @@ import {
   linearComparisonResult,
   prepareLinearComparison,
 } from "../selection/linear.js";
-import { planEstimation, rankEstimates } from "../selection/linear-estimated.js";
+import { estimatorSettings, planEstimation, rankEstimates } from "../selection/linear-estimated.js";
 import {
   enumerationBlocks,
   enumerationFloor,
@@ -56,6 +56,8 @@ export async function compareLinearModelsInParallel(
 ): Promise<LinearComparison> {
   const parallel = resolveParallelOptions(options);
   const setup = prepareLinearComparison(input, options);
+  // Models with random terms are few (at most MAX_MIXED_MODELS) and quick: they run in this thread.
+  if (setup.mixed) return compareLinearModels(input, options);
   if (setup.o.estimator === "exact") {
     const p = setup.family.terms.length;
     const blocks = blocksOfEnumeration(p, setup.o.subsets);
@@ -119,7 +121,10 @@ export async function compareLinearModelsInParallel(
       stdErr[i] = results[b].stdErr[k];
     });
   });
-  return linearComparisonResult(setup, rankEstimates(setup.family, setup.o, setup.top, plan, scores, stdErr));
+  return linearComparisonResult(setup, {
+    ...rankEstimates(setup.family, setup.o, setup.top, plan, scores, stdErr),
+    settings: estimatorSettings(plan.estimator, setup.o),
+  });
 }
 
 /**

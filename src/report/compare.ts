@@ -4,7 +4,12 @@
  * probabilities, model-averaged coefficients, and the model space as an image (terms × top models).
  */
 import { describeModelPrior } from "../selection/compare.js";
-import type { LinearComparison, LinearModelRow } from "../selection/linear-options.js";
+import {
+  hasSampledEvidences,
+  type LinearComparison,
+  type LinearModelRow,
+  sampledEvidencesNote,
+} from "../selection/linear-options.js";
 import { describePrior, formatLogBayesFactor, formatNumber, formatProbability } from "./format.js";
 import { type ReportDocument, type ReportSection, reportHtml } from "./html.js";
 import { type RenderedPlot, renderPlot } from "./plot.js";
@@ -41,7 +46,7 @@ export async function compareReportDocument(
       heading: "Models",
       paragraphs: [summary(result, context.target)],
       tables: [modelTable(result, top)],
-      plots: [await probabilityPlot(top, result.estimator !== "exact"), await sizePlot(result)],
+      plots: [await probabilityPlot(top, hasSampledEvidences(result)), await sizePlot(result)],
     },
     {
       heading: "Inputs",
@@ -78,11 +83,8 @@ function summary(result: LinearComparison, target: string): string {
       `Too many terms to enumerate: subsets sampled by MCMC (${result.mcmc.steps} steps, ${result.mcmc.distinctModels} distinct models); probabilities are renormalised over the visited models.`,
     );
   }
-  if (result.estimator !== "exact") {
-    parts.push(
-      `Log evidences estimated by ${result.estimator}; probabilities carry 90 % intervals over the estimates' errors.`,
-    );
-  }
+  const note = sampledEvidencesNote(result);
+  if (note !== undefined) parts.push(note);
   if (result.models.length < result.modelCount) {
     parts.push(`The best ${result.models.length} of ${result.modelCount} models are listed.`);
   }
@@ -90,7 +92,7 @@ function summary(result: LinearComparison, target: string): string {
 }
 
 function modelTable(result: LinearComparison, top: readonly LinearModelRow[]) {
-  const estimated = result.estimator !== "exact";
+  const estimated = hasSampledEvidences(result);
   return {
     caption: `The ${top.length} most probable models`,
     columns: [

@@ -36,6 +36,8 @@ export interface Ranked {
     interval: [number, number];
   }[];
   settings?: { samples?: number; folds?: number };
+  /** Models whose evidence may be wrong (by their ascending term lists joined with commas), and why. */
+  unreliable?: ReadonlyMap<string, readonly string[]>;
   agreement?: { maxAbsError: number; beyondFourStdErr: number };
   mcmc?: SubsetSearchSummary;
 }
@@ -80,15 +82,25 @@ export function planEstimation(family: SubsetFamily, o: ResolvedLinearOptions, c
     );
   }
   const estimator = o.estimator as Exclude<LinearEstimator, "exact">;
+  const subsets = listedSubsets(family, o);
+  checkWork(estimator, subsets.length, o.samples, capacity);
+  return { estimator, subsets, estimated: withNullModel(subsets) };
+}
+
+/** The subsets `o` asks for (ascending term lists), those holding the `--always` terms and, with heredity, their parents. */
+export function listedSubsets(family: SubsetFamily, o: ResolvedLinearOptions): number[][] {
+  const p = family.terms.length;
   const parents = hereditaryFilter(family, o.heredity);
-  const subsets = listSubsets(p, o.subsets).filter(
+  return listSubsets(p, o.subsets).filter(
     (m) =>
       o.always.every((t) => m.includes(t)) &&
       (parents === undefined || parents(Uint8Array.from({ length: p }, (_, j) => (m.includes(j) ? 1 : 0)))),
   );
-  checkWork(estimator, subsets.length, o.samples, capacity);
-  const hasNull = subsets.some((m) => m.length === 0);
-  return { estimator, subsets, estimated: hasNull ? subsets : [...subsets, []] };
+}
+
+/** `subsets`, followed by the intercept-only model (the reference of the Bayes factors) when it is not among them. */
+export function withNullModel(subsets: number[][]): number[][] {
+  return subsets.some((m) => m.length === 0) ? subsets : [...subsets, []];
 }
 
 /** The estimator's function of a subset: its log evidence and standard error (see {@link evidenceEstimator}). */
@@ -110,14 +122,17 @@ export function estimatedEvidences(
 ): Ranked {
   const plan = planEstimation(family, o);
   const estimate = subsetEstimator(family, o);
-  const { estimated } = plan;
+  const { estimated, estimator } = plan;
   const scores = new Float64Array(estimated.length);
   const stdErr = new Float64Array(estimated.length);
   estimated.forEach((members, i) => {
     [scores[i], stdErr[i]] = estimate(members);
     if (i < plan.subsets.length) onProgress?.(i + 1, plan.subsets.length);
   });
-  return rankEstimates(family, o, top, plan, scores, stdErr);
+  return {
+    ...rankEstimates(family, o, top, plan, scores, stdErr),
+    settings: estimatorSettings(estimator, o),
+  };
 }
 
 /**
@@ -128,13 +143,12 @@ export function rankEstimates(
   family: SubsetFamily,
   o: ResolvedLinearOptions,
   top: number,
-  plan: EstimationPlan,
+  plan: Pick<EstimationPlan, "subsets" | "estimated">,
   allScores: Float64Array,
   allStdErr: Float64Array,
 ): Ranked {
   const p = family.terms.length;
-  const { estimator, subsets } = plan;
-  const samples = estimator === "laplace" ? 0 : (o.samples ?? DEFAULT_SAMPLES[estimator]);
+  const { subsets } = plan;
   const scores = allScores.subarray(0, subsets.length);
   const stdErr = allStdErr.subarray(0, subsets.length);
   const listed = subsets.map((members, i) => ({ members, score: scores[i] }));
@@ -172,11 +186,18 @@ export function rankEstimates(
   return {
     summary,
     errors,
-    settings: {
-      ...(estimator === "laplace" ? {} : { samples }),
-      ...(estimator === "cv" ? { folds: o.folds ?? 5 } : {}),
-    },
     ...(exact === null ? {} : { agreement: agreement(scores, stdErr, exact) }),
+  };
+}
+
+/** The sample size and folds a sampled estimator ran with, as the result reports them. */
+export function estimatorSettings(
+  estimator: Exclude<LinearEstimator, "exact">,
+  o: ResolvedLinearOptions,
+): Ranked["settings"] {
+  return {
+    ...(estimator === "laplace" ? {} : { samples: o.samples ?? DEFAULT_SAMPLES[estimator] }),
+    ...(estimator === "cv" ? { folds: o.folds ?? 5 } : {}),
   };
 }
 

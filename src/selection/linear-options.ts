@@ -196,6 +196,9 @@ export interface LinearModelRow {
   posteriorProbability: number;
   /** With a sampled estimator: the 5 % and 95 % quantiles of the probability over the evidences' errors. */
   probabilityInterval?: [number, number];
+  /** For a model with random terms: false when its sampled evidence may be wrong, with `warnings` saying why. */
+  reliable?: boolean;
+  warnings?: string[];
 }
 
 /** One design column's coefficient, averaged over the models. */
@@ -394,4 +397,25 @@ export function resolveLinearOptions(options: CompareLinearOptions): ResolvedLin
     mcmcSteps,
     always: [],
   };
+}
+
+/** True when a comparison's evidences carry standard errors: a sampled estimator, or models with random terms. */
+export function hasSampledEvidences(result: Pick<LinearComparison, "estimator" | "models">): boolean {
+  return result.estimator !== "exact" || result.models.some((m) => m.probabilityInterval !== undefined);
+}
+
+/** The sentence that says how a comparison's evidences were estimated, or undefined when they are exact. */
+export function sampledEvidencesNote(result: LinearComparison): string | undefined {
+  if (result.estimator !== "exact") {
+    return `Log evidences estimated by ${result.estimator}; probabilities carry 90 % intervals over the estimates' errors.`;
+  }
+  if (!hasSampledEvidences(result)) return undefined;
+  const unreliable = result.models.filter((m) => m.reliable === false).length;
+  return (
+    `Models with random terms: log Bayes factors by importance sampling over g and the terms' scales (seed ${result.settings?.seed}); ` +
+    "Bayes factors carry their standard errors and probabilities 90 % intervals over them." +
+    (unreliable > 0
+      ? ` ${unreliable} listed model${unreliable === 1 ? "'s" : "s'"} estimate may be wrong (marked ‼).`
+      : "")
+  );
 }

@@ -19,6 +19,7 @@ import { createRng } from "../random/rng.js";
 import { averageSubsetPredictions } from "./average.js";
 import { logModelPrior } from "./compare.js";
 import { estimatedEvidences, type Ranked } from "./linear-estimated.js";
+import { checkMixedComparison, mixedEvidences } from "./linear-mixed.js";
 import {
   type CompareLinearOptions,
   DEFAULT_LISTED,
@@ -142,7 +143,9 @@ export function compareLinearModels(
   const setup = prepareLinearComparison(input, options);
   const { family, o, top, search } = setup;
   let result: Ranked;
-  if (o.estimator !== "exact") result = estimatedEvidences(family, o, top, options.onProgress);
+  if (setup.mixed) {
+    result = mixedEvidences(family, setup.data.design, setup.summary, o, top, options.onProgress);
+  } else if (o.estimator !== "exact") result = estimatedEvidences(family, o, top, options.onProgress);
   else if (search === "mcmc") result = sampled(family, o, top);
   else result = enumerated(family, o, top);
   return linearComparisonResult(setup, result);
@@ -159,6 +162,8 @@ export interface LinearComparisonSetup {
   readonly search: LinearComparison["search"];
   readonly top: number;
   readonly predict: CompareLinearOptions["predict"];
+  /** True when the terms include random ones (their models' evidences are sampled). */
+  readonly mixed: boolean;
 }
 
 /** Checks the options and data of {@link compareLinearModels} and builds the family of the prior. */
@@ -177,14 +182,9 @@ export function prepareLinearComparison(
     );
   }
   checkSizeLimit(o.always.length, o.subsets);
-  const random = design.terms.find((t) => t.random !== undefined);
-  if (random !== undefined) {
-    throw new OccamError(
-      "invalid-argument",
-      `the random term ${random.name} is not yet available for a gaussian target; compareGlms takes random terms for bernoulli, binomial and poisson targets.`,
-    );
-  }
+  const mixed = design.terms.some((t) => t.random !== undefined);
   const p = design.terms.length;
+  if (mixed) checkMixedComparison(o, p);
   if (p === 0) {
     throw new OccamError(
       "invalid-data",
@@ -204,6 +204,12 @@ export function prepareLinearComparison(
   }
   const { predict } = options;
   if (predict !== undefined) {
+    if (mixed) {
+      throw new OccamError(
+        "invalid-argument",
+        "--predict is not yet available with random terms for a gaussian target; leave the random terms out of the formula to predict.",
+      );
+    }
     if (family.predictive === undefined) {
       throw new OccamError(
         "invalid-argument",
@@ -223,7 +229,18 @@ export function prepareLinearComparison(
       );
     }
   }
-  return { start, o, data, family, summary, tables, search, top: options.top ?? DEFAULT_LISTED, predict };
+  return {
+    start,
+    o,
+    data,
+    family,
+    summary,
+    tables,
+    search,
+    top: options.top ?? DEFAULT_LISTED,
+    predict,
+    mixed,
+  };
 }
 
 /** The typed result of a comparison from its ranked models. */
@@ -248,6 +265,9 @@ export function linearComparisonResult(setup: LinearComparisonSetup, result: Ran
       ...(e === undefined ? {} : { logBayesFactorVsBestStdErr: e.vsBestStdErr }),
       posteriorProbability: Math.exp(m.logPosterior),
       ...(e === undefined ? {} : { probabilityInterval: e.interval }),
+      ...(setup.mixed && m.members.some((t) => design.terms[t].random !== undefined)
+        ? reliability(result.unreliable?.get(Array.from(m.members).join(",")))
+        : {}),
     };
   });
   const inclusionProbabilities: Record<string, number> = {};
@@ -264,7 +284,7 @@ export function linearComparisonResult(setup: LinearComparisonSetup, result: Ran
     mean: Number.isFinite(s.coefficientMean[c]) ? s.coefficientMean[c] : null,
     sd: Number.isFinite(s.coefficientSd[c]) ? s.coefficientSd[c] : null,
   }));
-  const random = o.estimator !== "exact" || search === "mcmc";
+  const random = o.estimator !== "exact" || search === "mcmc" || setup.mixed;
   return {
     family: "linear",
     prior: summary,
@@ -393,4 +413,9 @@ function predictions(
     observationLower: observation.intervals[0].lower[r],
     observationUpper: observation.intervals[0].upper[r],
   }));
+}
+
+/** A row's `reliable` and, when it is not, `warnings`. */
+function reliability(warnings: readonly string[] | undefined): Pick<LinearModelRow, "reliable" | "warnings"> {
+  return warnings === undefined ? { reliable: true } : { reliable: false, warnings: [...warnings] };
 }

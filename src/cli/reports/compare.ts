@@ -4,12 +4,16 @@
  * size; a probability near 1 shows how far from 1 it is).
  */
 import { describePrior, formatLogBayesFactor, formatProbability } from "../../report/format.js";
-import type { LinearComparison } from "../../selection/linear-options.js";
+import {
+  hasSampledEvidences,
+  type LinearComparison,
+  sampledEvidencesNote,
+} from "../../selection/linear-options.js";
 import { formatNumber, formatTable } from "../table.js";
 
 /** The report of a comparison: what was compared, the models, the coefficients. */
 export function formatComparison(result: LinearComparison, target: string): string {
-  const estimated = result.estimator !== "exact";
+  const estimated = hasSampledEvidences(result);
   const factorNames = new Set(result.factors.map((f) => f.name));
   const isFactor = (term: string) => term.split(":").some((v) => factorNames.has(v));
   const models = formatTable(
@@ -20,7 +24,8 @@ export function formatComparison(result: LinearComparison, target: string): stri
       { header: estimated ? "probability [90 % interval]" : "probability" },
     ],
     result.models.map((m) => [
-      m.inputs.length > 0 ? m.inputs.map((t) => (isFactor(t) ? `${t}†` : t)).join(", ") : "(none)",
+      (m.inputs.length > 0 ? m.inputs.map((t) => (isFactor(t) ? `${t}†` : t)).join(", ") : "(none)") +
+        (m.reliable === false ? " ‼" : ""),
       m.rSquared.toFixed(3),
       formatLogBayesFactor(m.logBayesFactorVsBest, m.logBayesFactorVsBestStdErr),
       m.probabilityInterval === undefined
@@ -62,7 +67,11 @@ export function formatComparison(result: LinearComparison, target: string): stri
         `exact scores renormalised over the visited models (visit frequencies differ by ${formatNumber(result.mcmc.frequencyDiscrepancy, 2)} in total variation)`,
     );
   }
-  if (estimated) {
+  if (result.estimator === "exact" && estimated) lines.push(sampledEvidencesNote(result) as string);
+  for (const m of result.models.filter((row) => row.reliable === false)) {
+    lines.push(`‼ ${m.inputs.join(", ")}: ${(m.warnings ?? []).join(" ")}`);
+  }
+  if (result.estimator !== "exact") {
     const s = result.settings;
     lines.push(
       `log evidences estimated by ${result.estimator} (seed ${s?.seed}${s?.samples === undefined ? "" : `, ${s.samples} samples`}` +

@@ -6,9 +6,9 @@
  *
  * Σ_r = diag(σ) R diag(σ): each σ ~ half-Cauchy(0, 1) on the link scale, and the correlation matrix
  * R ~ LKJ(1), uniform over correlation matrices (Lewandowski, Kurowicka & Joe 2009; a single
- * correlation is uniform on (−1, 1)). The half-Cauchy is Gelman's (2006) prior for a group-level sd;
- * on the probit scale, whose latent noise has sd 1, it is BayesFactor's prior for a random factor
- * (g ~ InvGamma(½, ½) on the variance ratio, r = 1). The link scale (log-odds, log-rate) carries no
+ * correlation is uniform on (−1, 1)). The half-Cauchy is Gelman's (2006) prior for a group-level sd
+ * (BayesFactor's random factors differ: InvGamma(½, r²/2) on the variance ratio, which makes one
+ * group's effect Cauchy rather than its sd half-Cauchy). The link scale (log-odds, log-rate) carries no
  * unit of any input, so the prior is the same whatever units the inputs come in.
  *
  * The fixed coefficients keep the prior they have in the models without random terms: N(0, S²) each
@@ -22,10 +22,15 @@
  * (g-prior with slopes), then for each term log σ (d_r), R's canonical partial correlations as atanh
  * (d_r(d_r − 1)/2), and z (groups × d_r).
  */
+import {
+  correlationFactor,
+  halfCauchyLogSdDensity,
+  lkjLogNormalisers,
+  lkjShapes,
+} from "../../distributions/lkj.js";
 import { OccamError } from "../../errors.js";
-import { HALF_LOG_2PI, LOG_2PI, LOG_PI } from "../../math/constants.js";
+import { HALF_LOG_2PI, LOG_2PI } from "../../math/constants.js";
 import { cholesky, logDetFromCholesky } from "../../math/linalg.js";
-import { gammaln } from "../../math/stdlib.js";
 import type { Draws } from "../../model/draws.js";
 import type { BayesModel } from "../../model/model.js";
 import type { Rng } from "../../random/rng.js";
@@ -74,16 +79,6 @@ interface TermLayout {
   readonly gradL: Float64Array;
 }
 
-/**
- * The canonical partial correlations' Beta(b, b) shapes on (−1, 1) under LKJ(η = 1), in the order the
- * Cholesky factor's rows use them: row i's j-th has b = 1 + (d − 2 − j)/2 (Lewandowski et al. 2009, C-vine).
- */
-function lkjShapes(d: number): Float64Array {
-  const shapes: number[] = [];
-  for (let i = 1; i < d; i++) for (let j = 0; j < i; j++) shapes.push(1 + (d - 2 - j) / 2);
-  return Float64Array.from(shapes);
-}
-
 /** A GLM with random effects (see the module header). */
 export class RandomEffectsGlm implements BayesModel {
   readonly dim: number;
@@ -123,7 +118,7 @@ export class RandomEffectsGlm implements BayesModel {
         correlations: shapes.length,
         betaShape: shapes,
         // Beta(b, b) on (−1, 1): density ((1 − ρ²)/4)^(b−1) / (2 B(b, b)).
-        betaLogNorm: shapes.map((b) => -Math.LN2 - (gammaln(b) * 2 - gammaln(2 * b)) - (b - 1) * Math.log(4)),
+        betaLogNorm: lkjLogNormalisers(shapes),
         sigma: new Float64Array(d),
         L: new Float64Array(d * d),
         u: new Float64Array(data.groups * d),
@@ -145,19 +140,7 @@ export class RandomEffectsGlm implements BayesModel {
       const d = t.data.effects;
       const { sigma, L, u } = t;
       for (let e = 0; e < d; e++) sigma[e] = Math.exp(theta[t.start + e]);
-      // L row by row from the canonical partial correlations (Stan's cholesky_corr transform).
-      L.fill(0);
-      L[0] = 1;
-      let c = t.start + d;
-      for (let i = 1; i < d; i++) {
-        let left = 1;
-        for (let j = 0; j < i; j++) {
-          const v = Math.tanh(theta[c++]) * Math.sqrt(left);
-          L[i * d + j] = v;
-          left -= v * v;
-        }
-        L[i * d + i] = Math.sqrt(Math.max(left, 0));
-      }
+      correlationFactor(theta, t.start + d, d, L);
       const z0 = t.start + d + t.correlations;
       for (let g = 0; g < t.data.groups; g++) {
         for (let e = 0; e < d; e++) {
@@ -287,7 +270,7 @@ export class RandomEffectsGlm implements BayesModel {
         // σ ~ half-Cauchy(0, 1) on s = log σ: 2/π · σ / (1 + σ²).
         const s = theta[t.start + e];
         const s2 = Math.exp(2 * s);
-        total += Math.LN2 - LOG_PI + s - Math.log1p(s2);
+        total += halfCauchyLogSdDensity(s);
         if (grad !== undefined) grad[t.start + e] += 1 - (2 * s2) / (1 + s2);
       }
       for (let c = 0; c < t.correlations; c++) {

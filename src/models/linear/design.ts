@@ -85,7 +85,8 @@ export function centredStatistics(design: LinearDesign): CentredStatistics {
 export function termBlocks(design: LinearDesign): Int32Array {
   const blocks = new Int32Array(design.terms.length + 1);
   design.terms.forEach((term, t) => {
-    const first = term.columns[0];
+    // A random term owns no columns: an empty block.
+    const first = term.columns[0] ?? blocks[t];
     if (first !== blocks[t] || term.columns.some((c, i) => c !== first + i)) {
       throw new OccamError(
         "internal",
