@@ -3,7 +3,7 @@
  * inputs (see `compareGlms`), read from a CSV whose binary target may be text (two levels).
  */
 import type { CsvColumns } from "../data/csv.js";
-import type { LinearData } from "../data/design.js";
+import type { LinearData, NewRowsGroups } from "../data/design.js";
 import { appendRows } from "../data/new-rows.js";
 import { OccamError } from "../errors.js";
 import type { GlmFamilyName, GlmLink } from "../models/glm/family.js";
@@ -76,9 +76,21 @@ export function newRows(
       "--predict: the new rows' design has other columns than the training rows'.",
     );
   }
+  const groups: Record<string, NewRowsGroups> = {};
+  data.design.terms.forEach((term, t) => {
+    const trained = term.random;
+    const joined = both.terms[t].random;
+    if (trained === undefined || joined === undefined) return;
+    const index = new Map(trained.levels.map((level, j) => [level, j]));
+    groups[term.name] = {
+      codes: Int32Array.from(joined.codes.subarray(n), (c) => index.get(joined.levels[c]) ?? -1),
+      slopeValues: joined.slopeValues.map((values) => values.slice(n)),
+    };
+  });
   return {
     X: both.X.slice(n * P),
     rows: fresh.rows,
+    ...(Object.keys(groups).length === 0 ? {} : { groups }),
     ...(offset === undefined
       ? {}
       : { offset: numericColumn(fresh, offset, "--offset (in the --predict file)") }),

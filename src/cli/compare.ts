@@ -327,7 +327,7 @@ async function compareAction(path: string, flags: CompareFlags, command: Command
     folds: flags.folds,
     seed: flags.seed,
     mcmcSteps: flags.mcmcSteps,
-    ...(predict === undefined ? {} : { predict: { X: predict.X, rows: predict.rows } }),
+    ...(predict === undefined ? {} : { predict }),
     onProgress:
       progress === undefined ? undefined : (done, total) => progress.show(`model ${done} of ${total}`),
   };

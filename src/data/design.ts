@@ -31,6 +31,16 @@ export interface RandomTerm {
   readonly slopeValues: readonly Float64Array[];
 }
 
+/**
+ * New rows' place in a random term, for predictions: each row's group as an index into the term's
+ * training `levels` (−1 for a level the training rows do not have: a new group) and its values of the
+ * term's slopes, as in the CSV.
+ */
+export interface NewRowsGroups {
+  readonly codes: Int32Array;
+  readonly slopeValues: readonly Float64Array[];
+}
+
 /** The design of a comparison: the candidate columns (no intercept), the target and the terms. */
 export interface LinearDesign {
   /** n × P row-major candidate columns (a factor's dummies and interactions already expanded). */

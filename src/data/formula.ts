@@ -10,6 +10,7 @@ import { invalidArgument, OccamError } from "../errors.js";
 import type { TypedColumn } from "./columns.js";
 import type { CsvColumns } from "./csv.js";
 import type { DesignTerm, FactorSummary, LinearData, LinearDesign, RandomTerm } from "./design.js";
+import { GROUPING_ROLE } from "./new-rows.js";
 
 /** A parsed formula: the target and the terms, each a list of variables (a main effect has one). */
 export interface Formula {
@@ -274,7 +275,7 @@ function randomTerm(csv: CsvColumns, spec: RandomTermSpec, target: string): Rand
   if (spec.group === target || spec.slopes.includes(target)) {
     throw invalidArgument("", `the target ${target} cannot be in the random term ${spec.name}.`);
   }
-  const column = csv.typed(spec.group, "grouping column");
+  const column = csv.typed(spec.group, GROUPING_ROLE);
   const values =
     column.kind === "factor"
       ? Array.from(column.codes, (c) => column.levels[c])

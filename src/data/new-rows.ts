@@ -31,9 +31,28 @@ export function appendRows(train: CsvColumns, fresh: CsvColumns, target: string)
           ? { kind: "numeric", values: extended(before.values, fresh.rows, before.values[0]) }
           : { ...before, codes: extended(before.codes, fresh.rows, before.codes[0]) };
       }
-      return joined(name, before, fresh.typed(name, role));
+      const after = fresh.typed(name, role);
+      return role === GROUPING_ROLE ? groupingJoined(before, after) : joined(name, before, after);
     },
   };
+}
+
+/** The role a random term's grouping column is read in (`formula.ts`): its new rows may hold new levels. */
+export const GROUPING_ROLE = "grouping column";
+
+/**
+ * A grouping column of the training rows then the new rows as text levels (numbers written as text), the
+ * training levels first and in their order, then the levels only the new rows have: new groups.
+ */
+function groupingJoined(before: TypedColumn, after: TypedColumn): TypedColumn {
+  const texts = (column: TypedColumn): string[] =>
+    column.kind === "factor"
+      ? Array.from(column.codes, (c) => column.levels[c])
+      : Array.from(column.values, (v) => String(v));
+  const values = [...texts(before), ...texts(after)];
+  const levels = [...new Set(values)];
+  const index = new Map(levels.map((level, j) => [level, j]));
+  return { kind: "factor", levels, codes: Int32Array.from(values, (v) => index.get(v) as number) };
 }
 
 /** A copy of `values` with `count` more entries equal to `fill`. */

@@ -5,7 +5,7 @@
  * correction from the sampled stand-in intercept prior to the flat one every model of the comparison
  * shares.
  */
-import type { DesignTerm, RandomTerm } from "../data/design.js";
+import type { DesignTerm, NewRowsGroups, RandomTerm } from "../data/design.js";
 import { DEFAULT_POSTERIOR_SIZE } from "../evidence/compare.js";
 import { estimateEvidence } from "../evidence/estimate.js";
 import { samplePosterior } from "../evidence/posterior-sampling.js";
@@ -21,29 +21,57 @@ import {
 import { createRng } from "../random/rng.js";
 import type { GlmModelEvidence, GlmPrior } from "./glm.js";
 
-/** A design term's random effects on the rows, their slopes standardised (mean 0, sd 1 with n − 1). */
-export function randomTermData(term: DesignTerm & { random: RandomTerm }, n: number): RandomTermData {
-  const { codes, intercept, slopes, slopeValues, levels } = term.random;
-  const d = (intercept ? 1 : 0) + slopes.length;
-  const Z = new Float64Array(n * d);
-  const offset = intercept ? 1 : 0;
-  if (intercept) for (let i = 0; i < n; i++) Z[i * d] = 1;
-  slopeValues.forEach((values, s) => {
+/** Each slope's mean and sd (n − 1 denominator) over the training rows, by which its values are standardised. */
+function slopeScales(random: RandomTerm, n: number): { mean: number; sd: number }[] {
+  return random.slopeValues.map((values) => {
     let mean = 0;
     for (let i = 0; i < n; i++) mean += values[i] / n;
     let squares = 0;
     for (let i = 0; i < n; i++) squares += (values[i] - mean) ** 2;
-    const sd = Math.sqrt(squares / (n - 1));
-    for (let i = 0; i < n; i++) Z[i * d + offset + s] = sd > 0 ? (values[i] - mean) / sd : 0;
+    return { mean, sd: Math.sqrt(squares / (n - 1)) };
   });
+}
+
+/** rows × d values the term's effects multiply: 1 for the intercept, each slope standardised by `scales`. */
+function effectValues(
+  random: RandomTerm,
+  scales: readonly { mean: number; sd: number }[],
+  slopeValues: readonly Float64Array[],
+  rows: number,
+): Float64Array {
+  const d = (random.intercept ? 1 : 0) + random.slopes.length;
+  const Z = new Float64Array(rows * d);
+  const offset = random.intercept ? 1 : 0;
+  if (random.intercept) for (let i = 0; i < rows; i++) Z[i * d] = 1;
+  slopeValues.forEach((values, s) => {
+    const { mean, sd } = scales[s];
+    for (let i = 0; i < rows; i++) Z[i * d + offset + s] = sd > 0 ? (values[i] - mean) / sd : 0;
+  });
+  return Z;
+}
+
+/** A design term's random effects on the rows, their slopes standardised (mean 0, sd 1 with n − 1). */
+export function randomTermData(term: DesignTerm & { random: RandomTerm }, n: number): RandomTermData {
+  const { random } = term;
   return {
     name: term.name,
-    groups: levels.length,
-    codes,
-    effects: d,
-    Z,
-    effectNames: [...(intercept ? ["(intercept)"] : []), ...slopes],
+    groups: random.levels.length,
+    codes: random.codes,
+    effects: (random.intercept ? 1 : 0) + random.slopes.length,
+    Z: effectValues(random, slopeScales(random, n), random.slopeValues, n),
+    effectNames: [...(random.intercept ? ["(intercept)"] : []), ...random.slopes],
   };
+}
+
+/** New rows' groups and effects' values for a term trained on n rows, standardised as the training rows'. */
+export function newRowsEffects(
+  term: DesignTerm & { random: RandomTerm },
+  n: number,
+  groups: NewRowsGroups,
+): { codes: Int32Array; Z: Float64Array } {
+  const { random } = term;
+  const Z = effectValues(random, slopeScales(random, n), groups.slopeValues, groups.codes.length);
+  return { codes: groups.codes, Z };
 }
 
 /**

@@ -7,7 +7,7 @@
  */
 
 import { type Standardized, standardize } from "../data/csv.js";
-import type { DesignTerm, LinearData, RandomTerm } from "../data/design.js";
+import type { DesignTerm, LinearData, NewRowsGroups, RandomTerm } from "../data/design.js";
 import { OccamError } from "../errors.js";
 import {
   type GlmDesign,
@@ -79,7 +79,13 @@ export interface CompareGlmOptions {
    * standardisation, as `LinearDesign.X`), `offset` their offsets (poisson, when the training rows
    * have one).
    */
-  predict?: { X: Float64Array; rows: number; offset?: Float64Array };
+  predict?: {
+    X: Float64Array;
+    rows: number;
+    offset?: Float64Array;
+    /** With random terms: the new rows' groups and slope values, by the term's name (`(1 | g)`). */
+    groups?: Readonly<Record<string, NewRowsGroups>>;
+  };
   /** Told after each model with the count done and the total. */
   onProgress?: (done: number, total: number) => void;
 }

@@ -38,6 +38,8 @@ export interface Ranked {
   settings?: { samples?: number; folds?: number };
   /** Models whose evidence may be wrong (by their ascending term lists joined with commas), and why. */
   unreliable?: ReadonlyMap<string, readonly string[]>;
+  /** The family the ranking scored with, when it is not the comparison's own (models with random terms). */
+  family?: SubsetFamily;
   agreement?: { maxAbsError: number; beyondFourStdErr: number };
   mcmc?: SubsetSearchSummary;
 }

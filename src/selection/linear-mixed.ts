@@ -8,7 +8,7 @@
  */
 import type { DesignTerm, LinearDesign, RandomTerm } from "../data/design.js";
 import { OccamError } from "../errors.js";
-import type { SubsetFamily } from "../models/family.js";
+import type { PredictiveComponent, PredictiveResponse, SubsetFamily } from "../models/family.js";
 import type { RandomTermData } from "../models/glm/random-effects.js";
 import { hyperGDensity, zellnerSiowDensity } from "../models/linear/g-mixture.js";
 import {
@@ -18,9 +18,10 @@ import {
   type SlopeGPrior,
 } from "../models/linear/mixed.js";
 import { createRng } from "../random/rng.js";
-import { randomTermData } from "./glm-random.js";
+import { newRowsEffects, randomTermData } from "./glm-random.js";
+import type { LinearComparisonSetup } from "./linear.js";
 import { listedSubsets, type Ranked, rankEstimates, subsetSeed, withNullModel } from "./linear-estimated.js";
-import type { LinearPriorSummary, ResolvedLinearOptions } from "./linear-options.js";
+import type { CompareLinearOptions, LinearPriorSummary, ResolvedLinearOptions } from "./linear-options.js";
 import { MAX_ENUMERATED_INPUTS } from "./subsets.js";
 
 /** The most models with a random term one comparison estimates. */
@@ -61,18 +62,16 @@ export function checkMixedComparison(o: ResolvedLinearOptions, p: number): void 
 }
 
 /**
- * The ranked models of a comparison whose terms include random ones (see the module header), `family`
- * the comparison's family over the same terms (which gives the models without random terms their exact
- * scores: random terms own no design columns).
+ * The ranked models of a comparison whose terms include random ones (see the module header); the
+ * setup's family, over the same terms, gives the models without random terms their exact scores (random
+ * terms own no design columns), and with `predict` the ranking's family predicts at the new rows.
  */
 export function mixedEvidences(
-  family: SubsetFamily,
-  design: LinearDesign,
-  summary: LinearPriorSummary,
-  o: ResolvedLinearOptions,
-  top: number,
+  setup: Pick<LinearComparisonSetup, "family" | "data" | "summary" | "o" | "top" | "predict">,
   onProgress: ((done: number, total: number) => void) | undefined,
 ): Ranked {
+  const { family, summary, o, top, predict } = setup;
+  const { design } = setup.data;
   const { terms } = design;
   const isRandom = (t: number) => terms[t].random !== undefined;
   const subsets = listedSubsets(family, o);
@@ -103,18 +102,40 @@ export function mixedEvidences(
     }
     if (i < subsets.length) onProgress?.(i + 1, subsets.length);
   });
-  const ranked = rankEstimates(
-    withFits(family, design, fits),
-    o,
-    top,
-    { subsets, estimated },
-    scores,
-    stdErr,
+  const fitted = withFits(
+    family,
+    design,
+    fits,
+    (members) => mixedPosterior(design, members, randomData, gPrior),
+    predict,
   );
-  return { ...ranked, settings: {}, unreliable };
+  const ranked = rankEstimates(fitted, o, top, { subsets, estimated }, scores, stdErr);
+  return { ...ranked, settings: {}, unreliable, family: fitted };
 }
 
-/** One model with random terms: its posterior over θ, and the evidence by importance sampling. */
+/** The posterior over θ of the model on `members` (some of them random terms). */
+function mixedPosterior(
+  design: LinearDesign,
+  members: readonly number[],
+  randomData: readonly (RandomTermData | undefined)[],
+  gPrior: SlopeGPrior,
+): LinearMixedPosterior {
+  const { n } = design;
+  const fixedColumns = members.flatMap((t) => design.terms[t].columns);
+  const X = columnsOf(design.X, design.columns, n, fixedColumns);
+  const random = members.flatMap((t) => randomData[t] ?? []);
+  return new LinearMixedPosterior(X, design.y, n, fixedColumns.length, random, gPrior);
+}
+
+/** The rows × columns.length matrix of `columns` taken from a rows × P one. */
+function columnsOf(X: Float64Array, P: number, rows: number, columns: readonly number[]): Float64Array {
+  const k = columns.length;
+  const out = new Float64Array(rows * k);
+  for (let i = 0; i < rows; i++) for (let a = 0; a < k; a++) out[i * k + a] = X[i * P + columns[a]];
+  return out;
+}
+
+/** One model with random terms: its evidence by importance sampling, seeded by the model. */
 function mixedModel(
   design: LinearDesign,
   members: readonly number[],
@@ -122,17 +143,51 @@ function mixedModel(
   gPrior: SlopeGPrior,
   seed: number,
 ): LinearMixedEvidence {
-  const { terms, n, columns: P } = design;
-  const fixedColumns = members.flatMap((t) => terms[t].columns);
-  const k = fixedColumns.length;
-  const X = new Float64Array(n * k);
-  for (let i = 0; i < n; i++) {
-    for (let a = 0; a < k; a++) X[i * k + a] = design.X[i * P + fixedColumns[a]];
-  }
-  const random = members.flatMap((t) => randomData[t] ?? []);
-  const post = new LinearMixedPosterior(X, design.y, n, k, random, gPrior);
-  const where = `the model on {${members.map((t) => terms[t].name).join(", ")}}`;
+  const post = mixedPosterior(design, members, randomData, gPrior);
+  const where = `the model on {${members.map((t) => design.terms[t].name).join(", ")}}`;
   return linearMixedEvidence(post, { rng: createRng(subsetSeed(seed, members)) }, where);
+}
+
+/**
+ * A model with random terms' predictive at new rows: a mixture over its weighted draws of θ, each a
+ * Student-t given θ (`LinearMixedPosterior.predictiveAt`).
+ */
+function mixedPredictive(
+  design: LinearDesign,
+  members: readonly number[],
+  post: LinearMixedPosterior,
+  draws: LinearMixedEvidence["draws"],
+  predict: NonNullable<CompareLinearOptions["predict"]>,
+  response: PredictiveResponse,
+): PredictiveComponent[] {
+  const { n } = design;
+  const m = predict.rows;
+  const fixedColumns = members.flatMap((t) => design.terms[t].columns);
+  const groups = members
+    .filter((t) => design.terms[t].random !== undefined)
+    .map((t) => {
+      const term = design.terms[t] as DesignTerm & { random: RandomTerm };
+      const given = predict.groups?.[term.name];
+      if (given === undefined) {
+        throw new OccamError(
+          "invalid-argument",
+          `predict: the new rows need the column ${term.random.group} of the random term ${term.name}.`,
+        );
+      }
+      return newRowsEffects(term, n, given);
+    });
+  const rows = { rows: m, X: columnsOf(predict.X, design.columns, m, fixedColumns), groups };
+  const dim = draws.theta.length / draws.count;
+  const components: PredictiveComponent[] = [];
+  for (let s = 0; s < draws.count; s++) {
+    if (!(draws.weights[s] > 0)) continue;
+    post.logBayesFactor(draws.theta.subarray(s * dim, (s + 1) * dim));
+    const location = new Float64Array(m);
+    const scale = new Float64Array(m);
+    post.predictiveAt(rows, response === "observation" ? 1 : 0, location, scale);
+    components.push({ weight: draws.weights[s], predictive: { dof: n - 1, location, scale } });
+  }
+  return components;
 }
 
 /** `family` with the fitted models' scores and coefficient moments where a model holds a random term. */
@@ -140,8 +195,11 @@ function withFits(
   family: SubsetFamily,
   design: LinearDesign,
   fits: ReadonlyMap<string, LinearMixedEvidence>,
+  posteriorOf: (members: readonly number[]) => LinearMixedPosterior,
+  predict: CompareLinearOptions["predict"],
 ): SubsetFamily {
   const fitOf = (members: ArrayLike<number>) => fits.get(Array.from(members).join(","));
+  const plainPredictive = family.predictive;
   return {
     terms: family.terms,
     columnNames: family.columnNames,
@@ -164,5 +222,15 @@ function withFits(
       });
     },
     rSquared: family.rSquared,
+    ...(plainPredictive === undefined || predict === undefined
+      ? {}
+      : {
+          predictive(members, X, m, response = "observation") {
+            const fit = fitOf(members);
+            if (fit === undefined) return plainPredictive(members, X, m, response);
+            const list = Array.from(members);
+            return mixedPredictive(design, list, posteriorOf(list), fit.draws, predict, response);
+          },
+        }),
   };
 }

@@ -3,7 +3,7 @@
  * checks, and the typed result. Kept apart from the computation so that the CLI can describe its options
  * without loading it.
  */
-import type { FactorSummary } from "../data/design.js";
+import type { FactorSummary, NewRowsGroups } from "../data/design.js";
 import { OccamError } from "../errors.js";
 import type { ModelPrior } from "./compare.js";
 
@@ -158,7 +158,12 @@ export interface CompareLinearOptions {
    * (factors by their training levels). The result then holds the model-averaged predictions (every
    * prior but the independent one, which has no closed-form predictive).
    */
-  predict?: { readonly X: Float64Array; readonly rows: number };
+  predict?: {
+    readonly X: Float64Array;
+    readonly rows: number;
+    /** With random terms: the new rows' groups and slope values, by the term's name (`(1 | g)`). */
+    readonly groups?: Readonly<Record<string, NewRowsGroups>>;
+  };
 }
 
 /** The model-averaged prediction at one new row, with central 90 % intervals. */

@@ -144,7 +144,7 @@ export function compareLinearModels(
   const { family, o, top, search } = setup;
   let result: Ranked;
   if (setup.mixed) {
-    result = mixedEvidences(family, setup.data.design, setup.summary, o, top, options.onProgress);
+    result = mixedEvidences(setup, options.onProgress);
   } else if (o.estimator !== "exact") result = estimatedEvidences(family, o, top, options.onProgress);
   else if (search === "mcmc") result = sampled(family, o, top);
   else result = enumerated(family, o, top);
@@ -204,12 +204,6 @@ export function prepareLinearComparison(
   }
   const { predict } = options;
   if (predict !== undefined) {
-    if (mixed) {
-      throw new OccamError(
-        "invalid-argument",
-        "--predict is not yet available with random terms for a gaussian target; leave the random terms out of the formula to predict.",
-      );
-    }
     if (family.predictive === undefined) {
       throw new OccamError(
         "invalid-argument",
@@ -315,7 +309,9 @@ export function linearComparisonResult(setup: LinearComparisonSetup, result: Ran
     coefficients,
     factors: data.factors,
     medianModel: termNames.filter((_, t) => s.inclusion[t] >= 0.5),
-    ...(setup.predict === undefined ? {} : { predictions: predictions(family, s.top, setup.predict) }),
+    ...(setup.predict === undefined
+      ? {}
+      : { predictions: predictions(result.family ?? family, s.top, setup.predict) }),
     seconds: (performance.now() - setup.start) / 1000,
   };
 }

@@ -35,8 +35,14 @@ import {
   solveLower,
   solveLowerTranspose,
 } from "../../math/linalg.js";
+import { maximizeByNewton } from "../../math/newton.js";
 import type { Rng } from "../../random/rng.js";
-import { importanceCorrection, laplaceProposal, weightedDraws } from "../glm/evidence.js";
+import {
+  type GlmPosteriorDraws,
+  importanceCorrection,
+  laplaceProposal,
+  weightedDraws,
+} from "../glm/evidence.js";
 import type { RandomTermData } from "../glm/random-effects.js";
 import type { GMixingDensity } from "./g-mixture.js";
 
@@ -44,6 +50,19 @@ import type { GMixingDensity } from "./g-mixture.js";
 export type SlopeGPrior =
   | { readonly kind: "mixture"; readonly density: GMixingDensity }
   | { readonly kind: "fixed"; readonly g: number };
+
+/** New rows to predict at: their fixed values and, per random term, their groups and effects' values. */
+export interface MixedNewRows {
+  readonly rows: number;
+  /** rows × k values of the model's fixed columns, in the inputs' units. */
+  readonly X: Float64Array;
+  /**
+   * Per random term, in the order the model has them: each row's group (−1 for a group the training
+   * rows do not have) and rows × d values its effects multiply (1 for an intercept; a slope's input
+   * standardised as in training).
+   */
+  readonly groups: readonly { readonly codes: Int32Array; readonly Z: Float64Array }[];
+}
 
 /** A random term's place in θ and in W, and its work buffers. */
 interface TermLayout {
@@ -91,6 +110,8 @@ export class LinearMixedPosterior {
   /** The fixed block's Schur complement S = F − B R⁻¹ Bᵀ (its factor after each evaluation) and L_S⁻¹ b_S. */
   private readonly S: Float64Array;
   private readonly zS: Float64Array;
+  private readonly xMean: Float64Array;
+  private readonly yMean: number;
   private Q = 0;
 
   /**
@@ -134,7 +155,9 @@ export class LinearMixedPosterior {
     this.dim = names.length;
     this.names = names;
     this.m = column;
-    const { gram, b, tss } = crossProducts(X, y, n, k, this.layouts, column);
+    const { gram, b, tss, xMean, yMean } = crossProducts(X, y, n, k, this.layouts, column);
+    this.xMean = xMean;
+    this.yMean = yMean;
     this.gram = gram;
     this.b = b;
     this.tss = tss;
@@ -223,28 +246,7 @@ export class LinearMixedPosterior {
    */
   private eliminateBlock(start: number): { logDet: number; explained: number } | undefined {
     const { f, m, gram, R, M, w, S, zS, blockSize: size } = this;
-    for (let i = 0; i < size; i++) {
-      for (let j = 0; j < size; j++) R[i * size + j] = gram[(start + i) * m + start + j];
-    }
-    for (const t of this.layouts) {
-      const d = t.data.effects;
-      for (
-        let first = Math.max(start, t.column);
-        first < start + size && first < t.column + t.data.groups * d;
-        first += d
-      ) {
-        const at = first - start;
-        for (let i = 0; i < d; i++) {
-          for (let j = 0; j < d; j++) R[(at + i) * size + at + j] += t.precision[i * d + j];
-        }
-      }
-    }
-    try {
-      choleskyInPlace(R, size);
-    } catch (error) {
-      if (error instanceof OccamError) return undefined;
-      throw error;
-    }
+    if (!this.factorBlock(start)) return undefined;
     // M = L_R⁻¹ Bᵀ (size × f) and w = L_R⁻¹ b_R, by forward substitution.
     let explained = 0;
     for (let i = 0; i < size; i++) {
@@ -270,6 +272,96 @@ export class LinearMixedPosterior {
       zS[a] -= v;
     }
     return { logDet: logDetFromCholesky(R, size), explained };
+  }
+
+  /** Writes into R the diagonal block of K at columns `start …` (WᵀW's block plus each group's Σ⁻¹ there) and factors it; false where it is not positive definite. */
+  private factorBlock(start: number): boolean {
+    const { m, gram, R, blockSize: size } = this;
+    for (let i = 0; i < size; i++) {
+      for (let j = 0; j < size; j++) R[i * size + j] = gram[(start + i) * m + start + j];
+    }
+    for (const t of this.layouts) {
+      const d = t.data.effects;
+      for (
+        let first = Math.max(start, t.column);
+        first < start + size && first < t.column + t.data.groups * d;
+        first += d
+      ) {
+        const at = first - start;
+        for (let i = 0; i < d; i++) {
+          for (let j = 0; j < d; j++) R[(at + i) * size + at + j] += t.precision[i * d + j];
+        }
+      }
+    }
+    try {
+      choleskyInPlace(R, size);
+      return true;
+    } catch (error) {
+      if (error instanceof OccamError) return false;
+      throw error;
+    }
+  }
+
+  /**
+   * The Student-t predictive (n − 1 degrees of freedom) at new rows given the θ of the last
+   * `logBayesFactor`: location ȳ + wᵀγ̂ and scale² Q/(n − 1) · (`noise` + wᵀK⁻¹w + Σ zᵀΣz over the terms
+   * where the row's group is new), w the row's column of W (1, its centred fixed values, its effects'
+   * values at its groups' columns) and γ̂ = K⁻¹b the coefficients' and effects' posterior mean; `noise` 1
+   * for a new observation, 0 for the mean response. A new group's effect is unknown: its variance σ²Σ
+   * is added, and its mean 0.
+   */
+  predictiveAt(rows: MixedNewRows, noise: number, location: Float64Array, scale: Float64Array): void {
+    const { k, f, m, S, gram, layouts, blockSize: size, R } = this;
+    const gammaF = solveLowerTranspose(S, f, this.zS);
+    const v = new Float64Array(f);
+    const vR = new Float64Array(size);
+    const rhs = new Float64Array(size);
+    const spread = new Float64Array(size);
+    for (let r = 0; r < rows.rows; r++) {
+      v[0] = 1;
+      for (let a = 0; a < k; a++) v[1 + a] = rows.X[r * k + a] - this.xMean[a];
+      let mean = this.yMean;
+      for (let c = 0; c < f; c++) mean += v[c] * gammaF[c];
+      let variance = noise;
+      // The block holding the row's known groups: its group's under a single term, all effects else.
+      let start = -1;
+      layouts.forEach((t, j) => {
+        const code = rows.groups[j].codes[r];
+        const d = t.data.effects;
+        const z = rows.groups[j].Z.subarray(r * d, (r + 1) * d);
+        if (code >= 0) start = layouts.length === 1 ? t.column + code * d : f;
+        else variance += newGroupVariance(t, z);
+      });
+      if (start >= 0) {
+        this.factorBlock(start);
+        vR.fill(0);
+        layouts.forEach((t, j) => {
+          const code = rows.groups[j].codes[r];
+          const d = t.data.effects;
+          for (let e = 0; e < d && code >= 0; e++)
+            vR[t.column + code * d + e - start] = rows.groups[j].Z[r * d + e];
+        });
+        // The block's effects' posterior mean R⁻¹(b_R − Bᵀγ̂_F), and R⁻¹v_R for the quadratic form.
+        for (let i = 0; i < size; i++) {
+          let value = this.b[start + i];
+          for (let c = 0; c < f; c++) value -= gram[(start + i) * m + c] * gammaF[c];
+          rhs[i] = value;
+        }
+        choleskySolve(R, size, rhs, rhs);
+        choleskySolve(R, size, vR, spread);
+        for (let i = 0; i < size; i++) {
+          mean += vR[i] * rhs[i];
+          variance += vR[i] * spread[i];
+        }
+        for (let c = 0; c < f; c++) {
+          for (let i = 0; i < size; i++) v[c] -= gram[(start + i) * m + c] * spread[i];
+        }
+      }
+      solveLower(S, f, v, v);
+      for (let c = 0; c < f; c++) variance += v[c] * v[c];
+      location[r] = mean;
+      scale[r] = Math.sqrt((this.Q / (this.n - 1)) * variance);
+    }
   }
 
   /** log p(θ) + log BF(θ). */
@@ -312,7 +404,7 @@ function crossProducts(
   k: number,
   layouts: readonly TermLayout[],
   m: number,
-): { gram: Float64Array; b: Float64Array; tss: number } {
+): { gram: Float64Array; b: Float64Array; tss: number; xMean: Float64Array; yMean: number } {
   const xMean = new Float64Array(k);
   let yMean = 0;
   for (let i = 0; i < n; i++) {
@@ -348,7 +440,19 @@ function crossProducts(
       for (let v = 0; v < nonzeros; v++) gram[at[u] * m + at[v]] += value[u] * value[v];
     }
   }
-  return { gram, b, tss };
+  return { gram, b, tss, xMean, yMean };
+}
+
+/** zᵀΣz for term t's Σ = diag(s) R diag(s) at the θ of the last evaluation: ‖Lᵀ diag(s) z‖², R = L Lᵀ. */
+function newGroupVariance(t: TermLayout, z: Float64Array): number {
+  const d = t.data.effects;
+  let total = 0;
+  for (let j = 0; j < d; j++) {
+    let value = 0;
+    for (let i = j; i < d; i++) value += t.L[i * d + j] * t.sd[i] * z[i];
+    total += value * value;
+  }
+  return total;
 }
 
 /** Term t's Σ⁻¹ from θ, into `t.precision`; returns log |Σ|. */
@@ -391,6 +495,8 @@ export interface LinearMixedEvidence {
   readonly variance: Float64Array;
   /** Evaluations of log BF(θ). */
   readonly evaluations: number;
+  /** Weighted posterior draws of θ (count × dim), behind the moments and the predictive. */
+  readonly draws: GlmPosteriorDraws;
 }
 
 /** Options of {@link linearMixedEvidence}. */
@@ -414,7 +520,7 @@ export function linearMixedEvidence(
   where: string,
 ): LinearMixedEvidence {
   const density = (theta: Float64Array) => post.logDensity(theta);
-  const { mode, L, value } = modeByNewton(density, post.startingPoint(), where);
+  const { mode, L, value } = maximizeByNewton(density, post.startingPoint(), where);
   const proposal = laplaceProposal(mode, L, value, PROPOSAL_DOF);
   const corrected = importanceCorrection(proposal, density, options, where);
   const draws = weightedDraws(proposal, density, post.dim, MOMENT_PAIRS, options.rng);
@@ -444,119 +550,6 @@ export function linearMixedEvidence(
     mean,
     variance,
     evaluations: post.evaluations,
+    draws,
   };
-}
-
-/** The most Newton steps {@link modeByNewton} takes. */
-const MAX_NEWTON_STEPS = 100;
-/** Step of the finite differences (θ is on log and atanh scales, of order 1). */
-const DIFFERENCE_STEP = 1e-3;
-
-/**
- * The mode of a smooth log density f on a few dimensions by Newton's method on finite-difference
- * derivatives (θ has a handful of coordinates, so 2d² + 1 evaluations per step cost less than writing
- * f's derivatives through a Cholesky factor), damped where −∇²f is not positive definite and halved
- * until f rises. Returns the mode, the Cholesky factor of −∇²f there and f there.
- */
-export function modeByNewton(
-  f: (x: Float64Array) => number,
-  start: Float64Array,
-  where: string,
-): { mode: Float64Array; L: Float64Array; value: number } {
-  const d = start.length;
-  const x = Float64Array.from(start);
-  const trial = new Float64Array(d);
-  const gradient = new Float64Array(d);
-  const negHessian = new Float64Array(d * d);
-  const step = new Float64Array(d);
-  let value = f(x);
-  if (!Number.isFinite(value)) {
-    throw new OccamError("non-finite", `${where}: the posterior density is ${value} at its starting point.`);
-  }
-  for (let iteration = 0; iteration < MAX_NEWTON_STEPS; iteration++) {
-    differences(f, x, value, gradient, negHessian);
-    const L = dampedCholesky(negHessian, d);
-    choleskySolve(L, d, gradient, step);
-    let decrement = 0;
-    for (let a = 0; a < d; a++) decrement += gradient[a] * step[a];
-    if (decrement < 1e-10) {
-      return { mode: x, L: choleskyOrThrow(negHessian, d, where), value };
-    }
-    // At most 2 units of θ per step: far from the mode the quadratic model is poor.
-    const length = Math.hypot(...step);
-    let scale = length > 2 ? 2 / length : 1;
-    let next = Number.NEGATIVE_INFINITY;
-    for (let halving = 0; halving < 40; halving++, scale /= 2) {
-      for (let a = 0; a < d; a++) trial[a] = x[a] + scale * step[a];
-      next = f(trial);
-      if (next >= value) break;
-    }
-    if (!(next >= value)) return { mode: x, L: choleskyOrThrow(negHessian, d, where), value };
-    x.set(trial);
-    value = next;
-  }
-  throw new OccamError(
-    "non-finite",
-    `${where}: Newton's method did not find the posterior mode of the random terms' scales in ${MAX_NEWTON_STEPS} steps.`,
-  );
-}
-
-/** Central differences of f at x (f(x) = fx): its gradient and −∇²f. */
-function differences(
-  f: (x: Float64Array) => number,
-  x: Float64Array,
-  fx: number,
-  gradient: Float64Array,
-  negHessian: Float64Array,
-): void {
-  const d = x.length;
-  const h = DIFFERENCE_STEP;
-  const at = Float64Array.from(x);
-  const shifted = (a: number, da: number, b = -1, db = 0): number => {
-    at[a] += da;
-    if (b >= 0) at[b] += db;
-    const value = f(at);
-    at.set(x);
-    return value;
-  };
-  for (let a = 0; a < d; a++) {
-    const up = shifted(a, h);
-    const down = shifted(a, -h);
-    gradient[a] = (up - down) / (2 * h);
-    negHessian[a * d + a] = -(up - 2 * fx + down) / (h * h);
-    for (let b = 0; b < a; b++) {
-      const cross =
-        (shifted(a, h, b, h) - shifted(a, h, b, -h) - shifted(a, -h, b, h) + shifted(a, -h, b, -h)) /
-        (4 * h * h);
-      negHessian[a * d + b] = -cross;
-      negHessian[b * d + a] = -cross;
-    }
-  }
-}
-
-/** The Cholesky factor of A + λI with the least λ in 0, 10⁻⁶, 10⁻⁵, … that makes it positive definite. */
-function dampedCholesky(A: Float64Array, d: number): Float64Array {
-  let maxDiagonal = 0;
-  for (let a = 0; a < d; a++) maxDiagonal = Math.max(maxDiagonal, Math.abs(A[a * d + a]));
-  for (let lambda = 0; ; lambda = lambda === 0 ? 1e-6 * Math.max(1, maxDiagonal) : lambda * 10) {
-    const damped = Float64Array.from(A);
-    for (let a = 0; a < d; a++) damped[a * d + a] += lambda;
-    try {
-      return choleskyInPlace(damped, d);
-    } catch (error) {
-      if (!(error instanceof OccamError) || !Number.isFinite(lambda)) throw error;
-    }
-  }
-}
-
-/** −∇²f's Cholesky factor at the mode, or a clear error where it is not positive definite. */
-function choleskyOrThrow(negHessian: Float64Array, d: number, where: string): Float64Array {
-  try {
-    return cholesky(negHessian, d);
-  } catch {
-    throw new OccamError(
-      "non-finite",
-      `${where}: the posterior of the random terms' scales has no proper mode (its curvature there is not negative definite).`,
-    );
-  }
 }
