@@ -15,6 +15,8 @@ export interface AveragedGlm {
   /** The design columns it holds, in the order of its coefficients after the intercept. */
   readonly columns: readonly number[];
   readonly draws: GlmPosteriorDraws;
+  /** With random terms and new rows: each draw's random part of the linear predictor there (count × rows). */
+  readonly randomPart?: Float64Array;
 }
 
 /** A model-averaged coefficient, in the inputs' units. */
@@ -131,7 +133,7 @@ export function averagedPredictions(
       const k = model.columns.length + 1;
       for (let s = 0; s < model.draws.count; s++, at++) {
         const theta = model.draws.theta;
-        let eta = theta[s * k] + (offset?.[r] ?? 0);
+        let eta = theta[s * k] + (offset?.[r] ?? 0) + (model.randomPart?.[s * m + r] ?? 0);
         for (let j = 0; j < model.columns.length; j++) {
           const c = model.columns[j];
           eta += (theta[s * k + j + 1] * (X[r * P + c] - scaling.means[c])) / scaling.sds[c];

@@ -117,7 +117,23 @@ export function randomEffectsEvidence(
       theta,
       weights: correction?.weights ?? new Float64Array(size).fill(1 / size),
       count: size,
+      random: {
+        values: Float64Array.from(values.subarray(0, size * dim)),
+        dim,
+        termStarts: model.termStarts,
+      },
     },
+  };
+}
+
+/** A model with random terms' posterior draws: the fixed coefficients, and the whole draws for predictions. */
+export interface RandomPosteriorDraws extends GlmPosteriorDraws {
+  readonly random?: {
+    /** count × dim draws of every parameter of the model (`RandomEffectsGlm`). */
+    readonly values: Float64Array;
+    readonly dim: number;
+    /** Where each random term's parameters start in a draw. */
+    readonly termStarts: readonly number[];
   };
 }
 
@@ -125,19 +141,24 @@ export function randomEffectsEvidence(
  * `2 · pairs` of a model's posterior draws, evenly spaced through its chains (all of them when it has
  * fewer), their weights renormalised over those kept.
  */
-export function thinnedDraws(posterior: GlmPosteriorDraws, pairs: number): GlmPosteriorDraws {
+export function thinnedDraws(posterior: RandomPosteriorDraws, pairs: number): RandomPosteriorDraws {
   const size = posterior.count;
   const k = posterior.theta.length / size;
   const count = Math.min(2 * pairs, size);
   const theta = new Float64Array(count * k);
   const weights = new Float64Array(count);
+  const { random } = posterior;
+  const values = new Float64Array(random === undefined ? 0 : count * random.dim);
   let total = 0;
   for (let s = 0; s < count; s++) {
     const from = Math.floor((s * size) / count);
     theta.set(posterior.theta.subarray(from * k, (from + 1) * k), s * k);
+    if (random !== undefined) {
+      values.set(random.values.subarray(from * random.dim, (from + 1) * random.dim), s * random.dim);
+    }
     weights[s] = posterior.weights[from];
     total += weights[s];
   }
   for (let s = 0; s < count; s++) weights[s] /= total;
-  return { theta, weights, count };
+  return { theta, weights, count, ...(random === undefined ? {} : { random: { ...random, values } }) };
 }

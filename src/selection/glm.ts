@@ -18,6 +18,7 @@ import {
 } from "../models/glm/evidence.js";
 import { GLM_LINKS, type GlmFamilyName, type GlmLink, glmOutcome } from "../models/glm/family.js";
 import { glmGPriorEvidence, gPriorLaplace, gPriorPosteriorDraws } from "../models/glm/g-prior.js";
+import { randomPartAtRows } from "../models/glm/random-effects.js";
 import { createRng } from "../random/rng.js";
 import { type ModelPrior, probabilityIntervals } from "./compare.js";
 import {
@@ -27,7 +28,13 @@ import {
   type GlmCoefficient,
   type GlmPrediction,
 } from "./glm-average.js";
-import { randomEffectsEvidence, randomTermData, thinnedDraws } from "./glm-random.js";
+import {
+  newRowsEffects,
+  type RandomPosteriorDraws,
+  randomEffectsEvidence,
+  randomTermData,
+  thinnedDraws,
+} from "./glm-random.js";
 import {
   modelLogPrior,
   modelsToCorrect,
@@ -174,8 +181,8 @@ export interface GlmModelEvidence {
   /** Under the normal prior: the mode and its precision's Cholesky factor, the averages' proposal. */
   readonly mode?: Float64Array;
   readonly precisionCholesky?: Float64Array;
-  /** With random terms: the posterior draws' fixed coefficients and weights, for the averages. */
-  readonly posterior?: GlmPosteriorDraws;
+  /** With random terms: the posterior draws (their fixed coefficients, weights and whole draws), for the averages. */
+  readonly posterior?: RandomPosteriorDraws;
   /** True for a model scored by Laplace's approximation alone (see {@link screenedEvidence}). */
   readonly screened?: boolean;
 }
@@ -257,12 +264,17 @@ export function prepareGlmComparison(data: LinearData, options: CompareGlmOption
     where: `the target ${data.targetName}`,
   });
   const standardized = standardizedColumns(design.X, n, P, design.columnNames).X;
-  const randomTerm = terms.find((t) => t.random !== undefined);
-  if (options.predict !== undefined && randomTerm !== undefined) {
-    throw new OccamError(
-      "invalid-argument",
-      `predictions at new rows are not yet available with random terms (${randomTerm.name}); leave out --predict.`,
-    );
+  for (const term of terms) {
+    if (
+      options.predict !== undefined &&
+      term.random !== undefined &&
+      options.predict.groups?.[term.name] === undefined
+    ) {
+      throw new OccamError(
+        "invalid-argument",
+        `predict: the new rows need the column ${term.random.group} of the random term ${term.name}.`,
+      );
+    }
   }
   if (options.predict !== undefined && options.predict.X.length !== options.predict.rows * P) {
     throw new OccamError(
@@ -408,8 +420,10 @@ export function finishGlmComparison(
       const { columns, design: d } = modelDesign(scaling.X, n, P, terms, members);
       const stream = createRng(subsetSeed(seed, members)).split(2)[1];
       let draws: GlmPosteriorDraws;
-      if (e.posterior !== undefined) draws = thinnedDraws(e.posterior, pairs);
-      else if (prior.name !== "normal") {
+      if (e.posterior !== undefined) {
+        const thinned = thinnedDraws(e.posterior, pairs);
+        return { columns, draws: thinned, ...randomPart(setup, members, thinned) };
+      } else if (prior.name !== "normal") {
         draws = gPriorPosteriorDraws(d, outcome, { mixture: prior.name, pairs, rng: stream });
       } else {
         const fit = { mode: e.mode as Float64Array, precisionCholesky: e.precisionCholesky as Float64Array };
@@ -543,4 +557,28 @@ function listSubsets(
   };
   grow(0, []);
   return out;
+}
+
+/**
+ * With --predict, the random terms' part of the linear predictor at the new rows for each of a model's
+ * thinned draws ({@link randomPartAtRows}; a new group's effects drawn with a stream of the model's seed).
+ */
+function randomPart(
+  setup: GlmComparisonSetup,
+  members: readonly number[],
+  draws: RandomPosteriorDraws,
+): Pick<AveragedGlm, "randomPart"> {
+  const { predict } = setup.options;
+  const { random } = draws;
+  if (predict === undefined || random === undefined) return {};
+  const { n, terms } = setup.data.design;
+  const held = members
+    .map((t) => terms[t])
+    .filter((t): t is DesignTerm & { random: RandomTerm } => t.random !== undefined);
+  const rows = held.map((t) => newRowsEffects(t, n, predict.groups?.[t.name] as NewRowsGroups));
+  const rng = createRng(subsetSeed(setup.seed, members)).split(3)[2];
+  const data = held.map((t) => randomTermData(t, n));
+  return {
+    randomPart: randomPartAtRows(random.values, random.dim, random.termStarts, data, rows, predict.rows, rng),
+  };
 }

@@ -23,7 +23,20 @@ function bacteria(formula: string) {
 
 describe("compareGlms with random terms", () => {
   it("gives a random intercept per child, alone and with a fixed slope, the evidence quadrature gives (robust g-prior)", () => {
-    const result = compareGlms(bacteria("y ~ week + (1 | ID)"), { family: "bernoulli", link: "probit" });
+    const data = bacteria("y ~ week + (1 | ID)");
+    // Week 6 for X01 (4 of 4 tests positive), Y04 (1 of 4) and a child not in the data.
+    const levels = data.design.terms[1].random?.levels ?? [];
+    const predict = {
+      X: Float64Array.from([6, 6, 6]),
+      rows: 3,
+      groups: {
+        "(1 | ID)": {
+          codes: Int32Array.from([levels.indexOf("X01"), levels.indexOf("Y04"), -1]),
+          slopeValues: [],
+        },
+      },
+    };
+    const result = compareGlms(data, { family: "bernoulli", link: "probit", predict });
     expect(result.modelCount).toBe(4);
     const byName = new Map(result.models.map((m) => [m.inputs.join(", "), m]));
     for (const name of ["(1 | ID)", "week, (1 | ID)"]) {
@@ -40,6 +53,13 @@ describe("compareGlms with random terms", () => {
     expect(result.inclusionProbabilities["(1 | ID)"]).toBeGreaterThan(0.9);
     // The averaged coefficients hold the fixed effects only.
     expect(result.coefficients.map((c) => c.name)).toEqual(["(intercept)", "week"]);
+    // Each child's own intercept moves its prediction; a new child's unknown intercept widens it.
+    const [always, rarely, unseen] = result.predictions ?? [];
+    expect(always.mean).toBeGreaterThan(0.8);
+    expect(rarely.mean).toBeLessThan(0.6);
+    expect(unseen.mean).toBeGreaterThan(rarely.mean);
+    expect(unseen.mean).toBeLessThan(always.mean);
+    expect(unseen.upper - unseen.lower).toBeGreaterThan(always.upper - always.lower);
   });
 
   it("matches the same model written by hand with defineModel and run through occam evidence, and quadrature (normal prior)", async () => {
@@ -90,7 +110,7 @@ describe("compareGlms with random terms", () => {
     }
   });
 
-  it("refuses a grouping column with one level (for a gaussian target too), two terms on one grouping, too many sampled models, and --predict", async () => {
+  it("refuses a grouping column with one level (for a gaussian target too), two terms on one grouping, too many sampled models, and new rows without the grouping column", async () => {
     const dir = mkdtempSync(join(tmpdir(), "occam-"));
     const file = join(dir, "one-group.csv");
     writeFileSync(file, "y,x,g\n1,0.5,a\n0,1.5,a\n1,2.5,a\n0,0.1,a\n1,0.7,a\n");
@@ -99,6 +119,8 @@ describe("compareGlms with random terms", () => {
       [i % 2, ...Array.from({ length: 7 }, (_, j) => Math.sin(i * (j + 1))), i % 4].join(","),
     );
     writeFileSync(many, `y,a,b,c,d,e,f,h,g\n${rows.join("\n")}\n`);
+    const noGroup = join(dir, "no-group.csv");
+    writeFileSync(noGroup, "week\n6\n");
     const cases: [string[], RegExp][] = [
       [
         [file, "--family", "bernoulli", "--formula", "y ~ x + (1 | g)"],
@@ -112,8 +134,8 @@ describe("compareGlms with random terms", () => {
         /128 of the 256 models hold a random term.*at most 64/,
       ],
       [
-        [BACTERIA, "--family", "bernoulli", "--formula", "y ~ week + (1 | ID)", "--predict", BACTERIA],
-        /not yet available with random terms/,
+        [BACTERIA, "--family", "bernoulli", "--formula", "y ~ week + (1 | ID)", "--predict", noGroup],
+        /the new rows have no column "ID"/,
       ],
     ];
     for (const [args, message] of cases) {

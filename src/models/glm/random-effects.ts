@@ -134,6 +134,11 @@ export class RandomEffectsGlm implements BayesModel {
     this.halfLogDetJ = prior.name === "g" && p > 0 ? 0.5 * logDetFromCholesky(cholesky(prior.J, p), p) : 0;
   }
 
+  /** Where each random term's parameters start in θ: its log σ, then its correlations, then z by group. */
+  get termStarts(): number[] {
+    return this.layouts.map((t) => t.start);
+  }
+
   /** Each term's σ, L and u = diag(σ) L z from θ. */
   private effects(theta: Float64Array): void {
     for (const t of this.layouts) {
@@ -382,4 +387,54 @@ export function flatInterceptCorrection(
   for (let s = 0; s < count; s++) weights[s] /= sum;
   if (!(ess > 0)) throw new OccamError("internal", "flatInterceptCorrection: no effective draws.");
   return { logShift: max + Math.log(mean), stdErr: Math.sqrt(variance / ess) / mean, weights };
+}
+
+/** New rows' place in each random term of a model: their groups (−1: a new group) and their effects' values (rows × d). */
+export interface RandomTermRows {
+  readonly codes: Int32Array;
+  readonly Z: Float64Array;
+}
+
+/**
+ * The random terms' part of the linear predictor at m new rows, for each of `count` posterior draws of
+ * a {@link RandomEffectsGlm} (`values`, count × dim; `termStarts` its `termStarts`): z_rowᵀ u_g with
+ * u_g = diag(σ) L z_g for a group in the data, and for a new group an effect drawn from N(0, Σ) with
+ * `rng` (one per draw and row, so that the draws average over the unknown effect). Returns count × m values.
+ */
+export function randomPartAtRows(
+  values: Float64Array,
+  dim: number,
+  termStarts: readonly number[],
+  terms: readonly RandomTermData[],
+  rows: readonly RandomTermRows[],
+  m: number,
+  rng: Rng,
+): Float64Array {
+  const count = values.length / dim;
+  const out = new Float64Array(count * m);
+  terms.forEach((term, j) => {
+    const d = term.effects;
+    const sigma = new Float64Array(d);
+    const L = new Float64Array(d * d);
+    const z = new Float64Array(d);
+    const { codes, Z } = rows[j];
+    const start = termStarts[j];
+    const zStart = start + d + (d * (d - 1)) / 2;
+    for (let s = 0; s < count; s++) {
+      const theta = values.subarray(s * dim, (s + 1) * dim);
+      for (let e = 0; e < d; e++) sigma[e] = Math.exp(theta[start + e]);
+      correlationFactor(theta, start + d, d, L);
+      for (let r = 0; r < m; r++) {
+        for (let e = 0; e < d; e++) z[e] = codes[r] >= 0 ? theta[zStart + codes[r] * d + e] : rng.normal();
+        let part = 0;
+        for (let e = 0; e < d; e++) {
+          let lz = 0;
+          for (let i = 0; i <= e; i++) lz += L[e * d + i] * z[i];
+          part += Z[r * d + e] * sigma[e] * lz;
+        }
+        out[s * m + r] += part;
+      }
+    }
+  });
+  return out;
 }
