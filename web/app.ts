@@ -12,7 +12,7 @@ import quakes from "bundled:examples/real-models/quakes.csv";
 import wineAlcohol from "bundled:examples/wine-alcohol.csv";
 import workerSource from "bundled:worker";
 import { parseCsv } from "../src/data/csv.js";
-import type { WorkerProgress, WorkerReply, WorkerRequest } from "./messages.js";
+import type { WorkerReply, WorkerRequest, WorkerUpdate } from "./messages.js";
 
 /** A bundled data set, the column it explains and that column's kind. */
 interface Example {
@@ -36,15 +36,15 @@ class Runner {
   private worker: Worker | null = null;
   private readonly url = URL.createObjectURL(new Blob([workerSource], { type: "text/javascript" }));
 
-  run(request: WorkerRequest, onProgress: (done: number, total: number) => void): Promise<WorkerReply> {
+  run(request: WorkerRequest, onUpdate: (update: WorkerUpdate) => void): Promise<WorkerReply> {
     this.cancel();
     const worker = new Worker(this.url);
     this.worker = worker;
     return new Promise((resolve) => {
-      worker.onmessage = (event: MessageEvent<WorkerReply | WorkerProgress>) => {
+      worker.onmessage = (event: MessageEvent<WorkerReply | WorkerUpdate>) => {
         const message = event.data;
-        if (message.kind === "progress") {
-          onProgress(message.done, message.total);
+        if (message.kind !== "done" && message.kind !== "error") {
+          onUpdate(message);
           return;
         }
         resolve(message);
@@ -115,10 +115,15 @@ function runControls(tab: "compare" | "evidence") {
   return {
     run,
     status,
-    /** Runs a request: its reply when it is done (the results then shown), null after an error (shown) or a cancel. */
+    /**
+     * Runs a request: its reply when it is done (the results then shown), null after an error (shown)
+     * or a cancel. The progress bar counts `unit`s; the worker's results as they come go to `onResult`.
+     */
     async execute(
       request: WorkerRequest,
       busy: string,
+      unit: string,
+      onResult: (update: Exclude<WorkerUpdate, { kind: "progress" }>) => void = () => {},
     ): Promise<Extract<WorkerReply, { kind: "done" }> | null> {
       run.disabled = true;
       cancel.disabled = false;
@@ -128,10 +133,14 @@ function runControls(tab: "compare" | "evidence") {
       status.textContent = busy;
       status.classList.remove("error");
       const started = performance.now();
-      const reply = await runner.run(request, (done, total) => {
-        progress.max = total;
-        progress.value = done;
-        status.textContent = `${busy} model ${done} of ${total}`;
+      const reply = await runner.run(request, (update) => {
+        if (update.kind !== "progress") {
+          onResult(update);
+          return;
+        }
+        progress.max = update.total;
+        progress.value = update.done;
+        status.textContent = `${busy} ${unit} ${update.done} of ${update.total}`;
       });
       if (reply.kind === "error") {
         idle(reply.message, true);
@@ -140,6 +149,52 @@ function runControls(tab: "compare" | "evidence") {
       idle(`Done in ${((performance.now() - started) / 1000).toFixed(1)} s.`);
       results.hidden = false;
       return reply;
+    },
+  };
+}
+
+/** A row of cells set as text. */
+function textRow(texts: readonly string[]): HTMLTableRowElement {
+  const row = document.createElement("tr");
+  for (const text of texts) {
+    const cell = document.createElement("td");
+    cell.textContent = text;
+    row.append(cell);
+  }
+  return row;
+}
+
+/** The best models of a GLM comparison so far, shown while it runs: a table that fills in. */
+const LIVE_ROWS = 10;
+
+/** The compare tab's table of models as their evidences come, emptied for a new run. */
+function liveModels() {
+  const table = byId("compare-live");
+  const caption = byId("compare-live-caption");
+  const body = byId("compare-live-rows");
+  const models: Extract<WorkerUpdate, { kind: "model" }>[] = [];
+  body.replaceChildren();
+  table.hidden = true;
+  return {
+    add(model: Extract<WorkerUpdate, { kind: "model" }>) {
+      models.push(model);
+      models.sort((a, b) => b.logEvidence - a.logEvidence);
+      caption.textContent = `The ${Math.min(models.length, LIVE_ROWS)} best of the ${models.length} models done so far, by log evidence`;
+      body.replaceChildren(
+        ...models
+          .slice(0, LIVE_ROWS)
+          .map((m) =>
+            textRow([
+              m.inputs.length > 0 ? m.inputs.join(", ") : "(none)",
+              `${m.logEvidence.toFixed(3)} ± ${m.stdErr.toPrecision(2)}`,
+              m.reliable ? "yes" : "no",
+            ]),
+          ),
+      );
+      table.hidden = false;
+    },
+    hide() {
+      table.hidden = true;
     },
   };
 }
@@ -188,8 +243,17 @@ function setUpCompare(): (options: URLSearchParams) => void {
       target: target.value,
       family: family.value as "gaussian",
     };
-    const reply = await controls.execute(request, `Comparing the models that explain ${target.value}…`);
+    const live = liveModels();
+    const reply = await controls.execute(
+      request,
+      `Comparing the models that explain ${target.value}…`,
+      "model",
+      (update) => {
+        if (update.kind === "model") live.add(update);
+      },
+    );
     if (reply === null) return;
+    live.hide();
     json = reply.json;
     byId("result-json").textContent = json;
     byId<HTMLIFrameElement>("report").srcdoc = reply.report ?? "";
@@ -239,7 +303,11 @@ function setUpEvidence(): void {
   const source = byId<HTMLTextAreaElement>("model-source");
   source.value = evidenceModel;
   const controls = runControls("evidence");
+  const rows = byId("evidence-rows");
   controls.run.addEventListener("click", async () => {
+    rows.replaceChildren();
+    byId("evidence-agreement").textContent = "";
+    byId("evidence-json").textContent = "";
     const reply = await controls.execute(
       {
         kind: "evidence",
@@ -248,6 +316,24 @@ function setUpEvidence(): void {
         seed: Number(byId<HTMLInputElement>("seed").value),
       },
       "Estimating…",
+      "method",
+      (update) => {
+        if (update.kind !== "estimate") return;
+        // Each method's estimate as it comes; the reply's table replaces them.
+        rows.append(
+          textRow(
+            update.logZ === null || update.stdErr === null
+              ? [update.method, "failed", "", update.failure ?? ""]
+              : [
+                  update.method,
+                  update.logZ.toFixed(4),
+                  update.stdErr.toPrecision(2),
+                  update.reliable ? "yes" : "no",
+                ],
+          ),
+        );
+        byId("evidence-results").hidden = false;
+      },
     );
     if (reply === null) return;
     const result = JSON.parse(reply.json) as {
@@ -255,21 +341,10 @@ function setUpEvidence(): void {
       agree: boolean;
       consensus: { logZ: number; stdErr: number } | null;
     };
-    byId("evidence-rows").replaceChildren(
-      ...result.results.map((r) => {
-        const row = document.createElement("tr");
-        for (const text of [
-          r.method,
-          r.logZ.toFixed(4),
-          r.stdErr.toPrecision(2),
-          r.reliable ? "yes" : "no",
-        ]) {
-          const cell = document.createElement("td");
-          cell.textContent = text;
-          row.append(cell);
-        }
-        return row;
-      }),
+    rows.replaceChildren(
+      ...result.results.map((r) =>
+        textRow([r.method, r.logZ.toFixed(4), r.stdErr.toPrecision(2), r.reliable ? "yes" : "no"]),
+      ),
     );
     byId("evidence-agreement").textContent =
       result.consensus === null

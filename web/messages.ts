@@ -24,9 +24,28 @@ export type WorkerReply =
   | { readonly kind: "done"; readonly json: string; readonly report?: string }
   | { readonly kind: "error"; readonly message: string };
 
-/** How far a run has come (the models of a GLM comparison), sent before its reply. */
-export interface WorkerProgress {
-  readonly kind: "progress";
-  readonly done: number;
-  readonly total: number;
-}
+/** What the worker tells the page while it runs, before its reply: how far it has come, and each result as it comes. */
+export type WorkerUpdate =
+  | {
+      /** How far a run has come (the models of a GLM comparison, the methods of an evidence run). */
+      readonly kind: "progress";
+      readonly done: number;
+      readonly total: number;
+    }
+  | {
+      /** One model of a GLM comparison, as soon as its evidence is computed. */
+      readonly kind: "model";
+      readonly inputs: readonly string[];
+      readonly logEvidence: number;
+      readonly stdErr: number;
+      readonly reliable: boolean;
+    }
+  | {
+      /** One method's estimate of an evidence run (null numbers and a message where it failed). */
+      readonly kind: "estimate";
+      readonly method: string;
+      readonly logZ: number | null;
+      readonly stdErr: number | null;
+      readonly reliable: boolean;
+      readonly failure?: string;
+    };

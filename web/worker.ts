@@ -17,7 +17,7 @@ import { compareReportHtml } from "../src/report/compare.js";
 import { glmReportHtml } from "../src/report/compare-glm.js";
 import { compareGlms } from "../src/selection/glm.js";
 import { compareLinearModels } from "../src/selection/linear.js";
-import type { WorkerProgress, WorkerReply, WorkerRequest } from "./messages.js";
+import type { WorkerReply, WorkerRequest, WorkerUpdate } from "./messages.js";
 
 /** `occam compare FILE --target T [--family F] --json`, and its `--report`. */
 async function compare(request: Extract<WorkerRequest, { kind: "compare" }>): Promise<WorkerReply> {
@@ -39,6 +39,7 @@ async function compare(request: Extract<WorkerRequest, { kind: "compare" }>): Pr
   const result = compareGlms(data, {
     family: glmFamily,
     onProgress: (done, total) => scope.postMessage({ kind: "progress", done, total }),
+    onModel: (model) => scope.postMessage({ kind: "model", ...model }),
   });
   const report = await glmReportHtml(result, { data: source, target });
   return { kind: "done", json: checkedJson(result), report };
@@ -81,7 +82,33 @@ function evidence(request: Extract<WorkerRequest, { kind: "evidence" }>): Worker
   }
   // No methods named: the command line's default (bridge, cross-checked by an smc sized for it).
   const named = methods.length === 0 ? DEFAULT_EVIDENCE_METHODS : (methods as EvidenceMethod[]);
-  const comparison = compareEstimators(modelOf(request.source), named, { seed: request.seed });
+  let done = 0;
+  const comparison = compareEstimators(modelOf(request.source), named, {
+    seed: request.seed,
+    onEstimate: ({ result, failure }) => {
+      scope.postMessage(
+        result === undefined
+          ? {
+              kind: "estimate",
+              method: failure.method,
+              logZ: null,
+              stdErr: null,
+              reliable: false,
+              failure: failure.message,
+            }
+          : {
+              kind: "estimate",
+              method: result.method,
+              logZ: result.logZ,
+              stdErr: result.stdErr,
+              reliable: result.reliable,
+            },
+      );
+      done++;
+      // The fallback methods, run where the defaults disagree, come after the methods named.
+      scope.postMessage({ kind: "progress", done, total: Math.max(named.length, done) });
+    },
+  });
   const { results, agree, consensus } = comparison;
   return {
     kind: "done",
@@ -104,7 +131,7 @@ function evidence(request: Extract<WorkerRequest, { kind: "evidence" }>): Worker
 /** The worker's global scope, as far as it is used here (the DOM's types are the page's). */
 const scope = self as unknown as {
   onmessage: (event: MessageEvent<WorkerRequest>) => void;
-  postMessage(message: WorkerReply | WorkerProgress): void;
+  postMessage(message: WorkerReply | WorkerUpdate): void;
 };
 
 scope.onmessage = async (event) => {

@@ -97,6 +97,8 @@ export interface CompareEstimatorsOptions {
    * @defaultValue {@link DEFAULT_POSTERIOR_SIZE} when the methods are not named, else `samplePosterior`'s
    */
   posterior?: PosteriorSize;
+  /** Told each method's result (or failure) as soon as it has one, so that a table can fill in. */
+  onEstimate?: (outcome: EstimatorOutcome) => void;
 }
 
 /** One pair of estimates and how far apart they are in units of their joint error. */
@@ -174,8 +176,9 @@ export function runEstimators(
     // Each method's own seed comes from its own stream, so adding a method changes no other result.
     const seed = Math.floor(streams[i + 1].uniform() * 0xffffffff);
     const settings = options.settings?.[method];
+    let outcome: EstimatorOutcome;
     try {
-      return {
+      outcome = {
         result: estimateEvidence(model, {
           method,
           draws: options.draws,
@@ -188,8 +191,10 @@ export function runEstimators(
       // A method that cannot run on the model is one failure among the methods; a model whose own
       // code threw is wrong for every method.
       if (!(error instanceof OccamError) || error.code === "model-error") throw error;
-      return { failure: { method, message: error.message } };
+      outcome = { failure: { method, message: error.message } };
     }
+    options.onEstimate?.(outcome);
+    return outcome;
   });
   return sample === undefined ? { outcomes } : { outcomes, posterior: sample };
 }

@@ -95,6 +95,16 @@ export interface CompareGlmOptions {
   };
   /** Told after each model with the count done and the total. */
   onProgress?: (done: number, total: number) => void;
+  /** Told each model's evidence as soon as it is computed (`compareGlms`, in this thread), so that a table can fill in. */
+  onModel?: (model: GlmModelUpdate) => void;
+}
+
+/** One model's evidence as {@link CompareGlmOptions.onModel} tells it. */
+export interface GlmModelUpdate {
+  readonly inputs: readonly string[];
+  readonly logEvidence: number;
+  readonly stdErr: number;
+  readonly reliable: boolean;
 }
 
 /** The prior of a GLM comparison's coefficients (see {@link CompareGlmOptions.prior}). */
@@ -223,8 +233,16 @@ export function compareGlms(data: LinearData, options: CompareGlmOptions): GlmCo
   const scores = subsets.length > SCREEN_ABOVE ? subsets.map((members) => setup.screen(members)) : undefined;
   const chosen = scores === undefined ? subsets.map((_, i) => i) : modelsToCorrect(setup, scores);
   const evidences = scores?.map(screenedEvidence) ?? new Array<GlmModelEvidence>(subsets.length);
+  const { terms } = data.design;
   chosen.forEach((i, done) => {
-    evidences[i] = setup.evidence(subsets[i]);
+    const e = setup.evidence(subsets[i]);
+    evidences[i] = e;
+    options.onModel?.({
+      inputs: subsets[i].map((t) => terms[t].name),
+      logEvidence: e.logZ,
+      stdErr: e.stdErr,
+      reliable: e.reliable,
+    });
     options.onProgress?.(done + 1, chosen.length);
   });
   return finishGlmComparison(setup, evidences);

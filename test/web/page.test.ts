@@ -110,10 +110,14 @@ describe("the page (npm run build:web), in headless Chromium from file://", () =
     expect(await page.inputValue("#target")).toBe("type");
     expect(await page.inputValue("#family")).toBe("bernoulli");
     // Every status line the run shows, as it shows it: the progress of the models.
+    // And every caption of the table of models that fills in while it runs.
     await page.evaluate(`
       window.statuses = [];
       new MutationObserver(() => window.statuses.push(document.getElementById("compare-status").textContent))
         .observe(document.getElementById("compare-status"), { childList: true, characterData: true, subtree: true });
+      window.captions = [];
+      new MutationObserver(() => window.captions.push(document.getElementById("compare-live-caption").textContent))
+        .observe(document.getElementById("compare-live-caption"), { childList: true, characterData: true, subtree: true });
     `);
     await page.click("#compare-run");
     expect(await compareFinished(page)).toMatch(/^Done/);
@@ -122,6 +126,11 @@ describe("the page (npm run build:web), in headless Chromium from file://", () =
       statuses.some((line) => /model \d+ of 128$/.test(line)),
       statuses.join(" | "),
     ).toBe(true);
+    const captions = (await page.evaluate("window.captions")) as string[];
+    expect(captions[0]).toBe("The 1 best of the 1 models done so far, by log evidence");
+    expect(captions.at(-1)).toBe("The 10 best of the 128 models done so far, by log evidence");
+    // Done, the report takes the table's place.
+    expect(await page.isVisible("#compare-live")).toBe(false);
     const inPage = JSON.parse((await page.textContent("#result-json")) ?? "");
     const args = [
       "compare",
@@ -185,6 +194,14 @@ describe("the page (npm run build:web), in headless Chromium from file://", () =
     expect(await page.textContent("#evidence-status")).toBe("Cancelled.");
     // The README's model, preloaded, with the default methods (none named), as `occam evidence` runs it.
     await page.fill("#methods", "");
+    // Each method's row as it comes, before the run is done.
+    await page.evaluate(`
+      window.rowsWhileRunning = [];
+      new MutationObserver(() => {
+        if (!document.getElementById("evidence-status").textContent.startsWith("Done"))
+          window.rowsWhileRunning.push(document.getElementById("evidence-rows").children.length);
+      }).observe(document.getElementById("evidence-rows"), { childList: true });
+    `);
     await page.click("#evidence-run");
     await page.waitForFunction(
       `document.getElementById("evidence-status").textContent.startsWith("Done")`,
@@ -193,6 +210,7 @@ describe("the page (npm run build:web), in headless Chromium from file://", () =
         timeout: 120_000,
       },
     );
+    expect(await page.evaluate("window.rowsWhileRunning")).toContain(1);
     const inPage = JSON.parse((await page.textContent("#evidence-json")) ?? "");
     const run = await runCli(["evidence", "examples/evidence-model.mjs", "--json"]);
     const cli = JSON.parse(run.stdout);
