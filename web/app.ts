@@ -205,7 +205,13 @@ function setUpCompare(): (options: URLSearchParams) => void {
   let json = "";
   const target = byId<HTMLSelectElement>("target");
   const family = byId<HTMLSelectElement>("family");
+  const trials = byId<HTMLSelectElement>("trials");
   const controls = runControls("compare");
+  // The column of trials counts only for a binomial target.
+  const showTrials = () => {
+    trials.disabled = data === null || family.value !== "binomial";
+  };
+  family.addEventListener("change", showTrials);
 
   const load = (file: string, text: string) => {
     let columns: readonly string[];
@@ -217,21 +223,25 @@ function setUpCompare(): (options: URLSearchParams) => void {
     }
     data = { file, text };
     byId("data-summary").textContent = `${file}: ${columns.length} columns.`;
-    target.replaceChildren(
-      ...columns.map((c) => {
-        const option = document.createElement("option");
-        option.value = c;
-        option.textContent = c;
-        return option;
-      }),
-    );
+    for (const select of [target, trials]) {
+      select.replaceChildren(
+        ...columns.map((c) => {
+          const option = document.createElement("option");
+          option.value = c;
+          option.textContent = c;
+          return option;
+        }),
+      );
+    }
     target.disabled = false;
+    showTrials();
     controls.run.disabled = false;
   };
   const useExample = (example: Example) => {
     load(example.file, example.text);
     target.value = example.target;
     family.value = example.family;
+    showTrials();
   };
 
   const start = async () => {
@@ -242,6 +252,7 @@ function setUpCompare(): (options: URLSearchParams) => void {
       source: data.file,
       target: target.value,
       family: family.value as "gaussian",
+      ...(family.value === "binomial" ? { trials: trials.value } : {}),
     };
     const live = liveModels();
     const reply = await controls.execute(
@@ -294,6 +305,9 @@ function setUpCompare(): (options: URLSearchParams) => void {
     if (column !== null) target.value = column;
     const kind = options.get("family");
     if (kind !== null) family.value = kind;
+    const trialsColumn = options.get("trials");
+    if (trialsColumn !== null) trials.value = trialsColumn;
+    showTrials();
     void start();
   };
 }

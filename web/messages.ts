@@ -9,7 +9,9 @@ export type WorkerRequest =
       /** The file's name, for the report. */
       readonly source: string;
       readonly target: string;
-      readonly family: "gaussian" | "bernoulli" | "poisson";
+      readonly family: "gaussian" | "bernoulli" | "binomial" | "poisson";
+      /** A binomial target's column of trials. */
+      readonly trials?: string;
     }
   | {
       readonly kind: "evidence";

@@ -5,7 +5,7 @@
  */
 import { checkedJson } from "../src/cli/json.js";
 import { binaryTargetColumns } from "../src/data/binary-target.js";
-import { csvColumns, parseCsv } from "../src/data/csv.js";
+import { csvColumns, namedNumericColumn, parseCsv } from "../src/data/csv.js";
 import { formulaDesign } from "../src/data/formula.js";
 import { OccamError } from "../src/errors.js";
 import { compareEstimators, DEFAULT_EVIDENCE_METHODS } from "../src/evidence/compare.js";
@@ -26,7 +26,11 @@ async function compare(request: Extract<WorkerRequest, { kind: "compare" }>): Pr
   if (!columns.columns.includes(target)) {
     throw new OccamError("invalid-argument", `the file has no column "${target}".`);
   }
-  const inputs = columns.columns.filter((c) => c !== target);
+  const trialsColumn = family === "binomial" ? request.trials : undefined;
+  if (family === "binomial" && (trialsColumn === undefined || trialsColumn === target)) {
+    throw new OccamError("invalid-argument", "a binomial target needs a column of trials other than itself.");
+  }
+  const inputs = columns.columns.filter((c) => c !== target && c !== trialsColumn);
   const formula = { target, terms: inputs.map((c) => [c]), dot: false };
   if (family === "gaussian") {
     const data = formulaDesign(columns, formula, { heredity: true });
@@ -38,6 +42,7 @@ async function compare(request: Extract<WorkerRequest, { kind: "compare" }>): Pr
   const data = formulaDesign(binaryTargetColumns(columns, target, glmFamily), formula, { heredity: true });
   const result = compareGlms(data, {
     family: glmFamily,
+    ...(trialsColumn === undefined ? {} : { trials: namedNumericColumn(columns, trialsColumn, "trials") }),
     onProgress: (done, total) => scope.postMessage({ kind: "progress", done, total }),
     onModel: (model) => scope.postMessage({ kind: "model", ...model }),
   });

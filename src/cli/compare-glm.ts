@@ -2,7 +2,7 @@
  * `occam compare --family bernoulli|binomial|poisson`: generalised linear models on subsets of the
  * inputs (see `compareGlms`), read from a CSV whose binary target may be text (two levels).
  */
-import type { CsvColumns } from "../data/csv.js";
+import { type CsvColumns, namedNumericColumn } from "../data/csv.js";
 import type { LinearData, NewRowsGroups } from "../data/design.js";
 import { appendRows } from "../data/new-rows.js";
 import { OccamError } from "../errors.js";
@@ -38,20 +38,6 @@ export interface GlmFlags {
   json?: boolean;
   workers?: number;
   report?: string;
-}
-
-/** A numeric column of the CSV by name (for --trials and --offset). */
-function numericColumn(csv: CsvColumns, name: string, flag: string): Float64Array {
-  if (!csv.columns.includes(name)) {
-    throw new OccamError(
-      "invalid-data",
-      `${flag}: unknown column "${name}"; the columns are ${csv.columns.map((c) => `"${c}"`).join(", ")}.`,
-    );
-  }
-  const column = csv.typed(name, flag);
-  if (column.kind !== "numeric")
-    throw new OccamError("invalid-data", `${flag}: the column ${name} is text, not numbers.`);
-  return column.values;
 }
 
 /**
@@ -93,7 +79,7 @@ export function newRows(
     ...(Object.keys(groups).length === 0 ? {} : { groups }),
     ...(offset === undefined
       ? {}
-      : { offset: numericColumn(fresh, offset, "--offset (in the --predict file)") }),
+      : { offset: namedNumericColumn(fresh, offset, "--offset (in the --predict file)") }),
   };
 }
 
@@ -137,8 +123,8 @@ export async function compareGlmAction(
     ...(flags.link === undefined ? {} : { link: flags.link }),
     prior:
       flags.prior === "normal" ? { name: "normal", scale: flags.scale as number } : { name: flags.prior },
-    ...(flags.trials === undefined ? {} : { trials: numericColumn(csv, flags.trials, "--trials") }),
-    ...(flags.offset === undefined ? {} : { offset: numericColumn(csv, flags.offset, "--offset") }),
+    ...(flags.trials === undefined ? {} : { trials: namedNumericColumn(csv, flags.trials, "--trials") }),
+    ...(flags.offset === undefined ? {} : { offset: namedNumericColumn(csv, flags.offset, "--offset") }),
     subsets: flags.subsets,
     modelPrior: flags.modelPrior,
     heredity: flags.heredity,

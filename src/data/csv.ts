@@ -209,6 +209,23 @@ export interface NumericTable {
   readonly p: number;
 }
 
+/**
+ * The column `name` of `csv` as numbers (a binomial target's trials, a Poisson offset), read in `role`.
+ * Throws an `invalid-data` OccamError for an unknown column (listing the columns) and a text column.
+ */
+export function namedNumericColumn(csv: CsvColumns, name: string, role: string): Float64Array {
+  if (!csv.columns.includes(name)) {
+    throw new OccamError(
+      "invalid-data",
+      `${role}: unknown column "${name}"; the columns are ${listColumns(csv.columns)}.`,
+    );
+  }
+  const column = csv.typed(name, role);
+  if (column.kind !== "numeric")
+    throw new OccamError("invalid-data", `${role}: the column ${name} is text, not numbers.`);
+  return column.values;
+}
+
 function listColumns(columns: readonly string[]): string {
   return columns.map((c) => `"${c}"`).join(", ");
 }

@@ -151,6 +151,36 @@ describe("the page (npm run build:web), in headless Chromium from file://", () =
     await page.close();
   }, 120_000);
 
+  it("compares successes out of trials (binomial) with the column of trials chosen: the CLI's --trials numbers", async () => {
+    // Tobacco budworms killed out of 20 by log2 doses of a pyrethroid, by sex (Venables & Ripley's budworm).
+    const dead = { M: [1, 4, 9, 13, 18, 20], F: [0, 2, 6, 10, 12, 16] };
+    const rows = ["ldose,sex,dead,n"];
+    for (const sex of ["M", "F"] as const)
+      dead[sex].forEach((d, dose) => rows.push(`${dose},${sex},${d},20`));
+    const file = join(folder, "budworm.csv");
+    writeFileSync(file, `${rows.join("\n")}\n`);
+    const { page, problems, requests } = await openPage();
+    await page.setInputFiles("#csv-file", file);
+    expect(await page.isDisabled("#trials")).toBe(true);
+    await page.selectOption("#target", "dead");
+    await page.selectOption("#family", "binomial");
+    expect(await page.isEnabled("#trials")).toBe(true);
+    await page.selectOption("#trials", "n");
+    await page.click("#compare-run");
+    expect(await compareFinished(page)).toMatch(/^Done/);
+    const inPage = JSON.parse((await page.textContent("#result-json")) ?? "");
+    const args = ["compare", file, "--target", "dead", "--family", "binomial", "--trials", "n", "--json"];
+    const cli = JSON.parse((await runCli(args)).stdout);
+    expect(inPage.family).toBe("binomial");
+    expect(inPage.models[0].inputs).toEqual(["ldose", "sex"]);
+    for (const field of ["models", "inclusionProbabilities", "coefficients"]) {
+      expectSameNumbers(inPage[field], cli[field], field);
+    }
+    expect(problems).toEqual([]);
+    expect(requests).toEqual([]);
+    await page.close();
+  }, 120_000);
+
   it("shows a hostile column name as text and runs nothing from it", async () => {
     const rng = createRng(4);
     const rows = [`x,${HOSTILE},y`];
