@@ -56,6 +56,13 @@ async function compareFinished(page: Page): Promise<string> {
   return (await page.textContent("#compare-status")) ?? "";
 }
 
+/** A comparison's models, inclusion probabilities and coefficients, in the page and from the CLI. */
+function expectSameComparison(inPage: Record<string, unknown>, cli: Record<string, unknown>): void {
+  for (const field of ["models", "inclusionProbabilities", "coefficients"]) {
+    expectSameNumbers(inPage[field], cli[field], field);
+  }
+}
+
 /** The same structure with every number within 1e-12 of the other, relatively (or absolutely near 0). */
 function expectSameNumbers(a: unknown, b: unknown, where: string): void {
   if (typeof a === "number" && typeof b === "number") {
@@ -87,9 +94,7 @@ describe("the page (npm run build:web), in headless Chromium from file://", () =
     expect(inPage.models.map((m: { inputs: string[] }) => m.inputs)).toEqual(
       cli.models.map((m: { inputs: string[] }) => m.inputs),
     );
-    for (const field of ["models", "inclusionProbabilities", "coefficients"]) {
-      expectSameNumbers(inPage[field], cli[field], field);
-    }
+    expectSameComparison(inPage, cli);
     // The report's tables and plots, as --report draws them, in a frame that runs no script.
     const report = page.frameLocator("#report");
     await expect.poll(() => report.locator("svg").count()).toBeGreaterThanOrEqual(3);
@@ -143,9 +148,7 @@ describe("the page (npm run build:web), in headless Chromium from file://", () =
     ];
     const cli = JSON.parse((await runCli(args)).stdout);
     expect(inPage.modelCount).toBe(128);
-    for (const field of ["models", "inclusionProbabilities", "coefficients"]) {
-      expectSameNumbers(inPage[field], cli[field], field);
-    }
+    expectSameComparison(inPage, cli);
     expect(problems).toEqual([]);
     expect(requests).toEqual([]);
     await page.close();
@@ -155,8 +158,9 @@ describe("the page (npm run build:web), in headless Chromium from file://", () =
     // Tobacco budworms killed out of 20 by log2 doses of a pyrethroid, by sex (Venables & Ripley's budworm).
     const dead = { M: [1, 4, 9, 13, 18, 20], F: [0, 2, 6, 10, 12, 16] };
     const rows = ["ldose,sex,dead,n"];
-    for (const sex of ["M", "F"] as const)
-      dead[sex].forEach((d, dose) => rows.push(`${dose},${sex},${d},20`));
+    for (const sex of ["M", "F"] as const) {
+      for (const [dose, d] of dead[sex].entries()) rows.push(`${dose},${sex},${d},20`);
+    }
     const file = join(folder, "budworm.csv");
     writeFileSync(file, `${rows.join("\n")}\n`);
     const { page, problems, requests } = await openPage();
@@ -173,9 +177,7 @@ describe("the page (npm run build:web), in headless Chromium from file://", () =
     const cli = JSON.parse((await runCli(args)).stdout);
     expect(inPage.family).toBe("binomial");
     expect(inPage.models[0].inputs).toEqual(["ldose", "sex"]);
-    for (const field of ["models", "inclusionProbabilities", "coefficients"]) {
-      expectSameNumbers(inPage[field], cli[field], field);
-    }
+    expectSameComparison(inPage, cli);
     expect(problems).toEqual([]);
     expect(requests).toEqual([]);
     await page.close();
