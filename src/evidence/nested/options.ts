@@ -33,7 +33,7 @@ export interface NestedSamplingOptions extends RandomOptions {
   /**
    * Number of live points K (at least dim + 1). The standard error falls like √(H/K) (H the
    * information in nats) and the cost grows like K · H.
-   * @defaultValue max(500, 25 · dim)
+   * @defaultValue 1500 up to 3 dimensions, max(500, 25 · dim) beyond
    */
   livePoints?: number;
   /**
@@ -170,6 +170,21 @@ function resolveDynamic(
   return settings;
 }
 
+/** Up to this dimension the default run has {@link LOW_DIMENSION_LIVE_POINTS} live points. */
+const LOW_DIMENSION = 3;
+/**
+ * Live points by default in one to three dimensions: there a new point inside the ellipsoids costs
+ * about two evaluations, so three times dynesty's 500 cost little and bring the standard error √(H/K)
+ * down by √3 — on the eggbox from 0.12 to 0.065 nats, within 0.1 nats of the truth in 5 seeds of 5,
+ * at 32 000 evaluations a run (500 live points: 2 of 5, 20 000; dynesty's 500: 57 000–74 000).
+ */
+const LOW_DIMENSION_LIVE_POINTS = 1500;
+
+/** The default number of live points in `d` dimensions: 1500 up to three, max(500, 25 d) beyond. */
+export function defaultLivePoints(d: number): number {
+  return d <= LOW_DIMENSION ? LOW_DIMENSION_LIVE_POINTS : Math.max(500, 25 * d);
+}
+
 /** Fills the defaults of {@link NestedSamplingOptions} and checks every option, throwing at once. */
 export function resolveNestedOptions(
   model: BayesModel,
@@ -177,7 +192,7 @@ export function resolveNestedOptions(
   where: string,
 ): NestedSettings {
   const d = model.dim;
-  const livePoints = options.livePoints ?? Math.max(500, 25 * d);
+  const livePoints = options.livePoints ?? defaultLivePoints(d);
   if (!(Number.isInteger(livePoints) && livePoints >= d + 1)) {
     throw new OccamError(
       "invalid-argument",
