@@ -6,7 +6,7 @@
 import { OccamError } from "../errors.js";
 import { crossValidatedEvidence, isSubsettable } from "../evidence/cross-validated.js";
 import { estimateEvidence } from "../evidence/estimate.js";
-import { samplePosterior } from "../evidence/posterior-sampling.js";
+import { type PosteriorSample, samplePosterior } from "../evidence/posterior-sampling.js";
 import type { EvidenceEstimate } from "../evidence/result.js";
 import { temperedSmcDraws } from "../evidence/tempered-smc.js";
 import type { Draws } from "../model/draws.js";
@@ -95,72 +95,12 @@ export function runFamily(
       ...(form === "chain-rule" ? { terms: "bridge" as const, finalSample: sample } : {}),
     });
   };
-  const chainsFailed = sample.unreliable.length > 0;
-  // The chain rule's last posterior is `sample`, so chains that fail their checks fail it too: it is
-  // then not run (its other G − 1 posteriors were four fifths of a family's time, spent on a number
-  // that could not be used), and the family is left out unless a tempered run passes. pknn computes its
-  // own chain rule (`chainRuleEvidence`), which does not rest on `sample`.
-  const skipChainRule = chainsFailed && model.chainRuleEvidence === undefined;
-  if (!skipChainRule) say("chain-rule evidence");
-  const chainRule = skipChainRule ? null : cv("chain-rule", cvRng);
-  // pknn is never tempered: its likelihood is a pseudo-likelihood, whose tempered "evidence" is not a
-  // probability of the labels.
-  const tempered =
-    o.tempered && chainRule?.reliable !== true && model.chainRuleEvidence === undefined
-      ? temperedPosterior(model, o.temperedParticles, checkRng, say)
-      : null;
-  const passed = tempered?.result.reliable === true ? tempered : null;
   const bridgeOnChains = (): EvidenceEstimate =>
     model.exactChainRule !== undefined
       ? model.exactChainRule(partition, "chain-rule")
       : estimateEvidence(model, { method: "bridge", sample, seed: Math.floor(checkRng.uniform() * 2 ** 31) });
-  // Where the chain rule failed and the tempered run passed, the family is weighed by the tempered
-  // evidence (the chain rule its cross-check), and where the chains failed too, its particles make the
-  // predictions. Where the chain rule was not run and no tempered run passed, the evidence shown is
-  // bridge sampling's on the failed chains, unreliable as they are, and there is no cross-check but a
-  // failed tempered run.
-  const skipped = `the chain rule was not run: it rests on the posterior chains given all training rows, which failed their checks (${sample.unreliable.join(" ")})`;
-  let evidence: EstimateSummary;
-  let crossCheck: EvidenceEstimate | null = tempered === null ? null : passed ? chainRule : tempered.result;
-  if (passed) {
-    evidence = summarise(passed.result, passed.result.method, [
-      `weighed by tempered SMC on all training rows (two runs of ${o.temperedParticles} particles), as ${chainRule === null ? skipped : `the chain rule failed its checks: ${chainRule.warnings.join(" ")}`}`,
-      ...passed.result.warnings,
-    ]);
-  } else if (chainRule !== null) {
-    evidence = summarise(chainRule, CHAIN_RULE);
-    if (crossCheck === null && (options.crossCheck ?? true)) {
-      say("cross-check");
-      crossCheck = bridgeOnChains();
-    }
-  } else {
-    say("bridge sampling on the chains given all training rows");
-    const bridge = bridgeOnChains();
-    evidence = summarise(bridge, bridge.method, [skipped, ...bridge.warnings]);
-  }
-  const posterior =
-    passed && chainsFailed
-      ? {
-          draws: passed.draws,
-          reliable: true,
-          warnings: [
-            `posterior draws given all training rows from the last tempered run's particles, as the HMC chains failed their checks: ${sample.unreliable.join(" ")}`,
-            ...sample.warnings,
-          ],
-        }
-      : {
-          draws: sample.draws,
-          reliable: !chainsFailed,
-          warnings: [
-            ...sample.unreliable,
-            ...sample.warnings,
-            ...(tempered !== null && !passed
-              ? [
-                  `tempered SMC on all training rows failed its checks too: ${tempered.result.warnings.join(" ")}`,
-                ]
-              : []),
-          ],
-        };
+  const weighed = weighFamily(model, sample, cv, bridgeOnChains, o, options, cvRng, checkRng, say);
+  const { evidence, crossCheck, chainRule, posterior } = weighed;
   let everson: EvidenceEstimate | null = null;
   if (options.everson ?? false) {
     say("Everson's G-fold product");
@@ -238,4 +178,94 @@ function temperedPosterior(
     countRunSpread: true,
     hmcTargetAccept: Math.max(model.hmcTargetAccept ?? 0, TEMPERED_HMC_TARGET_ACCEPT),
   });
+}
+
+/** What {@link weighFamily} decides: the evidence a family is weighed by, its cross-check, its posterior draws. */
+interface FamilyWeight {
+  readonly evidence: EstimateSummary;
+  readonly crossCheck: EvidenceEstimate | null;
+  /** The chain rule's estimate, when it was run (the evidence or the cross-check). */
+  readonly chainRule: EvidenceEstimate | null;
+  readonly posterior: { draws: Draws; reliable: boolean; warnings: string[] };
+}
+
+/**
+ * Which evidence weighs a family and which posterior draws stand for it, from its chains given all
+ * rows (`sample`): the chain rule (`cv`) when the chains pass their checks, tempered SMC where the chain
+ * rule or the chains fail and `o.tempered` asks for it, else bridge sampling on the chains, flagged.
+ */
+function weighFamily(
+  model: ClassifierModel,
+  sample: PosteriorSample,
+  cv: (form: "chain-rule" | "k-fold", stream: Rng) => EvidenceEstimate,
+  bridgeOnChains: () => EvidenceEstimate,
+  o: ClassifierComparisonSettings,
+  options: CompareClassifierFamiliesOptions,
+  cvRng: Rng,
+  checkRng: Rng,
+  say: (step: string) => void,
+): FamilyWeight {
+  const chainsFailed = sample.unreliable.length > 0;
+  // The chain rule's last posterior is `sample`, so chains that fail their checks fail it too: it is
+  // then not run (its other G − 1 posteriors were four fifths of a family's time, spent on a number
+  // that could not be used), and the family is left out unless a tempered run passes. pknn computes its
+  // own chain rule (`chainRuleEvidence`), which does not rest on `sample`.
+  const skipChainRule = chainsFailed && model.chainRuleEvidence === undefined;
+  if (!skipChainRule) say("chain-rule evidence");
+  const chainRule = skipChainRule ? null : cv("chain-rule", cvRng);
+  // pknn is never tempered: its likelihood is a pseudo-likelihood, whose tempered "evidence" is not a
+  // probability of the labels.
+  const tempered =
+    o.tempered && chainRule?.reliable !== true && model.chainRuleEvidence === undefined
+      ? temperedPosterior(model, o.temperedParticles, checkRng, say)
+      : null;
+  const passed = tempered?.result.reliable === true ? tempered : null;
+  // Where the chain rule failed and the tempered run passed, the family is weighed by the tempered
+  // evidence (the chain rule its cross-check), and where the chains failed too, its particles make the
+  // predictions. Where the chain rule was not run and no tempered run passed, the evidence shown is
+  // bridge sampling's on the failed chains, unreliable as they are, and there is no cross-check but a
+  // failed tempered run.
+  const skipped = `the chain rule was not run: it rests on the posterior chains given all training rows, which failed their checks (${sample.unreliable.join(" ")})`;
+  let evidence: EstimateSummary;
+  let crossCheck: EvidenceEstimate | null = tempered === null ? null : passed ? chainRule : tempered.result;
+  if (passed) {
+    evidence = summarise(passed.result, passed.result.method, [
+      `weighed by tempered SMC on all training rows (two runs of ${o.temperedParticles} particles), as ${chainRule === null ? skipped : `the chain rule failed its checks: ${chainRule.warnings.join(" ")}`}`,
+      ...passed.result.warnings,
+    ]);
+  } else if (chainRule !== null) {
+    evidence = summarise(chainRule, CHAIN_RULE);
+    if (crossCheck === null && (options.crossCheck ?? true)) {
+      say("cross-check");
+      crossCheck = bridgeOnChains();
+    }
+  } else {
+    say("bridge sampling on the chains given all training rows");
+    const bridge = bridgeOnChains();
+    evidence = summarise(bridge, bridge.method, [skipped, ...bridge.warnings]);
+  }
+  const posterior =
+    passed && chainsFailed
+      ? {
+          draws: passed.draws,
+          reliable: true,
+          warnings: [
+            `posterior draws given all training rows from the last tempered run's particles, as the HMC chains failed their checks: ${sample.unreliable.join(" ")}`,
+            ...sample.warnings,
+          ],
+        }
+      : {
+          draws: sample.draws,
+          reliable: !chainsFailed,
+          warnings: [
+            ...sample.unreliable,
+            ...sample.warnings,
+            ...(tempered !== null && !passed
+              ? [
+                  `tempered SMC on all training rows failed its checks too: ${tempered.result.warnings.join(" ")}`,
+                ]
+              : []),
+          ],
+        };
+  return { evidence, crossCheck, chainRule, posterior };
 }
