@@ -309,6 +309,69 @@ function randomTerm(csv: CsvColumns, spec: RandomTermSpec, target: string): Rand
 }
 
 /**
+ * The formula's fixed terms as variable lists: `.` expanded to every other column but the target and
+ * the grouping ones, duplicates dropped, ordered by degree (stable); each variable checked by `known`.
+ */
+function expandedTerms(
+  csv: CsvColumns,
+  formula: Formula,
+  known: (name: string, what: string) => void,
+): string[][] {
+  const { target } = formula;
+  const groups = new Set((formula.random ?? []).map((r) => r.group));
+  const raw = formula.terms.flatMap((t) =>
+    t[0] === "." ? csv.columns.filter((c) => c !== target && !groups.has(c)).map((c) => [c]) : [[...t]],
+  );
+  const seen = new Set<string>();
+  const terms = raw
+    .filter((t) => {
+      const key = termKey(t);
+      if (seen.has(key)) return false;
+      seen.add(key);
+      return true;
+    })
+    .sort((x, y) => x.length - y.length);
+  for (const t of terms) for (const v of t) known(v, "column");
+  for (const t of terms) {
+    if (t.includes(target))
+      throw invalidArgument(
+        "",
+        `Column "${target}" is both the target and an input: remove it from the inputs.`,
+      );
+  }
+  return terms;
+}
+
+/** A term's key, whatever the order of its variables: `a:b` for `b:a`. */
+function termKey(t: readonly string[]): string {
+  return [...t].sort().join(":");
+}
+
+/**
+ * The parents of each term (the indices of its lower-order terms) under heredity, none without; throws
+ * an `invalid-data` OccamError for an interaction whose lower-order terms the formula lacks.
+ */
+function heredityParents(terms: readonly string[][], heredity: boolean): (t: string[]) => number[] {
+  const index = new Map(terms.map((t, j) => [termKey(t), j]));
+  return (t) => {
+    if (!heredity || t.length === 1) return [];
+    const parents: number[] = [];
+    for (let mask = 1; mask < (1 << t.length) - 1; mask++) {
+      const sub = t.filter((_, i) => mask & (1 << i));
+      const j = index.get(termKey(sub));
+      if (j === undefined) {
+        throw new OccamError(
+          "invalid-data",
+          `The interaction "${t.join(":")}" needs "${sub.join(":")}" in the formula too (heredity: an interaction enters a model only with its main effects, as BAS's force.heredity has it). Add it, or give --no-heredity.`,
+        );
+      }
+      parents.push(j);
+    }
+    return parents;
+  };
+}
+
+/**
  * The design of a formula on a CSV table: the target (numeric), every term's columns (a factor's
  * dummies, interactions as products), terms ordered by degree then as written, and with `heredity` each
  * interaction's parents (its lower-order terms, which the formula must then contain). Throws an
@@ -334,46 +397,8 @@ export function formulaDesign(csv: CsvColumns, formula: Formula, options: { here
       `The target column "${target}" is text: occam compare explains a numeric target (for a class label, use occam select-inputs).`,
     );
   }
-  // Terms: `.` expands to every other column but the grouping ones; then by degree (stable), duplicates dropped.
-  const groups = new Set((formula.random ?? []).map((r) => r.group));
-  const raw = formula.terms.flatMap((t) =>
-    t[0] === "." ? csv.columns.filter((c) => c !== target && !groups.has(c)).map((c) => [c]) : [[...t]],
-  );
-  const seen = new Set<string>();
-  const terms = raw
-    .filter((t) => {
-      const key = [...t].sort().join(":");
-      if (seen.has(key)) return false;
-      seen.add(key);
-      return true;
-    })
-    .sort((x, y) => x.length - y.length);
-  for (const t of terms) for (const v of t) known(v, "column");
-  for (const t of terms) {
-    if (t.includes(target))
-      throw invalidArgument(
-        "",
-        `Column "${target}" is both the target and an input: remove it from the inputs.`,
-      );
-  }
-  const keyOf = (t: readonly string[]) => [...t].sort().join(":");
-  const index = new Map(terms.map((t, j) => [keyOf(t), j]));
-  const parentsOf = (t: string[]): number[] => {
-    if (!options.heredity || t.length === 1) return [];
-    const parents: number[] = [];
-    for (let mask = 1; mask < (1 << t.length) - 1; mask++) {
-      const sub = t.filter((_, i) => mask & (1 << i));
-      const j = index.get(keyOf(sub));
-      if (j === undefined) {
-        throw new OccamError(
-          "invalid-data",
-          `The interaction "${t.join(":")}" needs "${sub.join(":")}" in the formula too (heredity: an interaction enters a model only with its main effects, as BAS's force.heredity has it). Add it, or give --no-heredity.`,
-        );
-      }
-      parents.push(j);
-    }
-    return parents;
-  };
+  const terms = expandedTerms(csv, formula, known);
+  const parentsOf = heredityParents(terms, options.heredity);
   const columns = new Map<string, TypedColumn>();
   const factors: FactorSummary[] = [];
   for (const t of terms) {
