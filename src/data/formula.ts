@@ -70,6 +70,187 @@ function tokenize(text: string): string[] {
   return tokens;
 }
 
+/** The terms without repeats (whatever the order of an interaction's variables), first seen first. */
+function uniqueTerms(set: TermSet): TermSet {
+  const seen = new Set<string>();
+  return set.filter((t) => {
+    const key = termKey(t);
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
+}
+
+/** Every term of `a` crossed with every term of `b` (a:b), without repeats. */
+function crossTerms(a: TermSet, b: TermSet): TermSet {
+  return uniqueTerms(a.flatMap((x) => b.map((y) => [...x, ...y.filter((v) => !x.includes(v))])));
+}
+
+/**
+ * A recursive-descent reader of a formula's tokens: a sum of products of interactions of atoms (a
+ * name, `.`, or a parenthesised sum), and random terms `( effects | group )` at the top level.
+ */
+class FormulaParser {
+  private at = 2;
+  /** True once `.` was read. */
+  dot = false;
+  readonly random: RandomTermSpec[] = [];
+
+  constructor(
+    private readonly tokens: readonly string[],
+    private readonly text: string,
+  ) {}
+
+  /** The formula's terms after `~`, all of them read. */
+  terms(): TermSet {
+    const terms = this.sum();
+    if (this.at !== this.tokens.length)
+      throw invalidArgument("", `--formula: unexpected "${this.rest()}" in "${this.text}".`);
+    return terms;
+  }
+
+  private peek(): string | undefined {
+    return this.tokens[this.at];
+  }
+
+  /** The rest of the formula from the current token, as the user wrote it (a name's token starts with a backquote). */
+  private rest(): string {
+    return this.tokens
+      .slice(this.at)
+      .map((t) => (t.startsWith("`") ? t.slice(1) : t))
+      .join(" ");
+  }
+
+  private expect(what: string): void {
+    if (this.tokens[this.at] !== what)
+      throw invalidArgument("", `--formula: expected "${what}" at "${this.rest()}" in "${this.text}".`);
+    this.at++;
+  }
+
+  private atom(): TermSet {
+    const t = this.peek();
+    if (t === "(") {
+      this.at++;
+      const inner = this.sum();
+      this.expect(")");
+      return inner;
+    }
+    if (t === ".") {
+      this.at++;
+      this.dot = true;
+      return [["."]];
+    }
+    if (t === "`1" || t === "`0") {
+      throw invalidArgument(
+        "",
+        `--formula: occam puts the intercept in every model; leave out "${t.slice(1)}" (use --no-intercept with --prior nig to drop it).`,
+      );
+    }
+    if (t?.startsWith("`")) {
+      this.at++;
+      return [[t.slice(1)]];
+    }
+    throw invalidArgument(
+      "",
+      `--formula: expected a column name at "${this.rest() || "the end"}" in "${this.text}".`,
+    );
+  }
+
+  private interaction(): TermSet {
+    let set = this.atom();
+    while (this.peek() === ":") {
+      this.at++;
+      set = crossTerms(set, this.atom());
+    }
+    return set;
+  }
+
+  private product(): TermSet {
+    let set = this.interaction();
+    while (this.peek() === "*") {
+      this.at++;
+      const other = this.interaction();
+      set = uniqueTerms([...set, ...other, ...crossTerms(set, other)]);
+    }
+    return set;
+  }
+
+  /** `( effects | group )` at the formula's top level: true when the parenthesis here holds a bar. */
+  private barAhead(): boolean {
+    if (this.peek() !== "(") return false;
+    for (let j = this.at + 1, depth = 1; j < this.tokens.length && depth > 0; j++) {
+      if (this.tokens[j] === "(") depth++;
+      else if (this.tokens[j] === ")") depth--;
+      else if (this.tokens[j] === "|" && depth === 1) return true;
+    }
+    return false;
+  }
+
+  private randomTerm(): void {
+    const { text } = this;
+    this.expect("(");
+    let intercept = true;
+    const slopes: string[] = [];
+    for (;;) {
+      const t = this.peek();
+      if (t === "`1" || t === "`0") intercept = t === "`1";
+      else if (t?.startsWith("`")) slopes.push(t.slice(1));
+      else
+        throw invalidArgument(
+          "",
+          `--formula: a random term reads "(1 | g)", "(x | g)" or "(0 + x | g)"; got "${this.rest()}" in "${text}".`,
+        );
+      this.at++;
+      if (this.peek() === "|") break;
+      this.expect("+");
+    }
+    this.expect("|");
+    if (this.peek() === "|") {
+      throw invalidArgument(
+        "",
+        `--formula: occam does not read "||"; write "(x | g)" (its effects correlated) in "${text}".`,
+      );
+    }
+    const group = this.peek();
+    if (!group?.startsWith("`"))
+      throw invalidArgument(
+        "",
+        `--formula: expected a grouping column after "|" at "${this.rest()}" in "${text}".`,
+      );
+    this.at++;
+    this.expect(")");
+    if (!intercept && slopes.length === 0)
+      throw invalidArgument("", `--formula: the random term "(0 | ${group.slice(1)})" has no effects.`);
+    const effects = [...(intercept && slopes.length === 0 ? ["1"] : intercept ? [] : ["0"]), ...slopes];
+    this.random.push({
+      name: `(${effects.join(" + ")} | ${group.slice(1)})`,
+      intercept,
+      slopes,
+      group: group.slice(1),
+    });
+  }
+
+  private sum(): TermSet {
+    let set: TermSet = [];
+    if (this.barAhead()) this.randomTerm();
+    else if (this.peek() !== "-") set = this.product();
+    while (this.peek() === "+" || this.peek() === "-") {
+      const op = this.tokens[this.at++];
+      if (op === "+" && this.barAhead()) {
+        this.randomTerm();
+        continue;
+      }
+      const other = this.product();
+      if (op === "+") set = uniqueTerms([...set, ...other]);
+      else {
+        const drop = new Set(other.map(termKey));
+        set = set.filter((t) => !drop.has(termKey(t)));
+      }
+    }
+    return set;
+  }
+}
+
 /**
  * Parses `target ~ terms`. Throws an `invalid-argument` OccamError for anything outside the supported
  * syntax (names, `.`, `+`, `-`, `*`, `:`, parentheses), with what to write instead.
@@ -81,147 +262,9 @@ export function parseFormula(text: string): Formula {
     throw invalidArgument("", `--formula must read "target ~ terms", e.g. "y ~ a + b + a:b"; got "${text}".`);
   }
   const target = tokens[0].slice(1);
-  let at = 2;
-  let dot = false;
-  const peek = () => tokens[at];
-  // The rest of the formula from token `at`, as the user wrote it (a name's token starts with a backquote).
-  const rest = () =>
-    tokens
-      .slice(at)
-      .map((t) => (t.startsWith("`") ? t.slice(1) : t))
-      .join(" ");
-  const expect = (what: string) => {
-    if (tokens[at] !== what)
-      throw invalidArgument("", `--formula: expected "${what}" at "${rest()}" in "${text}".`);
-    at++;
-  };
-  const unique = (set: TermSet): TermSet => {
-    const seen = new Set<string>();
-    return set.filter((t) => {
-      const key = [...t].sort().join(":");
-      if (seen.has(key)) return false;
-      seen.add(key);
-      return true;
-    });
-  };
-  const cross = (a: TermSet, b: TermSet): TermSet =>
-    unique(a.flatMap((x) => b.map((y) => [...x, ...y.filter((v) => !x.includes(v))])));
-  const atom = (): TermSet => {
-    const t = peek();
-    if (t === "(") {
-      at++;
-      const inner = sum();
-      expect(")");
-      return inner;
-    }
-    if (t === ".") {
-      at++;
-      dot = true;
-      return [["."]];
-    }
-    if (t === "`1" || t === "`0") {
-      throw invalidArgument(
-        "",
-        `--formula: occam puts the intercept in every model; leave out "${t.slice(1)}" (use --no-intercept with --prior nig to drop it).`,
-      );
-    }
-    if (t?.startsWith("`")) {
-      at++;
-      return [[t.slice(1)]];
-    }
-    throw invalidArgument("", `--formula: expected a column name at "${rest() || "the end"}" in "${text}".`);
-  };
-  const interaction = (): TermSet => {
-    let set = atom();
-    while (peek() === ":") {
-      at++;
-      set = cross(set, atom());
-    }
-    return set;
-  };
-  const product = (): TermSet => {
-    let set = interaction();
-    while (peek() === "*") {
-      at++;
-      const other = interaction();
-      set = unique([...set, ...other, ...cross(set, other)]);
-    }
-    return set;
-  };
-  const random: RandomTermSpec[] = [];
-  // `( effects | group )` at the formula's top level: true when the parenthesis at `at` holds a bar.
-  const barAhead = () => {
-    if (peek() !== "(") return false;
-    for (let j = at + 1, depth = 1; j < tokens.length && depth > 0; j++) {
-      if (tokens[j] === "(") depth++;
-      else if (tokens[j] === ")") depth--;
-      else if (tokens[j] === "|" && depth === 1) return true;
-    }
-    return false;
-  };
-  const randomTerm = (): void => {
-    expect("(");
-    let intercept = true;
-    const slopes: string[] = [];
-    for (;;) {
-      const t = peek();
-      if (t === "`1" || t === "`0") intercept = t === "`1";
-      else if (t?.startsWith("`")) slopes.push(t.slice(1));
-      else
-        throw invalidArgument(
-          "",
-          `--formula: a random term reads "(1 | g)", "(x | g)" or "(0 + x | g)"; got "${rest()}" in "${text}".`,
-        );
-      at++;
-      if (peek() === "|") break;
-      expect("+");
-    }
-    expect("|");
-    if (peek() === "|") {
-      throw invalidArgument(
-        "",
-        `--formula: occam does not read "||"; write "(x | g)" (its effects correlated) in "${text}".`,
-      );
-    }
-    const group = peek();
-    if (!group?.startsWith("`"))
-      throw invalidArgument(
-        "",
-        `--formula: expected a grouping column after "|" at "${rest()}" in "${text}".`,
-      );
-    at++;
-    expect(")");
-    if (!intercept && slopes.length === 0)
-      throw invalidArgument("", `--formula: the random term "(0 | ${group.slice(1)})" has no effects.`);
-    const effects = [...(intercept && slopes.length === 0 ? ["1"] : intercept ? [] : ["0"]), ...slopes];
-    random.push({
-      name: `(${effects.join(" + ")} | ${group.slice(1)})`,
-      intercept,
-      slopes,
-      group: group.slice(1),
-    });
-  };
-  const sum = (): TermSet => {
-    let set: TermSet = [];
-    if (barAhead()) randomTerm();
-    else if (peek() !== "-") set = product();
-    while (peek() === "+" || peek() === "-") {
-      const op = tokens[at++];
-      if (op === "+" && barAhead()) {
-        randomTerm();
-        continue;
-      }
-      const other = product();
-      if (op === "+") set = unique([...set, ...other]);
-      else {
-        const drop = new Set(other.map((t) => [...t].sort().join(":")));
-        set = set.filter((t) => !drop.has([...t].sort().join(":")));
-      }
-    }
-    return set;
-  };
-  const terms = sum();
-  if (at !== tokens.length) throw invalidArgument("", `--formula: unexpected "${rest()}" in "${text}".`);
+  const parser = new FormulaParser(tokens, text);
+  const terms = parser.terms();
+  const { random, dot } = parser;
   if (terms.some((t) => t.length > 1 && t.includes("."))) {
     throw invalidArgument("", '--formula: write interactions with named columns, not with ".".');
   }
@@ -322,15 +365,7 @@ function expandedTerms(
   const raw = formula.terms.flatMap((t) =>
     t[0] === "." ? csv.columns.filter((c) => c !== target && !groups.has(c)).map((c) => [c]) : [[...t]],
   );
-  const seen = new Set<string>();
-  const terms = raw
-    .filter((t) => {
-      const key = termKey(t);
-      if (seen.has(key)) return false;
-      seen.add(key);
-      return true;
-    })
-    .sort((x, y) => x.length - y.length);
+  const terms = uniqueTerms(raw).sort((x, y) => x.length - y.length);
   for (const t of terms) for (const v of t) known(v, "column");
   for (const t of terms) {
     if (t.includes(target))
