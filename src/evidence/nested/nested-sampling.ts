@@ -396,7 +396,7 @@ function nestedChecks(
         `with fewer than ${SLICE_POINTS_PER_DIM} · dim of both, the live points' metric is too noisy for the slices to ` +
         "forget it, and the live points drift inwards together, which the insertion ranks cannot see (a 50-dimensional " +
         "Gaussian with 100 live points and 53 slices came out 7 nats high, 6 standard errors). Raise livePoints " +
-        `(the default is ${defaultLivePoints(dim)}) or slices.`,
+        `(the default is ${defaultLivePoints(dim, false)}) or slices.`,
     );
   }
   // A handful of slice moves among ellipsoid draws ("auto"'s fallbacks, often inside a dying mode) make

@@ -33,7 +33,7 @@ export interface NestedSamplingOptions extends RandomOptions {
   /**
    * Number of live points K (at least dim + 1). The standard error falls like √(H/K) (H the
    * information in nats) and the cost grows like K · H.
-   * @defaultValue 1500 up to 3 dimensions, max(500, 25 · dim) beyond
+   * @defaultValue 1500 up to 3 dimensions with ellipsoids (a `priorTransform`), else max(500, 25 · dim)
    */
   livePoints?: number;
   /**
@@ -170,19 +170,23 @@ function resolveDynamic(
   return settings;
 }
 
-/** Up to this dimension the default run has {@link LOW_DIMENSION_LIVE_POINTS} live points. */
+/** Up to this dimension a run on ellipsoids has {@link LOW_DIMENSION_LIVE_POINTS} live points by default. */
 const LOW_DIMENSION = 3;
 /**
- * Live points by default in one to three dimensions: there a new point inside the ellipsoids costs
- * about two evaluations, so three times dynesty's 500 cost little and bring the standard error √(H/K)
- * down by √3 — on the eggbox from 0.12 to 0.065 nats, within 0.1 nats of the truth in 5 seeds of 5,
- * at 32 000 evaluations a run (500 live points: 2 of 5, 20 000; dynesty's 500: 57 000–74 000).
+ * Live points by default in one to three dimensions with ellipsoids (a `priorTransform`): there a new
+ * point costs about two evaluations, so three times dynesty's 500 cost little and bring the standard
+ * error √(H/K) down by √3 — on the eggbox from 0.12 to 0.065 nats, within 0.1 nats of the truth in 5
+ * seeds of 5, at 32 000 evaluations a run (500 live points: 2 of 5, 22 000; dynesty's 500: 57 000–74 000).
+ * Slice moves cost d + 3 slices a point, and keep 500.
  */
 const LOW_DIMENSION_LIVE_POINTS = 1500;
 
-/** The default number of live points in `d` dimensions: 1500 up to three, max(500, 25 d) beyond. */
-export function defaultLivePoints(d: number): number {
-  return d <= LOW_DIMENSION ? LOW_DIMENSION_LIVE_POINTS : Math.max(500, 25 * d);
+/**
+ * The default number of live points in `d` dimensions: 1500 up to three when new points come from
+ * ellipsoids (`ellipsoids`), max(500, 25 d) otherwise.
+ */
+export function defaultLivePoints(d: number, ellipsoids: boolean): number {
+  return ellipsoids && d <= LOW_DIMENSION ? LOW_DIMENSION_LIVE_POINTS : Math.max(500, 25 * d);
 }
 
 /** Fills the defaults of {@link NestedSamplingOptions} and checks every option, throwing at once. */
@@ -192,7 +196,8 @@ export function resolveNestedOptions(
   where: string,
 ): NestedSettings {
   const d = model.dim;
-  const livePoints = options.livePoints ?? defaultLivePoints(d);
+  const ellipsoids = model.priorTransform !== undefined && options.sampler !== "slice";
+  const livePoints = options.livePoints ?? defaultLivePoints(d, ellipsoids);
   if (!(Number.isInteger(livePoints) && livePoints >= d + 1)) {
     throw new OccamError(
       "invalid-argument",
