@@ -86,99 +86,99 @@ export function registerFitMlp(program: Command, io: Io): void {
     )
     .option("--json", "print one JSON document instead of tables")
     .option("--report <FILE.html>", REPORT_OPTION_HELP, parseReportPath)
-    .action(async (path: string, flags: FitMlpFlags) => {
-      if (!/^\d+$/.test(flags.hidden) || Number(flags.hidden) < 1) {
-        throw new OccamError(
-          "invalid-argument",
-          `--hidden must be a whole number ≥ 1 (the number of hidden units), got "${flags.hidden}".`,
-        );
-      }
-      const hidden = Number(flags.hidden);
-      const targets = columnList(flags.targets, "--targets");
-      const csv = readCsv(path);
-      const inputs =
-        flags.inputs === undefined
-          ? csv.columns.filter((c) => !targets.includes(c))
-          : columnList(flags.inputs, "--inputs");
-      for (const t of targets) {
-        if (inputs.includes(t)) {
-          throw new OccamError(
-            "invalid-argument",
-            `Column "${t}" is both a target and an input: list it once.`,
-          );
-        }
-      }
-      if (inputs.length === 0) {
-        throw new OccamError("invalid-argument", `${path}: no input columns are left besides the targets.`);
-      }
-      const train = tableData(csv, inputs, targets, path);
-      const test =
-        flags.test === undefined ? undefined : tableData(readCsv(flags.test), inputs, targets, flags.test);
+    .action((path: string, flags: FitMlpFlags) => fitMlpAction(path, flags, io));
+}
 
-      const progress = progressLine(io, "fit-mlp");
-      let lastShown = -1;
-      const { fitBayesianMlp } = await import("../models/mlp/fit.js");
-      const fit = fitBayesianMlp(train, {
-        hidden,
-        draws: flags.draws,
-        warmup: flags.warmup,
-        seed: flags.seed,
-        onProgress:
-          progress === undefined
-            ? undefined
-            : (p) => {
-                const percent = Math.floor((100 * p.iteration) / p.total);
-                if (percent !== lastShown) {
-                  lastShown = percent;
-                  progress.show(`sampling (${p.phase}) ${percent}%`);
-                }
-              },
-      });
-      progress?.clear();
-      const divergences = fit.draws.divergences;
-      refuseStuckChain(fit, train, flags.draws);
-      if (divergences > 0) {
-        io.stderr(
-          `occam: warning: ${divergences} of ${flags.draws} kept HMC trajectories diverged (rejected, so the chain stayed put); more --warmup may help.\n`,
-        );
-      }
-      const on = test ?? train;
-      const prediction = fit.predict(on.X, on.n, { level: flags.level });
-      const testMse = test === undefined ? undefined : meanSquaredErrors(prediction, test);
-      const result = {
-        hidden,
-        inputs,
-        targets,
-        n: train.n,
-        draws: flags.draws,
-        warmup: flags.warmup,
-        seed: flags.seed,
-        testMeanSquaredError: testMse === undefined ? null : Array.from(testMse),
-        noiseStdDev: fit.noiseStdDev,
-        acceptanceRate: fit.draws.acceptanceRate,
-        divergences,
-        stepSize: fit.draws.stepSize,
-        seconds: fit.draws.seconds,
-        predictions: {
-          on: test === undefined ? "train" : "test",
-          level: flags.level,
-          mean: rowsOf(prediction.mean, on.n, on.outputs),
-          lower: rowsOf(prediction.lower, on.n, on.outputs),
-          upper: rowsOf(prediction.upper, on.n, on.outputs),
-        },
-      };
-      io.stdout(
-        flags.json
-          ? `${checkedJson(result)}\n`
-          : `${formatFit(fit, result, prediction, on, inputs, targets, flags.rows, test !== undefined)}\n`,
-      );
-      if (flags.report !== undefined) {
-        const { fitMlpReportHtml } = await import("../report/fit-mlp.js");
-        const predictedSet = test === undefined ? "train" : "test";
-        const context = { data: path, inputs, targets, on, prediction, predictedSet } as const;
-        writeReport(flags.report, await fitMlpReportHtml(fit, context));
-      }
-    });
+/** `occam fit-mlp`'s action: the data read and checked, the network fitted, its predictions written. */
+async function fitMlpAction(path: string, flags: FitMlpFlags, io: Io): Promise<void> {
+  if (!/^\d+$/.test(flags.hidden) || Number(flags.hidden) < 1) {
+    throw new OccamError(
+      "invalid-argument",
+      `--hidden must be a whole number ≥ 1 (the number of hidden units), got "${flags.hidden}".`,
+    );
+  }
+  const hidden = Number(flags.hidden);
+  const targets = columnList(flags.targets, "--targets");
+  const csv = readCsv(path);
+  const inputs =
+    flags.inputs === undefined
+      ? csv.columns.filter((c) => !targets.includes(c))
+      : columnList(flags.inputs, "--inputs");
+  for (const t of targets) {
+    if (inputs.includes(t)) {
+      throw new OccamError("invalid-argument", `Column "${t}" is both a target and an input: list it once.`);
+    }
+  }
+  if (inputs.length === 0) {
+    throw new OccamError("invalid-argument", `${path}: no input columns are left besides the targets.`);
+  }
+  const train = tableData(csv, inputs, targets, path);
+  const test =
+    flags.test === undefined ? undefined : tableData(readCsv(flags.test), inputs, targets, flags.test);
+
+  const progress = progressLine(io, "fit-mlp");
+  let lastShown = -1;
+  const { fitBayesianMlp } = await import("../models/mlp/fit.js");
+  const fit = fitBayesianMlp(train, {
+    hidden,
+    draws: flags.draws,
+    warmup: flags.warmup,
+    seed: flags.seed,
+    onProgress:
+      progress === undefined
+        ? undefined
+        : (p) => {
+            const percent = Math.floor((100 * p.iteration) / p.total);
+            if (percent !== lastShown) {
+              lastShown = percent;
+              progress.show(`sampling (${p.phase}) ${percent}%`);
+            }
+          },
+  });
+  progress?.clear();
+  const divergences = fit.draws.divergences;
+  refuseStuckChain(fit, train, flags.draws);
+  if (divergences > 0) {
+    io.stderr(
+      `occam: warning: ${divergences} of ${flags.draws} kept HMC trajectories diverged (rejected, so the chain stayed put); more --warmup may help.\n`,
+    );
+  }
+  const on = test ?? train;
+  const prediction = fit.predict(on.X, on.n, { level: flags.level });
+  const testMse = test === undefined ? undefined : meanSquaredErrors(prediction, test);
+  const result = {
+    hidden,
+    inputs,
+    targets,
+    n: train.n,
+    draws: flags.draws,
+    warmup: flags.warmup,
+    seed: flags.seed,
+    testMeanSquaredError: testMse === undefined ? null : Array.from(testMse),
+    noiseStdDev: fit.noiseStdDev,
+    acceptanceRate: fit.draws.acceptanceRate,
+    divergences,
+    stepSize: fit.draws.stepSize,
+    seconds: fit.draws.seconds,
+    predictions: {
+      on: test === undefined ? "train" : "test",
+      level: flags.level,
+      mean: rowsOf(prediction.mean, on.n, on.outputs),
+      lower: rowsOf(prediction.lower, on.n, on.outputs),
+      upper: rowsOf(prediction.upper, on.n, on.outputs),
+    },
+  };
+  io.stdout(
+    flags.json
+      ? `${checkedJson(result)}\n`
+      : `${formatFit(fit, result, prediction, on, inputs, targets, flags.rows, test !== undefined)}\n`,
+  );
+  if (flags.report !== undefined) {
+    const { fitMlpReportHtml } = await import("../report/fit-mlp.js");
+    const predictedSet = test === undefined ? "train" : "test";
+    const context = { data: path, inputs, targets, on, prediction, predictedSet } as const;
+    writeReport(flags.report, await fitMlpReportHtml(fit, context));
+  }
 }
 
 /**

@@ -90,52 +90,56 @@ export function formatFabriciusLinearReport(result: FabriciusLinearExperiment): 
       ]),
     ),
   );
-  if (result.pathSampling !== null) {
-    const ps = result.pathSampling;
-    for (const reading of ps.readings) {
-      const pr = reading.prior;
-      lines.push(
-        "",
-        `Path sampling, independent precisions (Figure 6.6), data set ${ps.repetition + 1}: α = ${f(pr.alpha)}, β = ${f(pr.beta)}, ` +
-          `α_w = ${f(pr.alphaW)}, β_w = ${f(pr.betaW)} as Gamma scales (the thesis's 1/200, 1/1600 read as ${reading.reading}s); ` +
-          `${ps.temperatures} temperatures, k = ${ps.k}`,
-        formatTable(
-          [
-            { header: "inputs" },
-            { header: "path sampling" },
-            { header: "± s.e." },
-            { header: "z" },
-            { header: "stepping-stone" },
-            { header: "± s.e." },
-            { header: "z" },
-            { header: "quadrature" },
-            { header: "seconds" },
-          ],
-          reading.rows.map((r) => [
-            String(r.inputs),
-            f(r.logZ),
-            f(r.stdErr, 2),
-            zScore(r.logZ, r.stdErr, r.exactLogZ),
-            f(r.steppingStoneLogZ),
-            f(r.steppingStoneStdErr, 2),
-            zScore(r.steppingStoneLogZ, r.steppingStoneStdErr, r.exactLogZ),
-            f(r.exactLogZ),
-            f(r.seconds, 2),
-          ]),
-        ),
-        `winner: path sampling ${reading.winner} inputs, stepping-stone ${reading.steppingStoneWinner}, quadrature ${reading.exactWinner}`,
-      );
-    }
-    lines.push(
-      "",
-      "z: (estimate − quadrature) / s.e. The thesis's path sampling averages N terms U/p(θ) at random temperatures,",
-      "each from a few Gibbs sweeps carried on from the previous temperature; near θ = 0 the draws are close to the",
-      "prior's, their log likelihoods hundreds of nats below the posterior's and the terms heavy-tailed, so its ±",
-      "(their sd/√N) understates its error: trust the stepping-stone column, the same Gibbs sampler on a ladder.",
-    );
-  }
+  if (result.pathSampling !== null) lines.push(...pathSamplingLines(result.pathSampling));
   lines.push("", `${f(result.seconds, 3)} s`);
   return lines.join("\n");
+}
+
+/** The path-sampling readings (Figure 6.6) beside stepping-stone and quadrature, with how to read z. */
+function pathSamplingLines(ps: NonNullable<FabriciusLinearExperiment["pathSampling"]>): string[] {
+  const out: string[] = [];
+  for (const reading of ps.readings) {
+    const pr = reading.prior;
+    out.push(
+      "",
+      `Path sampling, independent precisions (Figure 6.6), data set ${ps.repetition + 1}: α = ${f(pr.alpha)}, β = ${f(pr.beta)}, ` +
+        `α_w = ${f(pr.alphaW)}, β_w = ${f(pr.betaW)} as Gamma scales (the thesis's 1/200, 1/1600 read as ${reading.reading}s); ` +
+        `${ps.temperatures} temperatures, k = ${ps.k}`,
+      formatTable(
+        [
+          { header: "inputs" },
+          { header: "path sampling" },
+          { header: "± s.e." },
+          { header: "z" },
+          { header: "stepping-stone" },
+          { header: "± s.e." },
+          { header: "z" },
+          { header: "quadrature" },
+          { header: "seconds" },
+        ],
+        reading.rows.map((r) => [
+          String(r.inputs),
+          f(r.logZ),
+          f(r.stdErr, 2),
+          zScore(r.logZ, r.stdErr, r.exactLogZ),
+          f(r.steppingStoneLogZ),
+          f(r.steppingStoneStdErr, 2),
+          zScore(r.steppingStoneLogZ, r.steppingStoneStdErr, r.exactLogZ),
+          f(r.exactLogZ),
+          f(r.seconds, 2),
+        ]),
+      ),
+      `winner: path sampling ${reading.winner} inputs, stepping-stone ${reading.steppingStoneWinner}, quadrature ${reading.exactWinner}`,
+    );
+  }
+  out.push(
+    "",
+    "z: (estimate − quadrature) / s.e. The thesis's path sampling averages N terms U/p(θ) at random temperatures,",
+    "each from a few Gibbs sweeps carried on from the previous temperature; near θ = 0 the draws are close to the",
+    "prior's, their log likelihoods hundreds of nats below the posterior's and the terms heavy-tailed, so its ±",
+    "(their sd/√N) understates its error: trust the stepping-stone column, the same Gibbs sampler on a ladder.",
+  );
+  return out;
 }
 
 /** (estimate − exact) / s.e. to two digits, or "—" without a standard error. */
