@@ -128,7 +128,7 @@ function mixedPosterior(
 }
 
 /** The rows × columns.length matrix of `columns` taken from a rows × P one. */
-function columnsOf(X: Float64Array, P: number, rows: number, columns: readonly number[]): Float64Array {
+function columnsOf(X: ArrayLike<number>, P: number, rows: number, columns: readonly number[]): Float64Array {
   const k = columns.length;
   const out = new Float64Array(rows * k);
   for (let i = 0; i < rows; i++) for (let a = 0; a < k; a++) out[i * k + a] = X[i * P + columns[a]];
@@ -157,17 +157,21 @@ function mixedPredictive(
   members: readonly number[],
   post: LinearMixedPosterior,
   draws: LinearMixedEvidence["draws"],
-  predict: NonNullable<CompareLinearOptions["predict"]>,
+  newRows: {
+    X: ArrayLike<number>;
+    m: number;
+    groups: NonNullable<CompareLinearOptions["predict"]>["groups"];
+  },
   response: PredictiveResponse,
 ): PredictiveComponent[] {
   const { n } = design;
-  const m = predict.rows;
+  const { m } = newRows;
   const fixedColumns = members.flatMap((t) => design.terms[t].columns);
   const groups = members
     .filter((t) => design.terms[t].random !== undefined)
     .map((t) => {
       const term = design.terms[t] as DesignTerm & { random: RandomTerm };
-      const given = predict.groups?.[term.name];
+      const given = newRows.groups?.[term.name];
       if (given === undefined) {
         throw new OccamError(
           "invalid-argument",
@@ -176,7 +180,7 @@ function mixedPredictive(
       }
       return newRowsEffects(term, n, given);
     });
-  const rows = { rows: m, X: columnsOf(predict.X, design.columns, m, fixedColumns), groups };
+  const rows = { rows: m, X: columnsOf(newRows.X, design.columns, m, fixedColumns), groups };
   const dim = draws.theta.length / draws.count;
   const components: PredictiveComponent[] = [];
   for (let s = 0; s < draws.count; s++) {
@@ -229,7 +233,8 @@ function withFits(
             const fit = fitOf(members);
             if (fit === undefined) return plainPredictive(members, X, m, response);
             const list = Array.from(members);
-            return mixedPredictive(design, list, posteriorOf(list), fit.draws, predict, response);
+            const newRows = { X, m, groups: predict.groups };
+            return mixedPredictive(design, list, posteriorOf(list), fit.draws, newRows, response);
           },
         }),
   };
