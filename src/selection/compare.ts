@@ -306,35 +306,10 @@ export function compareSubsets(
   const where = "compareSubsets";
   if (collection === null || typeof collection !== "object")
     throw invalidArgument(where, "a subset collection is required.");
+  checkCollection(collection, where);
   const { p, logEvidence, sizes, masks, members, offsets } = collection;
-  const count = logEvidence?.length ?? 0;
-  if (!(Number.isInteger(p) && p >= 0))
-    throw invalidArgument(where, `p must be a non-negative integer, got ${p}.`);
-  if (count < 1) throw invalidArgument(where, "the collection holds no subsets.");
-  if (sizes?.length !== count) {
-    throw new OccamError(
-      "dimension-mismatch",
-      `${where}: sizes has ${sizes?.length} entries, expected ${count}.`,
-    );
-  }
+  const count = logEvidence.length;
   const useMasks = masks !== undefined;
-  if (useMasks) {
-    if (masks.length !== count) {
-      throw new OccamError(
-        "dimension-mismatch",
-        `${where}: masks has ${masks.length} entries, expected ${count}.`,
-      );
-    }
-    if (p > 32)
-      throw invalidArgument(
-        where,
-        `bitmasks hold at most 32 inputs, got p = ${p}; give members and offsets.`,
-      );
-  } else if (
-    !(members instanceof Int32Array && offsets instanceof Int32Array && offsets.length === count + 1)
-  ) {
-    throw invalidArgument(where, "give masks, or members and offsets (offsets of length count + 1).");
-  }
   const prior = options.prior ?? "uniform";
   const top = options.top ?? 10;
   if (!(Number.isInteger(top) && top >= 0))
@@ -395,36 +370,9 @@ export function compareSubsets(
   const median: number[] = [];
   for (let j = 0; j < p; j++) if (inclusion[j] >= 0.5) median.push(j);
   const medianModel = Int32Array.from(median);
-  let medianModelIndex = -1;
-  if (useMasks) {
-    let mm = 0;
-    for (const j of median) mm |= 1 << j;
-    mm >>>= 0;
-    for (let i = 0; i < count && medianModelIndex < 0; i++) if (masks[i] === mm) medianModelIndex = i;
-  } else {
-    for (let i = 0; i < count && medianModelIndex < 0; i++) {
-      if (offsets![i + 1] - offsets![i] !== median.length) continue;
-      let same = true;
-      // Members of a sampled subset are ascending, as is `median`.
-      for (let r = 0; r < median.length && same; r++) same = members![offsets![i] + r] === median[r];
-      if (same) medianModelIndex = i;
-    }
-  }
+  const medianModelIndex = indexOfSubset(collection, median);
 
-  // Top-K by insertion into a short sorted list: O(N) comparisons when K ≪ N.
-  const k = Math.min(top, count);
-  const topIdx = new Int32Array(k);
-  let filled = 0;
-  for (let i = 0; i < count && k > 0; i++) {
-    const l = logPost[i];
-    if (filled === k && !(l > logPost[topIdx[k - 1]])) continue;
-    let at = filled < k ? filled++ : k - 1;
-    while (at > 0 && logPost[topIdx[at - 1]] < l) {
-      topIdx[at] = topIdx[at - 1];
-      at--;
-    }
-    topIdx[at] = i;
-  }
+  const topIdx = topIndices(logPost, Math.min(top, count));
   return {
     logPosterior: logPost,
     probability,
@@ -438,6 +386,78 @@ export function compareSubsets(
     medianModelIndex,
     top: topIdx,
   };
+}
+
+/** Checks a collection's shape (see {@link SubsetCollection}): its sizes, and masks or members and offsets. */
+function checkCollection(collection: SubsetCollection, where: string): void {
+  const { p, logEvidence, sizes, masks, members, offsets } = collection;
+  const count = logEvidence?.length ?? 0;
+  if (!(Number.isInteger(p) && p >= 0))
+    throw invalidArgument(where, `p must be a non-negative integer, got ${p}.`);
+  if (count < 1) throw invalidArgument(where, "the collection holds no subsets.");
+  if (sizes?.length !== count) {
+    throw new OccamError(
+      "dimension-mismatch",
+      `${where}: sizes has ${sizes?.length} entries, expected ${count}.`,
+    );
+  }
+  if (masks !== undefined) {
+    if (masks.length !== count) {
+      throw new OccamError(
+        "dimension-mismatch",
+        `${where}: masks has ${masks.length} entries, expected ${count}.`,
+      );
+    }
+    if (p > 32)
+      throw invalidArgument(
+        where,
+        `bitmasks hold at most 32 inputs, got p = ${p}; give members and offsets.`,
+      );
+  } else if (
+    !(members instanceof Int32Array && offsets instanceof Int32Array && offsets.length === count + 1)
+  ) {
+    throw invalidArgument(where, "give masks, or members and offsets (offsets of length count + 1).");
+  }
+}
+
+/** The index of the subset with exactly the ascending candidates `subset` in a collection, or −1. */
+function indexOfSubset(collection: SubsetCollection, subset: readonly number[]): number {
+  const { masks, members, offsets } = collection;
+  const count = collection.logEvidence.length;
+  let found = -1;
+  if (masks !== undefined) {
+    let mm = 0;
+    for (const j of subset) mm |= 1 << j;
+    mm >>>= 0;
+    for (let i = 0; i < count && found < 0; i++) if (masks[i] === mm) found = i;
+  } else {
+    for (let i = 0; i < count && found < 0; i++) {
+      if (offsets![i + 1] - offsets![i] !== subset.length) continue;
+      let same = true;
+      // Members of a sampled subset are ascending, as is `subset`.
+      for (let r = 0; r < subset.length && same; r++) same = members![offsets![i] + r] === subset[r];
+      if (same) found = i;
+    }
+  }
+  return found;
+}
+
+/** The indices of the `k` largest entries of `logPost`, largest first, by insertion into a short sorted list: O(N) comparisons when k ≪ N. */
+function topIndices(logPost: Float64Array, k: number): Int32Array {
+  const count = logPost.length;
+  const topIdx = new Int32Array(k);
+  let filled = 0;
+  for (let i = 0; i < count && k > 0; i++) {
+    const l = logPost[i];
+    if (filled === k && !(l > logPost[topIdx[k - 1]])) continue;
+    let at = filled < k ? filled++ : k - 1;
+    while (at > 0 && logPost[topIdx[at - 1]] < l) {
+      topIdx[at] = topIdx[at - 1];
+      at--;
+    }
+    topIdx[at] = i;
+  }
+  return topIdx;
 }
 
 /** The candidate indices of subset i of a collection, ascending. */

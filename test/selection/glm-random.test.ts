@@ -60,7 +60,7 @@ describe("compareGlms with random terms", () => {
     expect(unseen.mean).toBeGreaterThan(rarely.mean);
     expect(unseen.mean).toBeLessThan(always.mean);
     expect(unseen.upper - unseen.lower).toBeGreaterThan(always.upper - always.lower);
-  });
+  }, 240_000);
 
   it("matches the same model written by hand with defineModel and run through occam evidence, and quadrature (normal prior)", async () => {
     const compared = await runCli([
