@@ -110,6 +110,48 @@ function resolveSampleOptions(options: SampleSubsetsOptions) {
   return { p, rng, allowed, prior, iterations, burnIn, swapProbability, inModel };
 }
 
+/** Which inputs a move flips: `a`, and `b` too for a swap (−1 otherwise). */
+interface SubsetProposal {
+  a: number;
+  b: number;
+}
+
+/**
+ * The moves over subsets: flip one input, or (with probability `swapProbability`) swap a member for a
+ * non-member. Both are symmetric, so their logFactor is 0 (−∞: impossible). `size()` is the current
+ * subset's size; the proposal object is reused by every move.
+ */
+function subsetMoves(
+  p: number,
+  inModel: Uint8Array,
+  size: () => number,
+  swapProbability: number,
+): { move: Move<null, SubsetProposal>; proposal: SubsetProposal } {
+  const proposal: SubsetProposal = { a: -1, b: -1 };
+  const flip: Move<null, SubsetProposal> = (r) => {
+    proposal.a = r.integer(p);
+    proposal.b = -1;
+    return { proposal, logFactor: 0 };
+  };
+  const swap: Move<null, SubsetProposal> = (r) => {
+    const k = size();
+    if (k === 0 || k === p) return { proposal, logFactor: Number.NEGATIVE_INFINITY };
+    // The r-th member and the s-th non-member, uniformly.
+    let i = r.integer(k);
+    let o = r.integer(p - k);
+    for (let j = 0; j < p; j++) {
+      if (inModel[j]) {
+        if (i-- === 0) proposal.a = j;
+      } else if (o-- === 0) proposal.b = j;
+    }
+    return { proposal, logFactor: 0 };
+  };
+  const moves: [Move<null, SubsetProposal>, number][] = [];
+  if (swapProbability < 1) moves.push([flip, 1 - swapProbability]);
+  if (swapProbability > 0) moves.push([swap, swapProbability]);
+  return { move: mixture(moves), proposal };
+}
+
 /**
  * Metropolis–Hastings over input subsets for p too large to enumerate (Sykacek's add/remove/swap
  * moves, with the exact log evidence in place of reversible jumps), built on the samplers' move mixture
@@ -162,29 +204,7 @@ export function sampleSubsets(options: SampleSubsetsOptions): SubsetSample {
   const inclusion = new Float64Array(p);
   let accepted = 0;
   const total = burnIn + iterations;
-  // Moves propose which inputs to flip; both are symmetric, so their logFactor is 0 (−∞: impossible).
-  const proposal = { a: -1, b: -1 };
-  const flip: Move<null, typeof proposal> = (r) => {
-    proposal.a = r.integer(p);
-    proposal.b = -1;
-    return { proposal, logFactor: 0 };
-  };
-  const swap: Move<null, typeof proposal> = (r) => {
-    if (size === 0 || size === p) return { proposal, logFactor: Number.NEGATIVE_INFINITY };
-    // The r-th member and the s-th non-member, uniformly.
-    let i = r.integer(size);
-    let o = r.integer(p - size);
-    for (let j = 0; j < p; j++) {
-      if (inModel[j]) {
-        if (i-- === 0) proposal.a = j;
-      } else if (o-- === 0) proposal.b = j;
-    }
-    return { proposal, logFactor: 0 };
-  };
-  const moves: [Move<null, typeof proposal>, number][] = [];
-  if (swapProbability < 1) moves.push([flip, 1 - swapProbability]);
-  if (swapProbability > 0) moves.push([swap, swapProbability]);
-  const move = mixture(moves);
+  const { move, proposal } = subsetMoves(p, inModel, () => size, swapProbability);
   const apply = (prop: typeof proposal): void => {
     inModel[prop.a] ^= 1;
     if (prop.b >= 0) inModel[prop.b] ^= 1;
