@@ -17,9 +17,12 @@ import {
   flatInterceptCorrection,
   RandomEffectsGlm,
   type RandomTermData,
+  randomPartAtRows,
 } from "../models/glm/random-effects.js";
 import { createRng } from "../random/rng.js";
-import type { GlmModelEvidence, GlmPrior } from "./glm.js";
+import type { GlmComparisonSetup, GlmModelEvidence, GlmPrior } from "./glm.js";
+import type { AveragedGlm } from "./glm-average.js";
+import { subsetSeed } from "./linear-estimated.js";
 
 /** Each slope's mean and sd (n − 1 denominator) over the training rows, by which its values are standardised. */
 function slopeScales(random: RandomTerm, n: number): { mean: number; sd: number }[] {
@@ -161,4 +164,28 @@ export function thinnedDraws(posterior: RandomPosteriorDraws, pairs: number): Ra
   }
   for (let s = 0; s < count; s++) weights[s] /= total;
   return { theta, weights, count, ...(random === undefined ? {} : { random: { ...random, values } }) };
+}
+
+/**
+ * With --predict, the random terms' part of the linear predictor at the new rows for each of a model's
+ * thinned draws ({@link randomPartAtRows}; a new group's effects drawn with a stream of the model's seed).
+ */
+export function randomPart(
+  setup: GlmComparisonSetup,
+  members: readonly number[],
+  draws: RandomPosteriorDraws,
+): Pick<AveragedGlm, "randomPart"> {
+  const { predict } = setup.options;
+  const { random } = draws;
+  if (predict === undefined || random === undefined) return {};
+  const { n, terms } = setup.data.design;
+  const held = members
+    .map((t) => terms[t])
+    .filter((t): t is DesignTerm & { random: RandomTerm } => t.random !== undefined);
+  const rows = held.map((t) => newRowsEffects(t, n, predict.groups?.[t.name] as NewRowsGroups));
+  const rng = createRng(subsetSeed(setup.seed, members)).split(3)[2];
+  const data = held.map((t) => randomTermData(t, n));
+  return {
+    randomPart: randomPartAtRows(random.values, random.dim, random.termStarts, data, rows, predict.rows, rng),
+  };
 }

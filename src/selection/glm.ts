@@ -18,7 +18,6 @@ import {
 } from "../models/glm/evidence.js";
 import { GLM_LINKS, type GlmFamilyName, type GlmLink, glmOutcome } from "../models/glm/family.js";
 import { glmGPriorEvidence, gPriorLaplace, gPriorPosteriorDraws } from "../models/glm/g-prior.js";
-import { randomPartAtRows } from "../models/glm/random-effects.js";
 import { createRng } from "../random/rng.js";
 import { type ModelPrior, probabilityIntervals } from "./compare.js";
 import {
@@ -29,9 +28,9 @@ import {
   type GlmPrediction,
 } from "./glm-average.js";
 import {
-  newRowsEffects,
   type RandomPosteriorDraws,
   randomEffectsEvidence,
+  randomPart,
   randomTermData,
   thinnedDraws,
 } from "./glm-random.js";
@@ -43,7 +42,7 @@ import {
   startingDraws,
 } from "./glm-screening.js";
 import { subsetSeed } from "./linear-estimated.js";
-import { alwaysTerms, checkSizeLimit } from "./subsets.js";
+import { alwaysTerms, checkSizeLimit } from "./model-space.js";
 
 /** Options of {@link compareGlms}. */
 export interface CompareGlmOptions {
@@ -575,28 +574,4 @@ function listSubsets(
   };
   grow(0, []);
   return out;
-}
-
-/**
- * With --predict, the random terms' part of the linear predictor at the new rows for each of a model's
- * thinned draws ({@link randomPartAtRows}; a new group's effects drawn with a stream of the model's seed).
- */
-function randomPart(
-  setup: GlmComparisonSetup,
-  members: readonly number[],
-  draws: RandomPosteriorDraws,
-): Pick<AveragedGlm, "randomPart"> {
-  const { predict } = setup.options;
-  const { random } = draws;
-  if (predict === undefined || random === undefined) return {};
-  const { n, terms } = setup.data.design;
-  const held = members
-    .map((t) => terms[t])
-    .filter((t): t is DesignTerm & { random: RandomTerm } => t.random !== undefined);
-  const rows = held.map((t) => newRowsEffects(t, n, predict.groups?.[t.name] as NewRowsGroups));
-  const rng = createRng(subsetSeed(setup.seed, members)).split(3)[2];
-  const data = held.map((t) => randomTermData(t, n));
-  return {
-    randomPart: randomPartAtRows(random.values, random.dim, random.termStarts, data, rows, predict.rows, rng),
-  };
 }

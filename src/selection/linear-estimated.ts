@@ -19,7 +19,8 @@ import {
   type ResolvedLinearOptions,
   type SubsetSearchSummary,
 } from "./linear-options.js";
-import { hereditaryFilter, MAX_ENUMERATED_INPUTS, type SubsetSummary, summarizeSubsets } from "./subsets.js";
+import { hereditaryFilter } from "./model-space.js";
+import { MAX_ENUMERATED_INPUTS, type SubsetSummary, summarizeSubsets } from "./subsets.js";
 
 /** Draws of the evidences from their sampling distributions behind each probability interval. */
 const INTERVAL_DRAWS = 4000;

@@ -32,16 +32,9 @@ import {
   type ResolvedLinearOptions,
   resolveLinearOptions,
 } from "./linear-options.js";
+import { alwaysTerms, checkSizeLimit, hereditaryFilter } from "./model-space.js";
 import { sampleSubsets } from "./subset-sampling.js";
-import {
-  alwaysTerms,
-  checkSizeLimit,
-  hereditaryFilter,
-  MAX_ENUMERATED_INPUTS,
-  type SubsetSummary,
-  searchSubsets,
-  summarizeSubsets,
-} from "./subsets.js";
+import { MAX_ENUMERATED_INPUTS, type SubsetSummary, searchSubsets, summarizeSubsets } from "./subsets.js";
 
 export { subsetSeed } from "./linear-estimated.js";
 // The options, their constants and the result types are part of this module's interface.

@@ -14,9 +14,11 @@
  * in their order ({@link mergeSubsetSums}): the blocks can run on other threads or machines and the
  * result is the same bit for bit wherever they ran.
  */
+
 import { OccamError } from "../errors.js";
-import type { FamilyTerm, SubsetFamily } from "../models/family.js";
+import type { SubsetFamily } from "../models/family.js";
 import { logModelPrior, type ModelPrior } from "./compare.js";
+import { hereditary, maskOf, parentMasks } from "./model-space.js";
 
 /** Largest number of terms whose 2^p subsets are enumerated (beyond, subsets are sampled). */
 export const MAX_ENUMERATED_INPUTS = 25;
@@ -370,33 +372,6 @@ export function finishSubsetSums(sums: SubsetSums): SubsetSummary {
   };
 }
 
-/** The indices of the terms named in `always`; an unknown name is an `invalid-argument` OccamError. */
-export function alwaysTerms(terms: readonly FamilyTerm[], names: readonly string[]): number[] {
-  return [...new Set(names)]
-    .map((name) => {
-      // "(1|g)" names the term "(1 | g)": spaces do not count.
-      const j = terms.findIndex((t) => t.name.replace(/\s/g, "") === name.replace(/\s/g, ""));
-      if (j < 0) {
-        throw new OccamError(
-          "invalid-argument",
-          `--always: no term "${name}"; the terms are ${terms.map((t) => `"${t.name}"`).join(", ")}.`,
-        );
-      }
-      return j;
-    })
-    .sort((a, b) => a - b);
-}
-
-/** Throws an `invalid-argument` OccamError when a size limit leaves no model holding `always` terms. */
-export function checkSizeLimit(always: number, which: "all" | "none" | { max: number }): void {
-  if (which !== "all" && which !== "none" && which.max < always) {
-    throw new OccamError(
-      "invalid-argument",
-      `--subsets max=${which.max} leaves no model that holds the ${always} terms of --always.`,
-    );
-  }
-}
-
 /** Options of {@link searchSubsets}. */
 export interface SearchSubsetsOptions {
   /** Only subsets of at most this many terms. @defaultValue every subset */
@@ -417,25 +392,6 @@ export interface SearchSubsetsOptions {
    * @defaultValue none
    */
   always?: readonly number[];
-}
-
-/** The bit mask of a list of term indices. */
-function maskOf(terms: readonly number[]): number {
-  return terms.reduce((m, j) => (m | (1 << j)) >>> 0, 0);
-}
-
-/** The parent masks of a family's terms, or null when no term has parents (or heredity is off). */
-function parentMasks(family: SubsetFamily, heredity: boolean): Uint32Array | null {
-  if (!heredity || family.terms.every((t) => t.parents.length === 0)) return null;
-  return Uint32Array.from(family.terms, (t) => maskOf(t.parents));
-}
-
-/** True when every member's parents are members too. */
-function hereditary(mask: number, parents: Uint32Array): boolean {
-  for (let m = mask; m !== 0; m &= m - 1) {
-    if ((parents[31 - Math.clz32(m & -m)] & ~mask) !== 0) return false;
-  }
-  return true;
 }
 
 /**
@@ -595,13 +551,4 @@ export function summarizeSubsets(
     );
   }
   return finishSubsetSums(summary.sums());
-}
-
-/** A model-space filter for {@link sampleSubsets} from a family's heredity, or undefined when there is none. */
-export function hereditaryFilter(
-  family: SubsetFamily,
-  heredity: boolean,
-): ((inModel: Uint8Array) => boolean) | undefined {
-  if (!heredity || family.terms.every((t) => t.parents.length === 0)) return undefined;
-  return (inModel) => family.terms.every((t, j) => !inModel[j] || t.parents.every((q) => inModel[q] === 1));
 }
