@@ -41,7 +41,14 @@ async function openPage(hash = "") {
     }
   });
   await page.goto(`${own}index.html${hash}`, { waitUntil: "load" });
-  return { page, problems, requests, dialogs };
+  /** Closes the page, which made no request, logged no console problem and opened no dialog. */
+  const close = async () => {
+    expect(problems).toEqual([]);
+    expect(requests).toEqual([]);
+    expect(dialogs).toEqual([]);
+    await page.close();
+  };
+  return { page, close };
 }
 
 /** Waits until the compare tab shows a result or an error, and returns its status line. */
@@ -81,7 +88,7 @@ function expectSameNumbers(a: unknown, b: unknown, where: string): void {
 
 describe("the page (npm run build:web), in headless Chromium from file://", () => {
   it("compares the wine example from a link to the CLI's numbers (to a few units in the last place), offline and without a console error", async () => {
-    const { page, problems, requests, dialogs } = await openPage("#example=wine-alcohol&target=alcohol");
+    const { page, close } = await openPage("#example=wine-alcohol&target=alcohol");
     expect(await compareFinished(page)).toMatch(/^Done/);
     const inPage = JSON.parse((await page.textContent("#result-json")) ?? "");
     const run = await runCli(["compare", "examples/wine-alcohol.csv", "--target", "alcohol", "--json"]);
@@ -103,14 +110,11 @@ describe("the page (npm run build:web), in headless Chromium from file://", () =
       `wine, 4096 models: compute ${inPage.seconds.toFixed(2)} s in Chromium, ${cli.seconds.toFixed(2)} s in the CLI (ratio ${(inPage.seconds / cli.seconds).toFixed(2)})`,
     );
     await page.screenshot({ path: join(folder, "compare.png"), fullPage: true });
-    expect(problems).toEqual([]);
-    expect(requests).toEqual([]);
-    expect(dialogs).toEqual([]);
-    await page.close();
+    await close();
   }, 180_000);
 
   it("compares the Pima example, by its button, as logistic regressions: the CLI's --family bernoulli numbers", async () => {
-    const { page, problems, requests } = await openPage();
+    const { page, close } = await openPage();
     await page.click('[data-example="pima"]');
     expect(await page.inputValue("#target")).toBe("type");
     expect(await page.inputValue("#family")).toBe("bernoulli");
@@ -149,9 +153,7 @@ describe("the page (npm run build:web), in headless Chromium from file://", () =
     const cli = JSON.parse((await runCli(args)).stdout);
     expect(inPage.modelCount).toBe(128);
     expectSameComparison(inPage, cli);
-    expect(problems).toEqual([]);
-    expect(requests).toEqual([]);
-    await page.close();
+    await close();
   }, 120_000);
 
   it("compares successes out of trials (binomial) with the column of trials chosen: the CLI's --trials numbers", async () => {
@@ -163,7 +165,7 @@ describe("the page (npm run build:web), in headless Chromium from file://", () =
     }
     const file = join(folder, "budworm.csv");
     writeFileSync(file, `${rows.join("\n")}\n`);
-    const { page, problems, requests } = await openPage();
+    const { page, close } = await openPage();
     await page.setInputFiles("#csv-file", file);
     expect(await page.isDisabled("#trials")).toBe(true);
     await page.selectOption("#target", "dead");
@@ -178,9 +180,7 @@ describe("the page (npm run build:web), in headless Chromium from file://", () =
     expect(inPage.family).toBe("binomial");
     expect(inPage.models[0].inputs).toEqual(["ldose", "sex"]);
     expectSameComparison(inPage, cli);
-    expect(problems).toEqual([]);
-    expect(requests).toEqual([]);
-    await page.close();
+    await close();
   }, 120_000);
 
   it("shows a hostile column name as text and runs nothing from it", async () => {
@@ -193,7 +193,7 @@ describe("the page (npm run build:web), in headless Chromium from file://", () =
     }
     const file = join(folder, "hostile.csv");
     writeFileSync(file, `${rows.join("\n")}\n`);
-    const { page, problems, requests, dialogs } = await openPage();
+    const { page, close } = await openPage();
     await page.setInputFiles("#csv-file", file);
     await page.selectOption("#target", "y");
     expect(await page.locator("#target option").allTextContents()).toContain(HOSTILE);
@@ -202,14 +202,11 @@ describe("the page (npm run build:web), in headless Chromium from file://", () =
     expect(JSON.parse((await page.textContent("#result-json")) ?? "").inputs).toContain(HOSTILE);
     expect(await page.locator("script").count()).toBe(1);
     expect(await page.frameLocator("#report").locator("script").count()).toBe(0);
-    expect(dialogs).toEqual([]);
-    expect(problems).toEqual([]);
-    expect(requests).toEqual([]);
-    await page.close();
+    await close();
   }, 120_000);
 
   it("cancels a long run and stays responsive; the evidence tab gets the CLI's log Z within the standard errors", async () => {
-    const { page, problems, requests } = await openPage();
+    const { page, close } = await openPage();
     await page.click("#tab-evidence");
     // Many methods at their defaults: seconds of work, cancelled at once.
     await page.fill("#methods", "bridge,smc,stepping-stone,path,nested");
@@ -252,8 +249,6 @@ describe("the page (npm run build:web), in headless Chromium from file://", () =
     // And the model's exact log evidence, −14.6228 (examples/evidence-model.mjs).
     expect(Math.abs(inPage.consensus.logZ + 14.6228)).toBeLessThan(3 * inPage.consensus.stdErr + 1e-4);
     await page.screenshot({ path: join(folder, "evidence.png"), fullPage: true });
-    expect(problems).toEqual([]);
-    expect(requests).toEqual([]);
-    await page.close();
+    await close();
   }, 240_000);
 });
