@@ -90,12 +90,10 @@ export function mixedEvidences(
   const scores = new Float64Array(estimated.length);
   const stdErr = new Float64Array(estimated.length);
   const fits = new Map<string, LinearMixedEvidence>();
-  const unreliable = new Map<string, readonly string[]>();
   estimated.forEach((members, i) => {
     if (members.some(isRandom)) {
       const fit = mixedModel(design, members, randomData, gPrior, o.seed);
       fits.set(members.join(","), fit);
-      if (!fit.reliable) unreliable.set(members.join(","), fit.warnings);
       [scores[i], stdErr[i]] = [fit.logBayesFactor, fit.stdErr];
     } else {
       scores[i] = family.score(members);
@@ -110,6 +108,9 @@ export function mixedEvidences(
     predict,
   );
   const ranked = rankEstimates(fitted, o, top, { subsets, estimated }, scores, stdErr);
+  const unreliable = new Map(
+    [...fits].filter(([, fit]) => !fit.reliable).map(([key, fit]) => [key, fit.warnings]),
+  );
   return { ...ranked, settings: {}, unreliable, family: fitted };
 }
 

@@ -220,10 +220,10 @@ export class LinearMixedPosterior {
     let explained = 0;
     let logDetK = 0;
     for (let start = f; start < m; start += this.blockSize) {
-      const block = this.eliminateBlock(start);
-      if (block === undefined) return Number.NEGATIVE_INFINITY;
-      explained += block.explained;
-      logDetK += block.logDet;
+      const part = this.eliminateBlock(start);
+      if (Number.isNaN(part)) return Number.NEGATIVE_INFINITY;
+      explained += part;
+      logDetK += logDetFromCholesky(this.R, this.blockSize);
     }
     try {
       choleskyInPlace(S, f);
@@ -242,11 +242,12 @@ export class LinearMixedPosterior {
 
   /**
    * Factors the diagonal block R of K at columns `start …` (WᵀW's block plus each group's Σ⁻¹ there) and
-   * takes it out of S and b_S; returns log |R| and b_Rᵀ R⁻¹ b_R, or undefined where R is not positive definite.
+   * takes it out of S and b_S, leaving R's factor in `R`; returns b_Rᵀ R⁻¹ b_R, or NaN where R is not
+   * positive definite. Allocates nothing: it runs once per block in every evaluation.
    */
-  private eliminateBlock(start: number): { logDet: number; explained: number } | undefined {
+  private eliminateBlock(start: number): number {
     const { f, m, gram, R, M, w, S, zS, blockSize: size } = this;
-    if (!this.factorBlock(start)) return undefined;
+    if (!this.factorBlock(start)) return Number.NaN;
     // M = L_R⁻¹ Bᵀ (size × f) and w = L_R⁻¹ b_R, by forward substitution.
     let explained = 0;
     for (let i = 0; i < size; i++) {
@@ -271,7 +272,7 @@ export class LinearMixedPosterior {
       for (let i = 0; i < size; i++) v += M[i * f + a] * w[i];
       zS[a] -= v;
     }
-    return { logDet: logDetFromCholesky(R, size), explained };
+    return explained;
   }
 
   /** Writes into R the diagonal block of K at columns `start …` (WᵀW's block plus each group's Σ⁻¹ there) and factors it; false where it is not positive definite. */
