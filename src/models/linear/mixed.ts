@@ -486,8 +486,6 @@ function termPrecision(t: TermLayout, theta: Float64Array): number {
 export interface LinearMixedEvidence {
   readonly logBayesFactor: number;
   readonly stdErr: number;
-  /** Laplace's approximation at the mode of θ. */
-  readonly laplace: number;
   readonly paretoK: number;
   readonly reliable: boolean;
   readonly warnings: readonly string[];
@@ -544,7 +542,6 @@ export function linearMixedEvidence(
   return {
     logBayesFactor: corrected.logZ,
     stdErr: corrected.stdErr,
-    laplace: proposal.logSurrogate,
     paretoK: corrected.paretoK,
     reliable: corrected.reliable,
     warnings: corrected.warnings,
