@@ -71,6 +71,13 @@ export interface BayesModel {
    * longer for a posterior whose slowest direction a diagonal metric cannot rescale (a curved ridge).
    */
   readonly hmcTrajectoryLength?: number;
+  /**
+   * The most integrator steps an HMC trajectory of this model's posterior chains may take (default
+   * 1024): a bound on what an iteration costs where the adapted step size is small next to the
+   * posterior's spread (stiff directions a diagonal metric cannot rescale), the trajectory then being
+   * shorter than `hmcTrajectoryLength`.
+   */
+  readonly hmcMaxSteps?: number;
 }
 
 /** Options of {@link defineModel}. */

@@ -207,6 +207,7 @@ export function unbounded(model: BayesModel, where = "model"): UnboundedModel {
     ...(exactLogEvidence === undefined ? {} : { exactLogEvidence: () => exactLogEvidence.call(model) }),
     ...(model.hmcTargetAccept === undefined ? {} : { hmcTargetAccept: model.hmcTargetAccept }),
     ...(model.hmcTrajectoryLength === undefined ? {} : { hmcTrajectoryLength: model.hmcTrajectoryLength }),
+    ...(model.hmcMaxSteps === undefined ? {} : { hmcMaxSteps: model.hmcMaxSteps }),
   };
   return Object.freeze({ model: Object.freeze(transformed), identity, toBounded, toUnbounded });
 }

@@ -102,7 +102,14 @@ function blameModel(model: BayesModel, file: string): BayesModel {
   // belong to it), the user's functions wrapped.
   const copy: Record<string, unknown> = { ...model };
   // Read through the prototype too, where a class keeps its getters.
-  for (const name of ["dim", "names", "bounds", "hmcTargetAccept", "hmcTrajectoryLength"] as const) {
+  for (const name of [
+    "dim",
+    "names",
+    "bounds",
+    "hmcTargetAccept",
+    "hmcTrajectoryLength",
+    "hmcMaxSteps",
+  ] as const) {
     if (model[name] !== undefined) copy[name] = model[name];
   }
   for (const name of ["powerPosteriorKernel", "exactLogEvidence"] as const) {

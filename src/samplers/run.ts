@@ -1,5 +1,5 @@
 import { OccamError } from "../errors.js";
-import { Draws } from "../model/draws.js";
+import { type ChainStats, Draws } from "../model/draws.js";
 import type { Rng } from "../random/rng.js";
 import { createRng } from "../random/rng.js";
 import type { Kernel, PositionState, StepInfo } from "./kernel.js";
@@ -38,8 +38,8 @@ export interface RunChainOptions {
    */
   thin?: number;
   /**
-   * Number of chains, run one after another, each from its own stream `rng.split(chains)[c]`, so the
-   * result does not depend on how chains are scheduled.
+   * Number of chains, run one after another (with `earlyStop`, each up to the checkpoint first), each
+   * from its own stream `rng.split(chains)[c]`, so the result does not depend on how chains are scheduled.
    * @defaultValue 1
    */
   chains?: number;
@@ -62,6 +62,12 @@ export interface RunChainOptions {
    * example `onProgress`); timers such as `AbortSignal.timeout` cannot fire while it runs.
    */
   signal?: AbortSignal;
+  /**
+   * Asked once, after `afterDraws` kept draws of every chain, whether to stop there (chains that
+   * already disagree beyond what more draws could mend): when `stop` returns true, the run returns
+   * those draws, `afterDraws` per chain.
+   */
+  earlyStop?: { readonly afterDraws: number; readonly stop: (draws: Draws) => boolean };
 }
 
 interface ResolvedOptions {
@@ -74,6 +80,7 @@ interface ResolvedOptions {
   names: readonly string[] | undefined;
   onProgress: ((p: Progress) => void) | undefined;
   signal: AbortSignal | undefined;
+  earlyStop: RunChainOptions["earlyStop"];
 }
 
 function positiveInteger(value: number, name: string, min: number): void {
@@ -137,6 +144,7 @@ function resolveOptions(options: RunChainOptions): ResolvedOptions {
     names: options.names,
     onProgress: options.onProgress,
     signal: options.signal,
+    earlyStop: options.earlyStop,
   };
 }
 
@@ -169,7 +177,8 @@ function aborted(chain: number, iteration: number, total: number): OccamError {
  * the kept positions and log densities with per-chain {@link ChainStats}: the acceptance rate is the mean
  * of `info.acceptProbability` over the sampling steps (a lower-variance estimate than the accepted
  * fraction), divergences count sampling steps with `info.divergent`, and evaluations sum
- * `info.evaluations` (the evaluation `init` makes is not counted). The same seed gives bit-identical draws.
+ * `info.evaluations` (the evaluation `init` makes is not counted). The same seed gives bit-identical draws,
+ * with or without `earlyStop`, up to where it stops.
  *
  * Pass a factory `(chain) => kernel` when chains > 1 and the kernel adapts, so that each chain tunes its own.
  * Throws an `OccamError`: `non-finite` when a start is non-finite or has a non-finite log density, or a
@@ -186,147 +195,252 @@ export function runChain<S extends PositionState, I extends StepInfo>(
   options: RunChainOptions,
 ): Draws {
   const opts = resolveOptions(options);
-  const { draws: nDraws, warmup, thin, chains: nChains, initial, onProgress, signal } = opts;
-  const factory = typeof kernel === "function" ? kernel : undefined;
-  if (factory === undefined) {
-    if (
-      kernel === null ||
-      typeof kernel !== "object" ||
-      typeof kernel.init !== "function" ||
-      typeof kernel.step !== "function"
-    ) {
-      throw new OccamError(
-        "invalid-argument",
-        "runChain: kernel must have init and step methods, or be a function (chain) => kernel.",
-      );
-    }
-    if (nChains > 1 && isAdaptive(kernel)) {
-      throw new OccamError(
-        "invalid-argument",
-        "runChain: this kernel adapts during warm-up, so one instance cannot serve several chains; pass a factory (chain) => kernel.",
-      );
+  const { draws: nDraws, chains: nChains } = opts;
+  checkKernel(kernel, nChains);
+  const streams = opts.rng.split(nChains);
+  // With an early stop, every chain runs up to the checkpoint, then on to the end: each has its own
+  // stream (and, from a factory, its own kernel), so the order changes none of the draws.
+  const checkpoint = opts.earlyStop === undefined ? nDraws : Math.min(opts.earlyStop.afterDraws, nDraws);
+  const chains: ChainRun<S, I>[] = [];
+  let out: Draws | undefined;
+  for (let c = 0; c < nChains; c++) {
+    const chain = startChain(kernel, c, streams[c], opts, out?.dim);
+    out ??= new Draws({ dim: chain.start.length, nChains, nDraws, names: opts.names });
+    warmUp(chain, opts);
+    sampleDraws(chain, 0, checkpoint, out, opts);
+    chains.push(chain);
+  }
+  if (out === undefined) throw new OccamError("internal", "runChain: no chain was run.");
+  const draws = out;
+  if (checkpoint < nDraws && opts.earlyStop !== undefined) {
+    const soFar = firstDraws(draws, checkpoint);
+    if (opts.earlyStop.stop(soFar)) {
+      chains.forEach((chain, c) => {
+        soFar.stats[c] = chainStats(chain, checkpoint * opts.thin);
+      });
+      return soFar;
     }
   }
-  const streams = opts.rng.split(nChains);
-  const total = warmup + nDraws * thin;
-  const progressEvery = Math.max(1, Math.ceil(total / 100));
-  let out: Draws | undefined;
-  let dim = -1;
+  for (const chain of chains) sampleDraws(chain, checkpoint, nDraws, draws, opts);
+  chains.forEach((chain, c) => {
+    draws.stats[c] = chainStats(chain, nDraws * opts.thin);
+  });
+  return draws;
+}
 
-  for (let c = 0; c < nChains; c++) {
-    if (signal?.aborted) throw aborted(c, 0, total);
-    const rng = streams[c];
-    const k = factory ? factory(c) : (kernel as Kernel<S, I>);
-    if (k === null || typeof k !== "object" || typeof k.init !== "function" || typeof k.step !== "function") {
-      throw new OccamError(
-        "invalid-argument",
-        `runChain: the kernel factory returned no kernel for chain ${c}.`,
-      );
-    }
-    const start = startingPoint(initial, rng, c);
-    if (out === undefined) {
-      dim = start.length;
-      if (dim < 1) throw new OccamError("invalid-argument", "runChain: the starting point is empty.");
-      const kernelDim = (k as { dim?: unknown }).dim;
-      if (typeof kernelDim === "number" && kernelDim !== dim) {
-        throw new OccamError(
-          "dimension-mismatch",
-          `runChain: the starting point has length ${dim} but the kernel's dim is ${kernelDim}.`,
-        );
-      }
-      out = new Draws({ dim, nChains, nDraws, names: opts.names });
-    } else if (start.length !== dim) {
+/** Throws unless `kernel` is a kernel (one that does not adapt, when several chains share it) or a factory. */
+function checkKernel<S extends PositionState, I extends StepInfo>(
+  kernel: Kernel<S, I> | ((chain: number) => Kernel<S, I>),
+  nChains: number,
+): void {
+  if (typeof kernel === "function") return;
+  if (
+    kernel === null ||
+    typeof kernel !== "object" ||
+    typeof kernel.init !== "function" ||
+    typeof kernel.step !== "function"
+  ) {
+    throw new OccamError(
+      "invalid-argument",
+      "runChain: kernel must have init and step methods, or be a function (chain) => kernel.",
+    );
+  }
+  if (nChains > 1 && isAdaptive(kernel)) {
+    throw new OccamError(
+      "invalid-argument",
+      "runChain: this kernel adapts during warm-up, so one instance cannot serve several chains; pass a factory (chain) => kernel.",
+    );
+  }
+}
+
+/** One chain of a run: its kernel, stream, current state, and what its steps have cost so far. */
+interface ChainRun<S extends PositionState, I extends StepInfo> {
+  readonly index: number;
+  readonly kernel: Kernel<S, I>;
+  readonly rng: Rng;
+  readonly start: Float64Array;
+  state: S;
+  /** Iterations done, warm-up and sampling. */
+  iteration: number;
+  warmupEvaluations: number;
+  evaluations: number;
+  acceptSum: number;
+  divergences: number;
+  treeDepthLimited: number | undefined;
+}
+
+/** Chain `c`'s kernel and starting state, checked against the run's dimension `dim` (chain 0's). */
+function startChain<S extends PositionState, I extends StepInfo>(
+  kernel: Kernel<S, I> | ((chain: number) => Kernel<S, I>),
+  c: number,
+  rng: Rng,
+  opts: ResolvedOptions,
+  dim: number | undefined,
+): ChainRun<S, I> {
+  if (opts.signal?.aborted) throw aborted(c, 0, totalIterations(opts));
+  const k = typeof kernel === "function" ? kernel(c) : kernel;
+  if (k === null || typeof k !== "object" || typeof k.init !== "function" || typeof k.step !== "function") {
+    throw new OccamError(
+      "invalid-argument",
+      `runChain: the kernel factory returned no kernel for chain ${c}.`,
+    );
+  }
+  const start = startingPoint(opts.initial, rng, c);
+  if (dim === undefined) {
+    if (start.length < 1) throw new OccamError("invalid-argument", "runChain: the starting point is empty.");
+    const kernelDim = (k as { dim?: unknown }).dim;
+    if (typeof kernelDim === "number" && kernelDim !== start.length) {
       throw new OccamError(
         "dimension-mismatch",
-        `runChain: the starting point of chain ${c} has length ${start.length} but chain 0's has ${dim}.`,
+        `runChain: the starting point has length ${start.length} but the kernel's dim is ${kernelDim}.`,
       );
     }
-    for (let j = 0; j < dim; j++) {
-      if (!Number.isFinite(start[j])) {
-        throw new OccamError(
-          "non-finite",
-          `runChain: coordinate ${j} of the starting point of chain ${c} is ${start[j]}; start at finite values.`,
-        );
-      }
-    }
-    let state = k.init(start);
-    if (state.position.length !== dim) {
-      throw new OccamError(
-        "dimension-mismatch",
-        `runChain: the kernel's state has ${state.position.length} coordinates but the starting point has ${dim}; check the kernel's target dimension.`,
-      );
-    }
-    if (!Number.isFinite(state.logDensity)) {
+  } else if (start.length !== dim) {
+    throw new OccamError(
+      "dimension-mismatch",
+      `runChain: the starting point of chain ${c} has length ${start.length} but chain 0's has ${dim}.`,
+    );
+  }
+  for (let j = 0; j < start.length; j++) {
+    if (!Number.isFinite(start[j])) {
       throw new OccamError(
         "non-finite",
-        `runChain: the log density at the starting point of chain ${c} is ${state.logDensity}; start where the target density is positive and finite (inside the prior's support).`,
+        `runChain: coordinate ${j} of the starting point of chain ${c} is ${start[j]}; start at finite values.`,
       );
     }
-
-    const adaptive = isAdaptive(k);
-    let iteration = 0;
-    let warmupEvaluations = 0;
-    for (let i = 0; i < warmup; i++) {
-      if (signal?.aborted) throw aborted(c, iteration, total);
-      const result = k.step(rng, state);
-      state = result.state;
-      if (adaptive) k.adapt(state, result.info, i, warmup);
-      warmupEvaluations += result.info.evaluations;
-      if (!Number.isFinite(state.logDensity)) throw nonFiniteState(state.logDensity, c, "warm-up", i);
-      iteration++;
-      if (onProgress && (iteration % progressEvery === 0 || iteration === total)) {
-        onProgress({ chain: c, iteration, total, phase: "warmup" });
-      }
-    }
-    if (adaptive) k.endWarmup();
-
-    const values = out.values;
-    const logDensity = out.logDensity;
-    let acceptSum = 0;
-    let divergences = 0;
-    let evaluations = 0;
-    let treeDepthLimited: number | undefined;
-    for (let t = 0; t < nDraws; t++) {
-      for (let s = 0; s < thin; s++) {
-        if (signal?.aborted) throw aborted(c, iteration, total);
-        const result = k.step(rng, state);
-        state = result.state;
-        const info = result.info;
-        acceptSum += info.acceptProbability;
-        if (info.divergent === true) divergences++;
-        if (info.treeDepthLimited !== undefined)
-          treeDepthLimited = (treeDepthLimited ?? 0) + (info.treeDepthLimited ? 1 : 0);
-        evaluations += info.evaluations;
-        if (!Number.isFinite(state.logDensity))
-          throw nonFiniteState(state.logDensity, c, "sampling", t * thin + s);
-        iteration++;
-        if (onProgress && (iteration % progressEvery === 0 || iteration === total)) {
-          onProgress({ chain: c, iteration, total, phase: "sampling" });
-        }
-      }
-      const position = state.position;
-      const row = (c * nDraws + t) * dim;
-      for (let j = 0; j < dim; j++) {
-        const v = position[j];
-        if (!Number.isFinite(v)) {
-          throw new OccamError(
-            "non-finite",
-            `runChain: coordinate ${j} of kept draw ${t} of chain ${c} is ${v}; the kernel produced a non-finite position.`,
-          );
-        }
-        values[row + j] = v;
-      }
-      logDensity[c * nDraws + t] = state.logDensity;
-    }
-    out.stats[c] = {
-      acceptanceRate: acceptSum / (nDraws * thin),
-      divergences,
-      evaluations,
-      warmupEvaluations,
-      ...(treeDepthLimited === undefined ? {} : { treeDepthLimited }),
-    };
   }
-  return out as Draws;
+  const state = k.init(start);
+  if (state.position.length !== start.length) {
+    throw new OccamError(
+      "dimension-mismatch",
+      `runChain: the kernel's state has ${state.position.length} coordinates but the starting point has ${start.length}; check the kernel's target dimension.`,
+    );
+  }
+  if (!Number.isFinite(state.logDensity)) {
+    throw new OccamError(
+      "non-finite",
+      `runChain: the log density at the starting point of chain ${c} is ${state.logDensity}; start where the target density is positive and finite (inside the prior's support).`,
+    );
+  }
+  return {
+    index: c,
+    kernel: k,
+    rng,
+    start,
+    state,
+    iteration: 0,
+    warmupEvaluations: 0,
+    evaluations: 0,
+    acceptSum: 0,
+    divergences: 0,
+    treeDepthLimited: undefined,
+  };
+}
+
+function totalIterations(opts: ResolvedOptions): number {
+  return opts.warmup + opts.draws * opts.thin;
+}
+
+/** Reports progress after the chain's latest iteration, about 100 times per chain and after its last. */
+function report(
+  chain: ChainRun<PositionState, StepInfo>,
+  opts: ResolvedOptions,
+  phase: Progress["phase"],
+): void {
+  const total = totalIterations(opts);
+  const every = Math.max(1, Math.ceil(total / 100));
+  if (opts.onProgress && (chain.iteration % every === 0 || chain.iteration === total)) {
+    opts.onProgress({ chain: chain.index, iteration: chain.iteration, total, phase });
+  }
+}
+
+/** The chain's warm-up: `opts.warmup` steps, each followed by the kernel's adaptation, then `endWarmup`. */
+function warmUp<S extends PositionState, I extends StepInfo>(
+  chain: ChainRun<S, I>,
+  opts: ResolvedOptions,
+): void {
+  const k = chain.kernel;
+  const adaptive = isAdaptive(k);
+  for (let i = 0; i < opts.warmup; i++) {
+    if (opts.signal?.aborted) throw aborted(chain.index, chain.iteration, totalIterations(opts));
+    const result = k.step(chain.rng, chain.state);
+    chain.state = result.state;
+    if (adaptive) k.adapt(chain.state, result.info, i, opts.warmup);
+    chain.warmupEvaluations += result.info.evaluations;
+    if (!Number.isFinite(chain.state.logDensity))
+      throw nonFiniteState(chain.state.logDensity, chain.index, "warm-up", i);
+    chain.iteration++;
+    report(chain, opts, "warmup");
+  }
+  if (adaptive) k.endWarmup();
+}
+
+/** The chain's kept draws `from` … `to` − 1 (thin steps each), written into `out`. */
+function sampleDraws<S extends PositionState, I extends StepInfo>(
+  chain: ChainRun<S, I>,
+  from: number,
+  to: number,
+  out: Draws,
+  opts: ResolvedOptions,
+): void {
+  const { thin } = opts;
+  const c = chain.index;
+  const dim = out.dim;
+  for (let t = from; t < to; t++) {
+    for (let s = 0; s < thin; s++) {
+      if (opts.signal?.aborted) throw aborted(c, chain.iteration, totalIterations(opts));
+      const result = chain.kernel.step(chain.rng, chain.state);
+      chain.state = result.state;
+      const info = result.info;
+      chain.acceptSum += info.acceptProbability;
+      if (info.divergent === true) chain.divergences++;
+      if (info.treeDepthLimited !== undefined)
+        chain.treeDepthLimited = (chain.treeDepthLimited ?? 0) + (info.treeDepthLimited ? 1 : 0);
+      chain.evaluations += info.evaluations;
+      if (!Number.isFinite(chain.state.logDensity))
+        throw nonFiniteState(chain.state.logDensity, c, "sampling", t * thin + s);
+      chain.iteration++;
+      report(chain, opts, "sampling");
+    }
+    const position = chain.state.position;
+    const row = (c * out.nDraws + t) * dim;
+    for (let j = 0; j < dim; j++) {
+      const v = position[j];
+      if (!Number.isFinite(v)) {
+        throw new OccamError(
+          "non-finite",
+          `runChain: coordinate ${j} of kept draw ${t} of chain ${c} is ${v}; the kernel produced a non-finite position.`,
+        );
+      }
+      out.values[row + j] = v;
+    }
+    out.logDensity[c * out.nDraws + t] = chain.state.logDensity;
+  }
+}
+
+/** What a chain's `steps` sampling steps did (see `ChainStats`). */
+function chainStats(chain: ChainRun<PositionState, StepInfo>, steps: number): ChainStats {
+  return {
+    acceptanceRate: chain.acceptSum / steps,
+    divergences: chain.divergences,
+    evaluations: chain.evaluations,
+    warmupEvaluations: chain.warmupEvaluations,
+    ...(chain.treeDepthLimited === undefined ? {} : { treeDepthLimited: chain.treeDepthLimited }),
+  };
+}
+
+/** The first `count` draws of every chain of `all`, in a store of their own. */
+function firstDraws(all: Draws, count: number): Draws {
+  const { dim, nChains } = all;
+  const part = new Draws({ dim, nChains, nDraws: count, names: all.names });
+  for (let c = 0; c < nChains; c++) {
+    part.values.set(
+      all.values.subarray(c * all.nDraws * dim, (c * all.nDraws + count) * dim),
+      c * count * dim,
+    );
+    part.logDensity.set(all.logDensity.subarray(c * all.nDraws, c * all.nDraws + count), c * count);
+  }
+  return part;
 }
 
 function nonFiniteState(value: number, chain: number, phase: string, step: number): OccamError {

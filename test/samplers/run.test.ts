@@ -373,4 +373,39 @@ describe("runChain", () => {
       /not both/,
     );
   });
+
+  it("asks an early stop once, after its draws of every chain: stopping returns those draws, the full run's first ones", () => {
+    const options = { draws: 40, warmup: 5, chains: 3, seed: 7, initial: Float64Array.of(0) };
+    const full = runChain(() => ar1Kernel(0.5), options);
+    const seen: number[] = [];
+    const kept = runChain(() => ar1Kernel(0.5), {
+      ...options,
+      earlyStop: {
+        afterDraws: 10,
+        stop: (d) => {
+          seen.push(d.nDraws, d.nChains);
+          return false;
+        },
+      },
+    });
+    expect(seen).toEqual([10, 3]);
+    expect(kept.values).toEqual(full.values);
+    expect(kept.stats).toEqual(full.stats);
+    const stopped = runChain(() => ar1Kernel(0.5), {
+      ...options,
+      earlyStop: { afterDraws: 10, stop: () => true },
+    });
+    expect(stopped.nDraws).toBe(10);
+    for (let c = 0; c < 3; c++) {
+      for (let t = 0; t < 10; t++) expect(stopped.draw(c, t)).toEqual(full.draw(c, t));
+      expect(stopped.stats[c].warmupEvaluations).toBe(5);
+      expect(stopped.stats[c].evaluations).toBe(10);
+    }
+    // A checkpoint at or past the last draw is no stop.
+    const late = runChain(() => ar1Kernel(0.5), {
+      ...options,
+      earlyStop: { afterDraws: 40, stop: () => true },
+    });
+    expect(late.values).toEqual(full.values);
+  });
 });

@@ -37,6 +37,8 @@ export interface LogitFunction {
   readonly hmcTargetAccept?: number;
   /** HMC's trajectory length for this family's posteriors (see `BayesModel.hmcTrajectoryLength`). */
   readonly hmcTrajectoryLength?: number;
+  /** HMC's most steps a trajectory of this family's posteriors (see `BayesModel.hmcMaxSteps`). */
+  readonly hmcMaxSteps?: number;
   /** log p(θ), normalised. */
   logPrior(theta: Float64Array): number;
   /** Writes ∇ log p(θ) into `grad` and returns log p(θ). */
@@ -146,6 +148,16 @@ function checkedGradient(value: number, grad: Float64Array): number {
 }
 
 /**
+ * The most leapfrog steps of a trajectory in the posterior chains of the families whose posteriors
+ * have separated modes (rbf, mixture, mlp). On many inputs these posteriors are stiff as well (an
+ * adapted step size of 0.007–0.009 in the adapted metric: rbf and mixture on the 30 inputs of the
+ * breast-cancer data), so that trajectories of π/2 took 200–290 steps, and one family's chains given
+ * all rows 174–212 s, to end in different modes; at 64 steps the same chains take a third of that and
+ * fail the same checks.
+ */
+export const MULTIMODAL_HMC_MAX_STEPS = 64;
+
+/**
  * The conditional classifier of a {@link LogitFunction} on training data: prior from the family,
  * likelihood Σ_{i ∈ rows} log softmax(η(x_i; θ))_{y_i}, its gradient (Σ_i (e_{y_i} − p_i) backpropagated
  * through η), the pointwise terms over all n rows, subsets and the predictive. `rows` defaults to all
@@ -198,6 +210,7 @@ export function conditionalClassifier(
     ...(net.bounds === undefined ? {} : { bounds: net.bounds }),
     ...(net.hmcTargetAccept === undefined ? {} : { hmcTargetAccept: net.hmcTargetAccept }),
     ...(net.hmcTrajectoryLength === undefined ? {} : { hmcTrajectoryLength: net.hmcTrajectoryLength }),
+    ...(net.hmcMaxSteps === undefined ? {} : { hmcMaxSteps: net.hmcMaxSteps }),
     logPrior: (theta) => orZero(net.logPrior(theta)),
     gradLogPrior: (theta, grad) => checkedGradient(net.gradLogPrior(theta, grad), grad),
     samplePrior: (rng) => net.samplePrior(rng),

@@ -31,6 +31,7 @@ import {
   conditionalClassifier,
   type LogitFunction,
   logSoftmax,
+  MULTIMODAL_HMC_MAX_STEPS,
 } from "./family.js";
 import {
   addDirichletLogits,
@@ -250,6 +251,7 @@ export function mixtureClassifier(
 
   const net: LogitFunction = {
     family: "mixture",
+    hmcMaxSteps: MULTIMODAL_HMC_MAX_STEPS,
     dim,
     names,
     classes: K,

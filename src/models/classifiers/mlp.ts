@@ -17,7 +17,12 @@ import { dotAt } from "../../math/dot.js";
 import type { Rng } from "../../random/rng.js";
 import type { ClassificationData } from "../mixture-classifier/data.js";
 import { tanh } from "../mlp/tanh.js";
-import { type ConditionalClassifier, conditionalClassifier, type LogitFunction } from "./family.js";
+import {
+  type ConditionalClassifier,
+  conditionalClassifier,
+  type LogitFunction,
+  MULTIMODAL_HMC_MAX_STEPS,
+} from "./family.js";
 import {
   addNormalPrior,
   addSortedGradient,
@@ -117,6 +122,7 @@ export function mlpClassifier(
 
   const net: LogitFunction = {
     family: "mlp",
+    hmcMaxSteps: MULTIMODAL_HMC_MAX_STEPS,
     dim,
     names,
     classes: K,

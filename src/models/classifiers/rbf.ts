@@ -17,7 +17,12 @@ import { checkInteger, checkPositive } from "../../errors.js";
 import { squaredDistanceAt } from "../../math/dot.js";
 import type { Rng } from "../../random/rng.js";
 import type { ClassificationData } from "../mixture-classifier/data.js";
-import { type ConditionalClassifier, conditionalClassifier, type LogitFunction } from "./family.js";
+import {
+  type ConditionalClassifier,
+  conditionalClassifier,
+  type LogitFunction,
+  MULTIMODAL_HMC_MAX_STEPS,
+} from "./family.js";
 import {
   addNormalPrior,
   addSortedGradient,
@@ -125,6 +130,7 @@ export function rbfClassifier(
 
   const net: LogitFunction = {
     family: "rbf",
+    hmcMaxSteps: MULTIMODAL_HMC_MAX_STEPS,
     dim,
     names,
     classes: K,
