@@ -98,13 +98,14 @@ export interface PosteriorSample {
 const RHAT_WARNING = 1.05;
 
 /**
- * Split R-hat, over the first quarter of the draws, above which the chains stop there: the between-chain
- * spread of chains that have mixed falls at best as 1 / draws, so R-hat² − 1 could fall four-fold by the
- * end, to 1.15² − 1 from 1.5² − 1, still above the 1.05 that marks the draws unreliable. With 100
- * effective draws in all, a quarter of each chain holds about 3 per half-chain, and an R-hat this high
- * arises by chance on one of 100 parameters about 3 times in 100.
+ * Split R-hat, over the first quarter of the draws, above which the chains stop there. The between-chain
+ * spread of chains that mix falls at best as 1 / draws, so R-hat² − 1 could fall four-fold by the end,
+ * from 1.25² − 1 to 1.07² − 1, still above the 1.05 that marks the draws unreliable. Chains that would
+ * pass that check on 100 parameters carry some 50 effective draws per half-chain by the end, 12 by the
+ * quarter, where an R-hat of 1.25 on any of them arises by chance in about 2 runs in a million (R-hat²
+ * − 1 ≈ χ²₇ / (7 × 12) over the eight half-chains' means).
  */
-const DECISIVE_RHAT = 1.5;
+const DECISIVE_RHAT = 1.25;
 
 /** Fewer effective draws than this (the smallest over parameters) make the draws unreliable. */
 const MIN_POSTERIOR_ESS = 100;

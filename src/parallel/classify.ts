@@ -41,14 +41,18 @@ export async function compareClassifierFamiliesInParallel(
   };
   const plainTrain = plainClassificationData(train);
   const test = options.test == null ? null : plainClassificationData(options.test);
-  const units = families.map((name, index) => ({
+  // pknn, which samples no chains and takes a few seconds, is queued last, to fill a worker that the
+  // sampled families leave idle at the end.
+  const order = [...families.filter((f) => f !== "pknn"), ...families.filter((f) => f === "pknn")];
+  const units = order.map((name) => ({
     key: name,
     command: "classifier-family",
-    payload: { train: plainTrain, test, options: plainOptions, index },
+    payload: { train: plainTrain, test, options: plainOptions, index: families.indexOf(name) },
   }));
-  const runs = (await runUnits(units, siblingModule(import.meta.url, "classify-units"), {
+  const done = (await runUnits(units, siblingModule(import.meta.url, "classify-units"), {
     ...options,
     onUnit: (_done, _total, key) => options.onProgress?.(`${key} done`),
   })) as FamilyRun[];
+  const runs = families.map((name) => done[order.indexOf(name)]);
   return weighClassifierFamilies(train, { ...options, families }, runs, start);
 }
