@@ -38,20 +38,7 @@ export function logisticClassifier(
   const K = data.classNames.length;
   const p = data.p;
   const q = p + 1;
-  const interceptSd = options.interceptSd ?? 2.5;
-  checkPositive(interceptSd, "logistic: interceptSd");
-  if (options.precision !== undefined) {
-    checkPositive(options.precision, "logistic: precision");
-    if (options.precisionPrior !== undefined) {
-      throw new OccamError("invalid-argument", "logistic: give precision or precisionPrior, not both.");
-    }
-  }
-  const hyper = checkHyperprior(
-    options.precisionPrior ?? { shape: 2, rate: 8 / p },
-    "logistic: precisionPrior",
-  );
-  const fixed = options.precision !== undefined;
-  const slopeSd = fixed ? 1 / Math.sqrt(options.precision as number) : Number.NaN;
+  const { interceptSd, hyper, fixed, slopeSd } = resolveLogisticOptions(options, p);
   // With the precision τ free, the slopes are sampled non-centred: θ holds z ~ N(0, I) and u = log τ
   // (last), and w = z e^{−u/2}. The prior of w is the same Student-t as with τ integrated out (τ is
   // only made explicit), so the evidence is unchanged. Why: on (nearly) separable data the likelihood
@@ -89,13 +76,7 @@ export function logisticClassifier(
   const w = new Float64Array((K - 1) * q);
   let scale = 1;
   const acc = new Float64Array((K - 1) * q);
-  const names: string[] = [];
-  for (let k = 1; k < K; k++) {
-    names.push(`b[${data.classNames[k]}]`);
-    for (let i = 0; i < p; i++)
-      names.push(`${fixed ? "w" : "z"}[${data.classNames[k]},${data.inputNames[i]}]`);
-  }
-  if (!fixed) names.push("log precision");
+  const names = logisticNames(data, fixed);
   const net: LogitFunction = {
     family: "logistic",
     dim,
@@ -168,6 +149,37 @@ export function logisticClassifier(
       ? `slope precision ~ Gamma(${fmt(hyper.shape)}, ${fmt(hyper.rate)})`
       : `slope precision ${fmt(options.precision)}`;
   return conditionalClassifier(net, data, undefined, `${dim} weights, ${prior}`);
+}
+
+/** The options of {@link logisticClassifier} checked, with their defaults for p inputs. */
+function resolveLogisticOptions(options: LogisticClassifierOptions, p: number) {
+  const interceptSd = options.interceptSd ?? 2.5;
+  checkPositive(interceptSd, "logistic: interceptSd");
+  if (options.precision !== undefined) {
+    checkPositive(options.precision, "logistic: precision");
+    if (options.precisionPrior !== undefined) {
+      throw new OccamError("invalid-argument", "logistic: give precision or precisionPrior, not both.");
+    }
+  }
+  const hyper = checkHyperprior(
+    options.precisionPrior ?? { shape: 2, rate: 8 / p },
+    "logistic: precisionPrior",
+  );
+  const fixed = options.precision !== undefined;
+  const slopeSd = fixed ? 1 / Math.sqrt(options.precision as number) : Number.NaN;
+  return { interceptSd, hyper, fixed, slopeSd };
+}
+
+/** The parameters' names, class by class: "b[k]", then "z[k,input]" (or "w[…]" with a fixed precision), and "log precision". */
+function logisticNames(data: ClassificationData, fixed: boolean): string[] {
+  const names: string[] = [];
+  for (let k = 1; k < data.classNames.length; k++) {
+    names.push(`b[${data.classNames[k]}]`);
+    for (let i = 0; i < data.p; i++)
+      names.push(`${fixed ? "w" : "z"}[${data.classNames[k]},${data.inputNames[i]}]`);
+  }
+  if (!fixed) names.push("log precision");
+  return names;
 }
 
 function fmt(x: number): string {

@@ -31,6 +31,7 @@ import {
   incrementsFromSorted,
   logOrderings,
   sortedFromIncrements,
+  type WeightGroupPrior,
   weightGroupPrior,
 } from "./priors.js";
 
@@ -61,22 +62,14 @@ export function rbfClassifier(
   data: ClassificationData,
   options: RbfClassifierOptions = {},
 ): ConditionalClassifier {
-  const J = options.centres ?? 3;
-  checkInteger(J, "rbf: centres", 1);
-  const centreSd = options.centreSd ?? 1;
-  const logWidthSd = options.logWidthSd ?? 0.7;
-  const biasSd = options.biasSd ?? 2.5;
-  checkPositive(centreSd, "rbf: centreSd");
-  checkPositive(logWidthSd, "rbf: logWidthSd");
-  checkPositive(biasSd, "rbf: biasSd");
-  const hyper = checkHyperprior(options.precisionPrior ?? { shape: 2, rate: 8 }, "rbf: precisionPrior");
+  const settings = resolveRbfOptions(options);
+  const { J, centreSd, logWidthSd, biasSd, hyper } = settings;
   const K = data.classNames.length;
   const p = data.p;
   const oRest = J; // other centre coordinates: J × (p − 1)
   const oWidth = oRest + J * (p - 1);
   const oOut = oWidth + J; // (K − 1) × (J + 1)
   const dim = oOut + (K - 1) * (J + 1);
-  const logJ = logOrderings(J, false);
 
   // Unpacked parameters and their gradient accumulators.
   const centres = new Float64Array(J * p);
@@ -92,41 +85,11 @@ export function rbfClassifier(
 
   // Output weights without their biases, packed for the group prior.
   const weights = new Float64Array((K - 1) * J);
-  const weightGrad = new Float64Array((K - 1) * J);
   const group = weightGroupPrior(0, weights.length, hyper);
 
-  const prior = (t: Float64Array, grad: Float64Array | null): number => {
-    if (grad !== null) grad.fill(0);
-    // Sorted first coordinates: J! ∏ N(c_j0; 0, s_c²) on the ordered region, with the Jacobian.
-    let value = logJ + sortedFromIncrements(t, 0, J, false, first);
-    value += addNormalPrior(first, 0, J, centreSd, null);
-    if (grad !== null) {
-      for (let j = 0; j < J; j++) dFirst[j] = -first[j] / (centreSd * centreSd);
-      addSortedGradient(t, 0, J, false, dFirst, grad, true);
-    }
-    value += addNormalPrior(t, oRest, J * (p - 1), centreSd, grad);
-    value += addNormalPrior(t, oWidth, J, logWidthSd, grad);
-    for (let k = 0; k < K - 1; k++) {
-      value += addNormalPrior(t, oOut + k * (J + 1), 1, biasSd, grad);
-      for (let j = 0; j < J; j++) weights[k * J + j] = t[oOut + k * (J + 1) + 1 + j];
-    }
-    if (grad === null) return value + group.logPdf(weights);
-    weightGrad.fill(0);
-    value += group.addGradient(weights, weightGrad);
-    for (let k = 0; k < K - 1; k++) {
-      for (let j = 0; j < J; j++) grad[oOut + k * (J + 1) + 1 + j] += weightGrad[k * J + j];
-    }
-    return value;
-  };
+  const prior = rbfPrior(settings, p, K, group);
 
-  const names: string[] = [];
-  for (let j = 0; j < J; j++) names.push(j === 0 ? "c[0,0]" : `log(c[${j},0] − c[${j - 1},0])`);
-  for (let j = 0; j < J; j++) for (let i = 1; i < p; i++) names.push(`c[${j},${data.inputNames[i]}]`);
-  for (let j = 0; j < J; j++) names.push(`log s[${j}]`);
-  for (let k = 1; k < K; k++) {
-    names.push(`b[${data.classNames[k]}]`);
-    for (let j = 0; j < J; j++) names.push(`v[${data.classNames[k]},${j}]`);
-  }
+  const names = rbfNames(data, J);
 
   const net: LogitFunction = {
     family: "rbf",
@@ -205,4 +168,75 @@ export function rbfClassifier(
     },
   };
   return conditionalClassifier(net, data, undefined, `${J} basis functions, ${dim} parameters`);
+}
+
+/** The options of {@link rbfClassifier} checked, with their defaults. */
+function resolveRbfOptions(options: RbfClassifierOptions) {
+  const J = options.centres ?? 3;
+  checkInteger(J, "rbf: centres", 1);
+  const centreSd = options.centreSd ?? 1;
+  const logWidthSd = options.logWidthSd ?? 0.7;
+  const biasSd = options.biasSd ?? 2.5;
+  checkPositive(centreSd, "rbf: centreSd");
+  checkPositive(logWidthSd, "rbf: logWidthSd");
+  checkPositive(biasSd, "rbf: biasSd");
+  const hyper = checkHyperprior(options.precisionPrior ?? { shape: 2, rate: 8 }, "rbf: precisionPrior");
+  return { J, centreSd, logWidthSd, biasSd, hyper };
+}
+
+/**
+ * log p(θ) of the RBF family (see the module header) in its parameter layout, for p inputs and K
+ * classes, with its gradient written into `grad` when given; `group` is the output weights' prior.
+ */
+function rbfPrior(
+  o: ReturnType<typeof resolveRbfOptions>,
+  p: number,
+  K: number,
+  group: WeightGroupPrior,
+): (t: Float64Array, grad: Float64Array | null) => number {
+  const { J, centreSd, logWidthSd, biasSd } = o;
+  const oRest = J;
+  const oWidth = oRest + J * (p - 1);
+  const oOut = oWidth + J;
+  const logJ = logOrderings(J, false);
+  const first = new Float64Array(J);
+  const dFirst = new Float64Array(J);
+  const weights = new Float64Array((K - 1) * J);
+  const weightGrad = new Float64Array((K - 1) * J);
+  return (t, grad) => {
+    if (grad !== null) grad.fill(0);
+    // Sorted first coordinates: J! ∏ N(c_j0; 0, s_c²) on the ordered region, with the Jacobian.
+    let value = logJ + sortedFromIncrements(t, 0, J, false, first);
+    value += addNormalPrior(first, 0, J, centreSd, null);
+    if (grad !== null) {
+      for (let j = 0; j < J; j++) dFirst[j] = -first[j] / (centreSd * centreSd);
+      addSortedGradient(t, 0, J, false, dFirst, grad, true);
+    }
+    value += addNormalPrior(t, oRest, J * (p - 1), centreSd, grad);
+    value += addNormalPrior(t, oWidth, J, logWidthSd, grad);
+    for (let k = 0; k < K - 1; k++) {
+      value += addNormalPrior(t, oOut + k * (J + 1), 1, biasSd, grad);
+      for (let j = 0; j < J; j++) weights[k * J + j] = t[oOut + k * (J + 1) + 1 + j];
+    }
+    if (grad === null) return value + group.logPdf(weights);
+    weightGrad.fill(0);
+    value += group.addGradient(weights, weightGrad);
+    for (let k = 0; k < K - 1; k++) {
+      for (let j = 0; j < J; j++) grad[oOut + k * (J + 1) + 1 + j] += weightGrad[k * J + j];
+    }
+    return value;
+  };
+}
+
+/** The parameters' names in the layout of {@link rbfClassifier}. */
+function rbfNames(data: ClassificationData, J: number): string[] {
+  const names: string[] = [];
+  for (let j = 0; j < J; j++) names.push(j === 0 ? "c[0,0]" : `log(c[${j},0] − c[${j - 1},0])`);
+  for (let j = 0; j < J; j++) for (let i = 1; i < data.p; i++) names.push(`c[${j},${data.inputNames[i]}]`);
+  for (let j = 0; j < J; j++) names.push(`log s[${j}]`);
+  for (let k = 1; k < data.classNames.length; k++) {
+    names.push(`b[${data.classNames[k]}]`);
+    for (let j = 0; j < J; j++) names.push(`v[${data.classNames[k]},${j}]`);
+  }
+  return names;
 }
