@@ -63,18 +63,9 @@ export function mlpClassifier(
   data: ClassificationData,
   options: MlpClassifierOptions = {},
 ): ConditionalClassifier {
-  const H = options.hidden ?? 3;
-  checkInteger(H, "mlp: hidden", 1);
-  const biasSd = options.biasSd ?? 2.5;
-  checkPositive(biasSd, "mlp: biasSd");
   const K = data.classNames.length;
   const p = data.p;
-  const inputHidden = checkHyperprior(options.inputHidden ?? { shape: 2, rate: 2 / p }, "mlp: inputHidden");
-  const hiddenBias = checkHyperprior(options.hiddenBias ?? { shape: 2, rate: 2 }, "mlp: hiddenBias");
-  const hiddenOutput = checkHyperprior(
-    options.hiddenOutput ?? { shape: 2, rate: 8 / H },
-    "mlp: hiddenOutput",
-  );
+  const { H, biasSd, inputHidden, hiddenBias, hiddenOutput } = resolveMlpOptions(options, p);
   const oBias = H * p;
   const oOut = oBias + H; // (K − 1) × (H + 1)
   const dim = oOut + (K - 1) * (H + 1);
@@ -112,13 +103,7 @@ export function mlpClassifier(
     return value;
   };
 
-  const names: string[] = [];
-  for (let h = 0; h < H; h++) for (let i = 0; i < p; i++) names.push(`u[${h},${data.inputNames[i]}]`);
-  for (let h = 0; h < H; h++) names.push(h === 0 ? "log c[0]" : `log(c[${h}] − c[${h - 1}])`);
-  for (let k = 1; k < K; k++) {
-    names.push(`b[${data.classNames[k]}]`);
-    for (let h = 0; h < H; h++) names.push(`v[${data.classNames[k]},${h}]`);
-  }
+  const names = mlpNames(data, H);
 
   const net: LogitFunction = {
     family: "mlp",
@@ -184,4 +169,31 @@ export function mlpClassifier(
     },
   };
   return conditionalClassifier(net, data, undefined, `${H} hidden units, ${dim} weights`);
+}
+
+/** The options of {@link mlpClassifier} checked, with their defaults for p inputs. */
+function resolveMlpOptions(options: MlpClassifierOptions, p: number) {
+  const H = options.hidden ?? 3;
+  checkInteger(H, "mlp: hidden", 1);
+  const biasSd = options.biasSd ?? 2.5;
+  checkPositive(biasSd, "mlp: biasSd");
+  const inputHidden = checkHyperprior(options.inputHidden ?? { shape: 2, rate: 2 / p }, "mlp: inputHidden");
+  const hiddenBias = checkHyperprior(options.hiddenBias ?? { shape: 2, rate: 2 }, "mlp: hiddenBias");
+  const hiddenOutput = checkHyperprior(
+    options.hiddenOutput ?? { shape: 2, rate: 8 / H },
+    "mlp: hiddenOutput",
+  );
+  return { H, biasSd, inputHidden, hiddenBias, hiddenOutput };
+}
+
+/** The parameters' names in the layout of {@link mlpClassifier}. */
+function mlpNames(data: ClassificationData, H: number): string[] {
+  const names: string[] = [];
+  for (let h = 0; h < H; h++) for (let i = 0; i < data.p; i++) names.push(`u[${h},${data.inputNames[i]}]`);
+  for (let h = 0; h < H; h++) names.push(h === 0 ? "log c[0]" : `log(c[${h}] − c[${h - 1}])`);
+  for (let k = 1; k < data.classNames.length; k++) {
+    names.push(`b[${data.classNames[k]}]`);
+    for (let h = 0; h < H; h++) names.push(`v[${data.classNames[k]},${h}]`);
+  }
+  return names;
 }
