@@ -265,17 +265,6 @@ export function buildHmcKernel(options: HmcOptions): HmcKernel {
     return -state.logDensity + kinetic();
   };
 
-  const plannedSteps = (rng: Rng): number => {
-    const nominal =
-      opts.trajectoryLength === undefined
-        ? opts.steps
-        : Math.min(opts.maxSteps, Math.max(1, Math.round(opts.trajectoryLength / stepSize)));
-    if (opts.stepsJitter === 0) return nominal;
-    const lo = Math.max(1, Math.round(nominal * (1 - opts.stepsJitter)));
-    const hi = Math.max(lo, Math.round(nominal * (1 + opts.stepsJitter)));
-    return lo + rng.integer(hi - lo + 1);
-  };
-
   return {
     dim,
     get stepSize() {
@@ -298,7 +287,7 @@ export function buildHmcKernel(options: HmcOptions): HmcKernel {
       }
       const eps =
         opts.stepSizeJitter === 0 ? stepSize : stepSize * (1 + opts.stepSizeJitter * (2 * rng.uniform() - 1));
-      const planned = plannedSteps(rng);
+      const planned = plannedSteps(opts, stepSize, rng);
       const h0 = startTrajectory(rng, state);
       let logp = state.logDensity;
       let taken = 0;
@@ -352,4 +341,16 @@ export function buildHmcKernel(options: HmcOptions): HmcKernel {
       if (opts.adaptStepSize && dual.iterations > 0) stepSize = dual.finalStepSize;
     },
   };
+}
+
+/** A trajectory's integrator steps at the nominal step size: fixed, or the trajectory length's, jittered. */
+function plannedSteps(opts: ResolvedHmc, stepSize: number, rng: Rng): number {
+  const nominal =
+    opts.trajectoryLength === undefined
+      ? opts.steps
+      : Math.min(opts.maxSteps, Math.max(1, Math.round(opts.trajectoryLength / stepSize)));
+  if (opts.stepsJitter === 0) return nominal;
+  const lo = Math.max(1, Math.round(nominal * (1 - opts.stepsJitter)));
+  const hi = Math.max(lo, Math.round(nominal * (1 + opts.stepsJitter)));
+  return lo + rng.integer(hi - lo + 1);
 }
