@@ -10,6 +10,7 @@ import {
   multivariateStudentT,
 } from "../../distributions/multivariate-student-t.js";
 import { OccamError } from "../../errors.js";
+import { solveLower } from "../../math/linalg.js";
 import type { BayesModel } from "../../model/model.js";
 import type { Rng } from "../../random/rng.js";
 import { isFiniteVector, isUsableLogDensity, metropolisHastings } from "../../samplers/accept.js";
@@ -196,12 +197,9 @@ export function hmcSweep(
     // A particle of zero likelihood (kept, at weight 0, only when never resampled) does not move.
     if (cloud.logLikelihood[i] === Number.NEGATIVE_INFINITY) continue;
     const row = i * d;
-    // z = L⁻¹(θ − m) by forward substitution.
-    for (let a = 0; a < d; a++) {
-      let v = cloud.positions[row + a] - mean[a];
-      for (let b = 0; b < a; b++) v -= L[a * d + b] * z[b];
-      z[a] = v / L[a * d + a];
-    }
+    // z = L⁻¹(θ − m).
+    for (let a = 0; a < d; a++) z[a] = cloud.positions[row + a] - mean[a];
+    solveLower(L, d, z, z);
     modelFailed = false;
     const logStart = density(z, gradZ);
     if (modelFailed) {
@@ -217,11 +215,7 @@ export function hmcSweep(
       );
     }
     moved++;
-    let kinetic0 = 0;
-    for (let a = 0; a < d; a++) {
-      p[a] = rng.normal();
-      kinetic0 += p[a] * p[a];
-    }
+    const kinetic0 = unitMomentum(rng, p, d);
     const eps = stepSize * (1 + 0.2 * (2 * rng.uniform() - 1));
     const steps = Math.max(1, Math.round(nominal * (0.5 + rng.uniform())));
     let logEnd = logStart;
@@ -255,6 +249,16 @@ export function hmcSweep(
     }
   }
   return { moved, acceptSum, divergent, failed };
+}
+
+/** Draws a unit-mass momentum into p[0 … d) and returns pᵀp (twice its kinetic energy). */
+function unitMomentum(rng: Rng, p: Float64Array, d: number): number {
+  let sum = 0;
+  for (let a = 0; a < d; a++) {
+    p[a] = rng.normal();
+    sum += p[a] * p[a];
+  }
+  return sum;
 }
 
 /**
