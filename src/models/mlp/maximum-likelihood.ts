@@ -10,7 +10,7 @@ import { minimize } from "../../math/optimize.js";
 import { createRng } from "../../random/rng.js";
 import { checkMlpData, type MlpData } from "./data.js";
 import { createMlp, type Mlp, randomWeights } from "./network.js";
-import { sumOfSquares } from "./sum-of-squares.js";
+import { type SumOfSquares, sumOfSquares } from "./sum-of-squares.js";
 
 /** Options of {@link fitMaximumLikelihoodMlp}. */
 export interface MaximumLikelihoodMlpOptions {
@@ -184,34 +184,18 @@ export function fitMaximumLikelihoodMlp(
   for (let s = 0; s < starts; s++) {
     const w0 = randomWeights(network, streams[s], initialScale);
     const r = minimize(cost, w0, { maxIterations, gradTolerance: 1e-8, functionTolerance: 1e-14 });
-    const trainPer = new Float64Array(O);
-    train.perOutput(r.x, trainPer);
-    let trainSum = 0;
-    for (let o = 0; o < O; o++) {
-      trainSum += trainPer[o];
-      trainPer[o] /= data.n;
-    }
-    const trainError = trainSum / (data.n * O);
-    let testError: number | undefined;
-    let testPer: Float64Array | undefined;
-    if (testSs !== undefined && test !== undefined) {
-      testPer = new Float64Array(O);
-      testSs.perOutput(r.x, testPer);
-      let sum = 0;
-      for (let o = 0; o < O; o++) {
-        sum += testPer[o];
-        testPer[o] /= test.n;
-      }
-      testError = sum / (test.n * O);
-    }
+    const onTrain = meanSquaredErrors(train, r.x, data.n, O);
+    const onTest =
+      testSs === undefined || test === undefined ? undefined : meanSquaredErrors(testSs, r.x, test.n, O);
+    const trainError = onTrain.error;
     results.push(
       Object.freeze({
         weights: r.x,
         cost: r.value,
         trainError,
-        trainErrorPerOutput: trainPer,
-        testError,
-        testErrorPerOutput: testPer,
+        trainErrorPerOutput: onTrain.perOutput,
+        testError: onTest?.error,
+        testErrorPerOutput: onTest?.perOutput,
         fpe: finalPredictionError(trainError, data.n, network.size),
         converged: r.converged,
         iterations: r.iterations,
@@ -241,4 +225,21 @@ export function fitMaximumLikelihoodMlp(
     meanFpe: mean((r) => r.fpe),
     seconds: (performance.now() - started) / 1000,
   });
+}
+
+/** The mean squared errors at weights w over n rows: per output value (S_o / n), and over all (S / (n · O)). */
+function meanSquaredErrors(
+  ss: SumOfSquares,
+  w: Float64Array,
+  n: number,
+  O: number,
+): { perOutput: Float64Array; error: number } {
+  const perOutput = new Float64Array(O);
+  ss.perOutput(w, perOutput);
+  let sum = 0;
+  for (let o = 0; o < O; o++) {
+    sum += perOutput[o];
+    perOutput[o] /= n;
+  }
+  return { perOutput, error: sum / (n * O) };
 }
