@@ -328,20 +328,7 @@ export function scoreMlSubsets(options: MlSubsetsOptions): MlSubsetScores {
       throw invalidArgument(where, `rhoGrid must increase strictly; entry ${r} (${rhoGrid[r]}) does not.`);
     }
   }
-  // Sufficient statistics XᵀX, Xᵀy, yᵀy (O(np²) once).
-  const gram = new Float64Array(p * p);
-  const rhs = new Float64Array(p);
-  let yy = 0;
-  for (let i = 0; i < n; i++) {
-    const row = i * p;
-    yy += y[i] * y[i];
-    for (let a = 0; a < p; a++) {
-      const xa = X[row + a];
-      rhs[a] += xa * y[i];
-      for (let c = 0; c <= a; c++) gram[a * p + c] += xa * X[row + c];
-    }
-  }
-  for (let a = 0; a < p; a++) for (let c = 0; c < a; c++) gram[c * p + a] = gram[a * p + c];
+  const { gram, rhs, yy } = sufficientStatistics(X, y, n, p);
 
   const count = 2 ** p;
   const sizes = new Uint8Array(count);
@@ -366,25 +353,8 @@ export function scoreMlSubsets(options: MlSubsetsOptions): MlSubsetScores {
       if (Number.isNaN(view.quad)) rss = Number.NaN;
       else if (rho === 0) rss = yy - view.quad;
       else {
-        // w = L⁻ᵀu (back substitution) and tr(G_SS⁻¹) = Σ_j ‖L⁻¹e_j‖² (forward substitutions).
-        let ww = 0;
-        for (let i = k - 1; i >= 0; i--) {
-          let s = u[i];
-          for (let j = i + 1; j < k; j++) s -= L[j * stride + i] * w[j];
-          w[i] = s / L[i * stride + i];
-          ww += w[i] * w[i];
-        }
-        let trace = 0;
-        for (let j = 0; j < k; j++) {
-          for (let i = j; i < k; i++) {
-            let s = i === j ? 1 : 0;
-            for (let l = j; l < i; l++) s -= L[i * stride + l] * e[l];
-            e[i] = s / L[i * stride + i];
-            trace += e[i] * e[i];
-          }
-        }
-        rss = yy - view.quad - rho * ww;
-        gamma = k - rho * trace;
+        rss = yy - view.quad - rho * weightNormSquared(L, u, k, stride, w);
+        gamma = k - rho * inverseFactorTrace(L, k, stride, e);
       }
       const ell = rss > 0 ? unbiasedLogLikelihood(n, rss, gamma) : Number.NEGATIVE_INFINITY;
       table[mask] = ell;
@@ -441,6 +411,56 @@ export function scoreMlSubsets(options: MlSubsetsOptions): MlSubsetScores {
       fpe,
     }),
   });
+}
+
+/** XᵀX, Xᵀy and yᵀy of n rows of p inputs (O(np²), once). */
+function sufficientStatistics(X: Float64Array, y: Float64Array, n: number, p: number) {
+  const gram = new Float64Array(p * p);
+  const rhs = new Float64Array(p);
+  let yy = 0;
+  for (let i = 0; i < n; i++) {
+    const row = i * p;
+    yy += y[i] * y[i];
+    for (let a = 0; a < p; a++) {
+      const xa = X[row + a];
+      rhs[a] += xa * y[i];
+      for (let c = 0; c <= a; c++) gram[a * p + c] += xa * X[row + c];
+    }
+  }
+  for (let a = 0; a < p; a++) for (let c = 0; c < a; c++) gram[c * p + a] = gram[a * p + c];
+  return { gram, rhs, yy };
+}
+
+/** ‖w‖² for w = L⁻ᵀu (back substitution into `w`), L the k × k factor stored with row stride `stride`. */
+function weightNormSquared(
+  L: Float64Array,
+  u: Float64Array,
+  k: number,
+  stride: number,
+  w: Float64Array,
+): number {
+  let ww = 0;
+  for (let i = k - 1; i >= 0; i--) {
+    let s = u[i];
+    for (let j = i + 1; j < k; j++) s -= L[j * stride + i] * w[j];
+    w[i] = s / L[i * stride + i];
+    ww += w[i] * w[i];
+  }
+  return ww;
+}
+
+/** tr(G⁻¹) = Σ_j ‖L⁻¹e_j‖² (forward substitutions into the scratch `e`), G = LLᵀ of size k. */
+function inverseFactorTrace(L: Float64Array, k: number, stride: number, e: Float64Array): number {
+  let trace = 0;
+  for (let j = 0; j < k; j++) {
+    for (let i = j; i < k; i++) {
+      let s = i === j ? 1 : 0;
+      for (let l = j; l < i; l++) s -= L[i * stride + l] * e[l];
+      e[i] = s / L[i * stride + i];
+      trace += e[i] * e[i];
+    }
+  }
+  return trace;
 }
 
 /** The subset a criterion selects. */
