@@ -213,6 +213,48 @@ export function mlpSymmetryLogFactor(hidden: number): number {
   return gammaln(hidden + 1) + hidden * Math.LN2;
 }
 
+/** Σ A_jj over j in [offset, offset + length) of the W × W matrix A, summed in order. */
+function diagonalSumAt(A: Float64Array, W: number, offset: number, length: number): number {
+  let tr = 0;
+  for (let j = offset; j < offset + length; j++) tr += A[j * W + j];
+  return tr;
+}
+
+/** Σ w_j² over j in [offset, offset + length), summed in order. */
+function squaredNormAt(w: Float64Array, offset: number, length: number): number {
+  let sq = 0;
+  for (let j = offset; j < offset + length; j++) sq += w[j] * w[j];
+  return sq;
+}
+
+/**
+ * The hyperparameters' terms of the log evidence at (τ, α) with γ_k (γ their sum): a Gaussian
+ * approximation of their posterior in u = log α_k, log τ, with MacKay's error bars σ²(log α_k) = 2/γ_k
+ * and σ²(log τ) = 2/(N·O − γ) plus the Gamma hyperpriors' curvature r e^u (`hyper`), and Barber &
+ * Bishop's eq. 11 form, the error bars alone (`eq11Hyper`).
+ */
+function hyperparameterTerms(
+  model: BayesianMlp,
+  tau: number,
+  alpha: Float64Array,
+  gammas: Float64Array,
+  gamma: number,
+): { hyper: number; eq11Hyper: number } {
+  const { noisePrior, groupPriors } = model;
+  const nValues = model.data.n * model.data.outputs;
+  let hyper = gammaLogDensityOfLog(Math.log(tau), noisePrior.shape, noisePrior.rate);
+  let eq11Hyper = 0.5 * Math.log(2 / (nValues - gamma));
+  const curvTau = 0.5 * (nValues - gamma) + noisePrior.rate * tau;
+  hyper += 0.5 * (LOG_2PI - Math.log(curvTau));
+  for (let k = 0; k < GROUP_COUNT; k++) {
+    hyper += gammaLogDensityOfLog(Math.log(alpha[k]), groupPriors[k].shape, groupPriors[k].rate);
+    const g = Math.max(gammas[k], 1e-12);
+    hyper += 0.5 * (LOG_2PI - Math.log(0.5 * g + groupPriors[k].rate * alpha[k]));
+    eq11Hyper += 0.5 * Math.log(2 / g);
+  }
+  return { hyper, eq11Hyper };
+}
+
 /**
  * Fits the evidence framework from one start: alternately (1) minimise
  * E(w) = ½ τ S(w) + ½ Σ α_k ‖w_k‖² by L-BFGS (warm-started) and (2) re-estimate, with
@@ -230,9 +272,8 @@ function fitOnce(model: BayesianMlp, w0: Float64Array, o: Resolved, where: strin
   const alpha = new Float64Array(GROUP_COUNT);
   for (let k = 0; k < GROUP_COUNT; k++) {
     const { offset, length } = groups[k];
-    let sq = 0;
-    for (let j = offset; j < offset + length; j++) sq += w[j] * w[j];
-    alpha[k] = (groupPriors[k].shape + 0.5 * length) / (groupPriors[k].rate + 0.5 * sq);
+    alpha[k] =
+      (groupPriors[k].shape + 0.5 * length) / (groupPriors[k].rate + 0.5 * squaredNormAt(w, offset, length));
   }
   const gammas = new Float64Array(GROUP_COUNT);
   let converged = false;
@@ -269,12 +310,8 @@ function fitOnce(model: BayesianMlp, w0: Float64Array, o: Resolved, where: strin
     let change = 0;
     for (let k = 0; k < GROUP_COUNT; k++) {
       const { offset, length } = groups[k];
-      let tr = 0;
-      let sq = 0;
-      for (let j = offset; j < offset + length; j++) {
-        tr += inv[j * W + j];
-        sq += w[j] * w[j];
-      }
+      const tr = diagonalSumAt(inv, W, offset, length);
+      const sq = squaredNormAt(w, offset, length);
       // γ_k ∈ [0, W_k] when the data term's Hessian is positive semi-definite; where it is not
       // (the exact Hessian of a network can have negative curvature directions) it is clamped.
       gammas[k] = Math.min(length, Math.max(0, length - alpha[k] * tr));
@@ -311,12 +348,8 @@ function fitOnce(model: BayesianMlp, w0: Float64Array, o: Resolved, where: strin
   let logPriorNorm = 0;
   for (let k = 0; k < GROUP_COUNT; k++) {
     const { offset, length } = groups[k];
-    let tr = 0;
-    let sq = 0;
-    for (let j = offset; j < offset + length; j++) {
-      tr += inv[j * W + j];
-      sq += w[j] * w[j];
-    }
+    const tr = diagonalSumAt(inv, W, offset, length);
+    const sq = squaredNormAt(w, offset, length);
     gammas[k] = Math.min(length, Math.max(0, length - alpha[k] * tr));
     gamma += gammas[k];
     priorEnergy += 0.5 * alpha[k] * sq;
@@ -329,18 +362,7 @@ function fitOnce(model: BayesianMlp, w0: Float64Array, o: Resolved, where: strin
   const logGivenHyper =
     0.5 * nValues * (Math.log(tau) - LOG_2PI) - 0.5 * tau * s - priorEnergy + logPriorNorm - 0.5 * logDetA;
   const symmetry = mlpSymmetryLogFactor(network.hidden);
-  // Gaussian approximation of the hyperparameters' posterior in u = log α_k, log τ: MacKay's error
-  // bars σ²(log α_k) = 2/γ_k and σ²(log τ) = 2/(N·O − γ), plus the Gamma hyperpriors' curvature r e^u.
-  let hyper = gammaLogDensityOfLog(Math.log(tau), noisePrior.shape, noisePrior.rate);
-  let eq11Hyper = 0.5 * Math.log(2 / (nValues - gamma));
-  const curvTau = 0.5 * (nValues - gamma) + noisePrior.rate * tau;
-  hyper += 0.5 * (LOG_2PI - Math.log(curvTau));
-  for (let k = 0; k < GROUP_COUNT; k++) {
-    hyper += gammaLogDensityOfLog(Math.log(alpha[k]), groupPriors[k].shape, groupPriors[k].rate);
-    const g = Math.max(gammas[k], 1e-12);
-    hyper += 0.5 * (LOG_2PI - Math.log(0.5 * g + groupPriors[k].rate * alpha[k]));
-    eq11Hyper += 0.5 * Math.log(2 / g);
-  }
+  const { hyper, eq11Hyper } = hyperparameterTerms(model, tau, alpha, gammas, gamma);
   return Object.freeze({
     weights: w,
     noisePrecision: tau,
