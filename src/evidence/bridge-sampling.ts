@@ -1,10 +1,12 @@
 import { cappedEss, effectiveSampleSize } from "../diagnostics/ess.js";
 import { OccamError } from "../errors.js";
 import { LOG_2PI } from "../math/constants.js";
+import { solveLower } from "../math/linalg.js";
 import { logAddExp, logSumExp } from "../math/logspace.js";
 import { Draws } from "../model/draws.js";
 import type { BayesModel } from "../model/model.js";
 import { unbounded } from "../model/transform.js";
+import { standardNormals } from "../random/variates.js";
 import { checkCount, checkLogValue, checkModel, type RandomOptions, resolveRng } from "./checks.js";
 import { fitGaussian, type PosteriorDrawsInput, posteriorDraws, unboundedDraws } from "./draws-input.js";
 import { type EvidenceEstimate, evidenceResult, secondsSince } from "./result.js";
@@ -144,20 +146,14 @@ export function bridgeSampling(given: BayesModel, options: BridgeSamplingOptions
   const d = model.dim;
   const all = unboundedDraws(view, posteriorDraws(options.draws, d, WHERE, Math.max(2 * (d + 2), 20), 8));
   const rng = resolveRng(options, WHERE);
-  const { nChains, nDraws, values } = all;
+  const { nChains, nDraws } = all;
   const nFitPer = Math.floor(nDraws / 2);
   const nIterPer = nDraws - nFitPer;
   const N1 = nChains * nIterPer;
   const N2 = o.samples ?? N1;
 
   // Proposal: mean and covariance of the first halves.
-  const fit = new Draws({ dim: d, nChains, nDraws: nFitPer });
-  const iter = new Draws({ dim: d, nChains, nDraws: nIterPer });
-  for (let c = 0; c < nChains; c++) {
-    const base = c * nDraws * d;
-    fit.values.set(values.subarray(base, base + nFitPer * d), c * nFitPer * d);
-    iter.values.set(values.subarray(base + nFitPer * d, base + nDraws * d), c * nIterPer * d);
-  }
+  const { fit, iter } = chainHalves(all, nFitPer);
   const { mean: m, L } = fitGaussian(fit, WHERE, "that fit the proposal");
   let logDetL = 0;
   for (let j = 0; j < d; j++) logDetL += Math.log(L[j * d + j]);
@@ -184,14 +180,11 @@ export function bridgeSampling(given: BayesModel, options: BridgeSamplingOptions
   const l1 = new Float64Array(N1);
   for (let i = 0; i < N1; i++) {
     theta.set(iter.values.subarray(i * d, (i + 1) * d));
-    // z = L⁻¹(θ − m) by forward substitution; ‖z‖² gives both log g(θ) and log φ(z).
+    // z = L⁻¹(θ − m); ‖z‖² gives both log g(θ) and log φ(z).
+    for (let a = 0; a < d; a++) z[a] = theta[a] - m[a];
+    solveLower(L, d, z, z);
     let q = 0;
-    for (let a = 0; a < d; a++) {
-      let s = theta[a] - m[a];
-      for (let b = 0; b < a; b++) s -= L[a * d + b] * z[b];
-      z[a] = s / L[a * d + a];
-      q += z[a] * z[a];
-    }
+    for (let a = 0; a < d; a++) q += z[a] * z[a];
     const drawIndex = Math.floor(i / nIterPer) * nDraws + nFitPer + (i % nIterPer);
     const lq = logTarget(theta, "posterior draw", drawIndex, false);
     if (warp) {
@@ -206,17 +199,8 @@ export function bridgeSampling(given: BayesModel, options: BridgeSamplingOptions
   // Proposal side: N2 draws θ̃ = m + Lz with z ~ N(0, I) (warp3 bridges in z space).
   const l2 = new Float64Array(N2);
   for (let j = 0; j < N2; j++) {
-    let q = 0;
-    for (let a = 0; a < d; a++) {
-      z[a] = rng.normal();
-      q += z[a] * z[a];
-    }
-    for (let a = 0; a < d; a++) {
-      let s2 = 0;
-      for (let b = 0; b <= a; b++) s2 += L[a * d + b] * z[b];
-      theta[a] = m[a] + s2;
-      other[a] = m[a] - s2;
-    }
+    const q = standardNormals(rng, z, d);
+    reflectedPair(m, L, z, d, theta, other);
     const lq = logTarget(theta, "proposal draw", j, true);
     if (warp) {
       const lqReflected = logTarget(other, "reflected proposal draw", j, true);
@@ -227,9 +211,7 @@ export function bridgeSampling(given: BayesModel, options: BridgeSamplingOptions
   }
 
   // N_eff: median ESS of the bridge draws' coordinates, as bridgesampling does.
-  const essPerCoordinate: number[] = [];
-  for (let j = 0; j < d; j++) essPerCoordinate.push(effectiveSampleSize(iter.chains(j)));
-  const essMedian = median(essPerCoordinate.filter((v) => !Number.isNaN(v)));
+  const essMedian = median(essPerCoordinate(iter).filter((v) => !Number.isNaN(v)));
   const neff = Number.isNaN(essMedian) ? N1 : Math.min(essMedian, N1);
 
   const pooled = iterateBridge(
@@ -270,6 +252,44 @@ export function bridgeSampling(given: BayesModel, options: BridgeSamplingOptions
       proposalDraws: N2,
     },
   });
+}
+
+/** θ = m + Lz and its reflection through m, m − Lz (L lower triangular, d × d). */
+function reflectedPair(
+  m: Float64Array,
+  L: Float64Array,
+  z: Float64Array,
+  d: number,
+  theta: Float64Array,
+  reflected: Float64Array,
+): void {
+  for (let a = 0; a < d; a++) {
+    let s = 0;
+    for (let b = 0; b <= a; b++) s += L[a * d + b] * z[b];
+    theta[a] = m[a] + s;
+    reflected[a] = m[a] - s;
+  }
+}
+
+/** Each chain's first `nFirst` draws, and the rest, as two stores of as many chains. */
+function chainHalves(all: Draws, nFirst: number): { fit: Draws; iter: Draws } {
+  const { dim: d, nChains, nDraws, values } = all;
+  const nRest = nDraws - nFirst;
+  const fit = new Draws({ dim: d, nChains, nDraws: nFirst });
+  const iter = new Draws({ dim: d, nChains, nDraws: nRest });
+  for (let c = 0; c < nChains; c++) {
+    const base = c * nDraws * d;
+    fit.values.set(values.subarray(base, base + nFirst * d), c * nFirst * d);
+    iter.values.set(values.subarray(base + nFirst * d, base + nDraws * d), c * nRest * d);
+  }
+  return { fit, iter };
+}
+
+/** The effective sample size of each coordinate of the draws, over their chains. */
+function essPerCoordinate(draws: Draws): number[] {
+  const ess: number[] = [];
+  for (let j = 0; j < draws.dim; j++) ess.push(effectiveSampleSize(draws.chains(j)));
+  return ess;
 }
 
 /**

@@ -197,6 +197,19 @@ export function multivariateNormal(
 }
 
 /**
+ * Fills out[0 … d) with independent N(0, 1) draws, in order, and returns their sum of squares (twice
+ * a unit-mass momentum's kinetic energy, or ‖z‖² of a standard normal proposal's draw).
+ */
+export function standardNormals(rng: Rng, out: Float64Array, d: number): number {
+  let sum = 0;
+  for (let a = 0; a < d; a++) {
+    out[a] = rng.normal();
+    sum += out[a] * out[a];
+  }
+  return sum;
+}
+
+/**
  * A standard Student-t variate with `nu` degrees of freedom: Z / √(V/ν), Z ~ N(0, 1), V ~ χ²_ν
  * (V = 2 Gamma(ν/2), drawn on the log scale so that a tiny ν cannot divide by an underflowed 0).
  * `nu` may be +Infinity (a standard normal).

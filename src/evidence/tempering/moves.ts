@@ -13,6 +13,7 @@ import { OccamError } from "../../errors.js";
 import { solveLower } from "../../math/linalg.js";
 import type { BayesModel } from "../../model/model.js";
 import type { Rng } from "../../random/rng.js";
+import { standardNormals } from "../../random/variates.js";
 import { isFiniteVector, isUsableLogDensity, metropolisHastings } from "../../samplers/accept.js";
 import { leapfrog } from "../../samplers/integrators.js";
 import type { Kernel, PositionState, StepInfo } from "../../samplers/kernel.js";
@@ -215,7 +216,7 @@ export function hmcSweep(
       );
     }
     moved++;
-    const kinetic0 = unitMomentum(rng, p, d);
+    const kinetic0 = standardNormals(rng, p, d);
     const eps = stepSize * (1 + 0.2 * (2 * rng.uniform() - 1));
     const steps = Math.max(1, Math.round(nominal * (0.5 + rng.uniform())));
     let logEnd = logStart;
@@ -249,16 +250,6 @@ export function hmcSweep(
     }
   }
   return { moved, acceptSum, divergent, failed };
-}
-
-/** Draws a unit-mass momentum into p[0 … d) and returns pᵀp (twice its kinetic energy). */
-function unitMomentum(rng: Rng, p: Float64Array, d: number): number {
-  let sum = 0;
-  for (let a = 0; a < d; a++) {
-    p[a] = rng.normal();
-    sum += p[a] * p[a];
-  }
-  return sum;
 }
 
 /**
