@@ -3,6 +3,7 @@ import { OccamError } from "../errors.js";
 import { LOG_PI } from "../math/constants.js";
 import { cholesky } from "../math/linalg.js";
 import { digamma, gammaln } from "../math/stdlib.js";
+import type { Draws } from "../model/draws.js";
 import type { BayesModel } from "../model/model.js";
 import { unbounded } from "../model/transform.js";
 import { checkCount, checkLogValue, checkModel } from "./checks.js";
@@ -143,27 +144,7 @@ export function entropyEvidence(given: BayesModel, options: EntropyEvidenceOptio
     logPost[i] = lp + ll;
   }
 
-  // Theiler window from the largest integrated autocorrelation time among coordinates and log posterior.
-  let tau = 1;
-  if (windowOption === "auto") {
-    const series: Float64Array[][] = [chainsOf(logPost, nChains, nDraws)];
-    for (let j = 0; j < d; j++) series.push(draws.chains(j));
-    for (const chains of series) {
-      const ess = effectiveSampleSize(chains);
-      if (ess > 0) tau = Math.max(tau, n / ess);
-    }
-  }
-  // The lag at which an AR(1) chain with this τ̂ = (1 + ρ)/(1 − ρ) decorrelates to ρ^w ≤ 0.05.
-  const rho = (tau - 1) / (tau + 1);
-  // A Metropolis or HMC chain repeats its draw when it rejects: a run of r equal draws has neighbours at
-  // distance 0 up to r − 1 steps away, so the automatic window covers the longest run.
-  const window =
-    windowOption !== "auto"
-      ? windowOption
-      : Math.max(
-          rho > 0.05 ? Math.floor(Math.log(0.05) / Math.log(rho)) : 0,
-          longestRepeat(values, nChains, nDraws, d),
-        );
+  const window = windowOption !== "auto" ? windowOption : theilerWindow(draws, logPost);
   if (2 * window + 1 + k >= nDraws) {
     throw new OccamError(
       "invalid-argument",
@@ -173,34 +154,7 @@ export function entropyEvidence(given: BayesModel, options: EntropyEvidenceOptio
   }
 
   // Points for the neighbour search: whitened z_i = L⁻¹(θ_i − mean), or the draws themselves.
-  let points = values;
-  let logDetScale = 0;
-  if (whiten) {
-    const mean = draws.mean();
-    let L: Float64Array;
-    try {
-      L = cholesky(draws.covariance(), d);
-    } catch (error) {
-      if (error instanceof OccamError && error.code === "not-positive-definite") {
-        throw new OccamError(
-          "not-positive-definite",
-          `${WHERE}: the covariance of the ${n} draws is singular, so they cannot be whitened: check that every ` +
-            "parameter moves, or pass whiten: false.",
-        );
-      }
-      throw error;
-    }
-    points = new Float64Array(n * d);
-    for (let i = 0; i < n; i++) {
-      const row = i * d;
-      for (let a = 0; a < d; a++) {
-        let s = values[row + a] - mean[a];
-        for (let b = 0; b < a; b++) s -= L[a * d + b] * points[row + b];
-        points[row + a] = s / L[a * d + a];
-      }
-    }
-    for (let a = 0; a < d; a++) logDetScale += Math.log(L[a * d + a]);
-  }
+  const { points, logDetScale } = whiten ? whitenedDraws(draws) : { points: values, logDetScale: 0 };
 
   const search: NeighbourSearch = {
     points,
@@ -248,6 +202,59 @@ export function entropyEvidence(given: BayesModel, options: EntropyEvidenceOptio
       ess,
     },
   });
+}
+
+/**
+ * The Theiler window of the draws: the lag at which an AR(1) chain with the largest integrated
+ * autocorrelation time τ̂ = (1 + ρ)/(1 − ρ) among the coordinates and the log posterior decorrelates
+ * to ρ^w ≤ 0.05, and at least the longest run of a repeated draw (a Metropolis or HMC chain repeats its
+ * draw when it rejects: a run of r equal draws has neighbours at distance 0 up to r − 1 steps away).
+ */
+function theilerWindow(draws: Draws, logPost: Float64Array): number {
+  const { values, nChains, nDraws, size: n, dim: d } = draws;
+  let tau = 1;
+  const series: Float64Array[][] = [chainsOf(logPost, nChains, nDraws)];
+  for (let j = 0; j < d; j++) series.push(draws.chains(j));
+  for (const chains of series) {
+    const ess = effectiveSampleSize(chains);
+    if (ess > 0) tau = Math.max(tau, n / ess);
+  }
+  const rho = (tau - 1) / (tau + 1);
+  return Math.max(
+    rho > 0.05 ? Math.floor(Math.log(0.05) / Math.log(rho)) : 0,
+    longestRepeat(values, nChains, nDraws, d),
+  );
+}
+
+/** The draws whitened, z_i = L⁻¹(θ_i − mean) with L the Cholesky factor of their covariance, and log |L|. */
+function whitenedDraws(draws: Draws): { points: Float64Array; logDetScale: number } {
+  const { values, size: n, dim: d } = draws;
+  const mean = draws.mean();
+  let L: Float64Array;
+  try {
+    L = cholesky(draws.covariance(), d);
+  } catch (error) {
+    if (error instanceof OccamError && error.code === "not-positive-definite") {
+      throw new OccamError(
+        "not-positive-definite",
+        `${WHERE}: the covariance of the ${n} draws is singular, so they cannot be whitened: check that every ` +
+          "parameter moves, or pass whiten: false.",
+      );
+    }
+    throw error;
+  }
+  const points = new Float64Array(n * d);
+  for (let i = 0; i < n; i++) {
+    const row = i * d;
+    for (let a = 0; a < d; a++) {
+      let s = values[row + a] - mean[a];
+      for (let b = 0; b < a; b++) s -= L[a * d + b] * points[row + b];
+      points[row + a] = s / L[a * d + a];
+    }
+  }
+  let logDetScale = 0;
+  for (let a = 0; a < d; a++) logDetScale += Math.log(L[a * d + a]);
+  return { points, logDetScale };
 }
 
 function chainsOf(flat: Float64Array, nChains: number, nDraws: number): Float64Array[] {
