@@ -30,15 +30,10 @@ export interface UnboundedModel {
 }
 
 /**
- * The model on the unbounded scale: for each coordinate with bounds (a, b) both finite,
- * θ = a + (b − a) σ(η) (logit scale); with only a lower bound, θ = a + e^η; with only an upper bound,
- * θ = b − e^η; unbounded coordinates are left alone. log p_η(η) = log p(θ(η)) + Σ log|dθ_j/dη_j|, the
- * likelihood is L(θ(η)), gradients follow by the chain rule, prior draws are mapped, and an exact
- * `powerPosteriorKernel` is wrapped (it keeps working on θ). log Z and `exactLogEvidence` are the
- * same on both scales. A model without `bounds` is returned as it is, with copying maps.
+ * Each coordinate's transform (see {@link unbounded}): its kind, its lower end (or upper, with only
+ * that), the interval's width, whether every coordinate is unbounded, and the maps between the scales.
  */
-export function unbounded(model: BayesModel, where = "model"): UnboundedModel {
-  checkBounds(model, `${where}: model.bounds`);
+function coordinateMaps(model: BayesModel, where: string) {
   const d = model.dim;
   const kind = new Uint8Array(d);
   const lo = new Float64Array(d);
@@ -106,6 +101,21 @@ export function unbounded(model: BayesModel, where = "model"): UnboundedModel {
     }
     return out;
   };
+  return { kind, lo, width, identity, toBounded, toUnbounded };
+}
+
+/**
+ * The model on the unbounded scale: for each coordinate with bounds (a, b) both finite,
+ * θ = a + (b − a) σ(η) (logit scale); with only a lower bound, θ = a + e^η; with only an upper bound,
+ * θ = b − e^η; unbounded coordinates are left alone. log p_η(η) = log p(θ(η)) + Σ log|dθ_j/dη_j|, the
+ * likelihood is L(θ(η)), gradients follow by the chain rule, prior draws are mapped, and an exact
+ * `powerPosteriorKernel` is wrapped (it keeps working on θ). log Z and `exactLogEvidence` are the
+ * same on both scales. A model without `bounds` is returned as it is, with copying maps.
+ */
+export function unbounded(model: BayesModel, where = "model"): UnboundedModel {
+  checkBounds(model, `${where}: model.bounds`);
+  const d = model.dim;
+  const { kind, lo, width, identity, toBounded, toUnbounded } = coordinateMaps(model, where);
   if (identity) return Object.freeze({ model, identity, toBounded, toUnbounded });
 
   // θ(η), dθ_j/dη_j, log |dθ/dη| and its gradient at the last η seen, computed in one pass and kept:
