@@ -18,49 +18,8 @@ export async function eversonFamiliesReport(result: EversonFamiliesResult): Prom
   const logLossOk = runs.filter((r) => r.logLossWithinBest).length;
   const accuracyOk = runs.filter((r) => r.accuracyWithinBest).length;
   const withinNoise = runs.filter((r) => r.withinTestNoise).length;
-  // Evidences differ by data set; each is drawn against the run's best reliable family.
-  const evidencePoints: SeriesPoint[] = runs.flatMap((run) => {
-    const reliable = run.families.filter((f) => f.reliable).map((f) => f.logEvidence);
-    const best =
-      reliable.length > 0 ? Math.max(...reliable) : Math.max(...run.families.map((f) => f.logEvidence));
-    return run.families.map((f) => ({
-      series: f.reliable ? "reliable" : "unreliable (left out)",
-      x: f.family,
-      y: f.logEvidence - best,
-      low: f.logEvidence - best - f.stdErr,
-      high: f.logEvidence - best + f.stdErr,
-      panel: run.data,
-    }));
-  });
-  const lossPoints: SeriesPoint[] = runs.flatMap((run) => [
-    ...run.families.map((f) => ({
-      series: "family",
-      x: f.family,
-      y: f.logLoss,
-      low: f.logLoss - f.logLossMcse,
-      high: f.logLoss + f.logLossMcse,
-      panel: run.data,
-    })),
-    ...(
-      [
-        ["evidence-weighted", run.average],
-        ["stacked", run.stacked],
-      ] as const
-    ).flatMap(([name, c]) =>
-      c === null
-        ? []
-        : [
-            {
-              series: name,
-              x: name,
-              y: c.logLoss,
-              low: c.logLoss - c.logLossMcse,
-              high: c.logLoss + c.logLossMcse,
-              panel: run.data,
-            },
-          ],
-    ),
-  ]);
+  const evidencePoints = evidencePointsOf(runs);
+  const lossPoints = lossPointsOf(runs);
   const sections: ReportSection[] = [
     {
       heading: "The claim and its check",
@@ -152,6 +111,56 @@ export async function eversonFamiliesReport(result: EversonFamiliesResult): Prom
     subtitle: `occam reproduce everson-families: ${[...new Set(runs.map((r) => r.data))].join(", ")}; ${total} run(s)`,
     sections,
   };
+}
+
+/** Each family's log evidence against its run's best reliable family (evidences differ by data set), ± one s.e. */
+function evidencePointsOf(runs: readonly EversonFamiliesRun[]): SeriesPoint[] {
+  return runs.flatMap((run) => {
+    const reliable = run.families.filter((f) => f.reliable).map((f) => f.logEvidence);
+    const best =
+      reliable.length > 0 ? Math.max(...reliable) : Math.max(...run.families.map((f) => f.logEvidence));
+    return run.families.map((f) => ({
+      series: f.reliable ? "reliable" : "unreliable (left out)",
+      x: f.family,
+      y: f.logEvidence - best,
+      low: f.logEvidence - best - f.stdErr,
+      high: f.logEvidence - best + f.stdErr,
+      panel: run.data,
+    }));
+  });
+}
+
+/** The test log loss of each family and of the averaged predictives, ± Monte Carlo error. */
+function lossPointsOf(runs: readonly EversonFamiliesRun[]): SeriesPoint[] {
+  return runs.flatMap((run) => [
+    ...run.families.map((f) => ({
+      series: "family",
+      x: f.family,
+      y: f.logLoss,
+      low: f.logLoss - f.logLossMcse,
+      high: f.logLoss + f.logLossMcse,
+      panel: run.data,
+    })),
+    ...(
+      [
+        ["evidence-weighted", run.average],
+        ["stacked", run.stacked],
+      ] as const
+    ).flatMap(([name, c]) =>
+      c === null
+        ? []
+        : [
+            {
+              series: name,
+              x: name,
+              y: c.logLoss,
+              low: c.logLoss - c.logLossMcse,
+              high: c.logLoss + c.logLossMcse,
+              panel: run.data,
+            },
+          ],
+    ),
+  ]);
 }
 
 function runTable(run: EversonFamiliesRun): ReportTable {
