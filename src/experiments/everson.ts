@@ -436,8 +436,23 @@ export function runEversonExperiment(options: EversonExperimentOptions = {}): Ev
     });
   });
 
+  const summary = eversonSummary(o, rows, details, warnings, biasPerWeight, start);
+  return { experiment: "everson", rows, summary };
+}
+
+/** The experiment's summary: rank correlations and biases against the exact values, and why the G-fold product is biased. */
+function eversonSummary(
+  o: ReturnType<typeof resolveOptions>,
+  rows: readonly EversonRow[],
+  details: EversonModelDetail[],
+  warnings: string[],
+  biasPerWeight: number,
+  start: number,
+): EversonSummary {
+  const { n, samples, folds: G } = o;
+  const { v, a, b } = EVERSON_PRIOR;
   const exacts = rows.map((r) => r.exact);
-  const summary: EversonSummary = {
+  return {
     seed: o.seed,
     quick: o.quick,
     n,
@@ -481,5 +496,4 @@ export function runEversonExperiment(options: EversonExperimentOptions = {}): Ev
     models: details,
     seconds: (performance.now() - start) / 1000,
   };
-  return { experiment: "everson", rows, summary };
 }
