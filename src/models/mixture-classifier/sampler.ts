@@ -279,25 +279,7 @@ export function fitMixtureClassifier(
   const K = data.classNames.length;
   checkData(data, s.D);
   const test = options.test;
-  if (test !== undefined && test.X.length !== test.n * p) {
-    throw new OccamError(
-      "dimension-mismatch",
-      `mixture classifier: the test inputs have length ${test.X.length}, expected ${test.n} × ${p}.`,
-    );
-  }
-  if (options.initialInputs !== undefined) {
-    const init = options.initialInputs;
-    if (
-      init.length < s.minInputs ||
-      new Set(init).size !== init.length ||
-      init.some((i) => !(Number.isInteger(i) && i >= 0 && i < p))
-    ) {
-      throw new OccamError(
-        "invalid-argument",
-        `mixture classifier: initialInputs must be distinct input indices in 0 … ${p - 1}, at least ${s.minInputs}.`,
-      );
-    }
-  }
+  checkTestAndStart(options, s.minInputs, p);
   const perInput = s.structure === "per-input" ? preparePerInput(data, s, test) : null;
   const rng = createRng(s.seed);
   const streams = rng.split(s.chains);
@@ -345,34 +327,8 @@ export function fitMixtureClassifier(
 
   // ---- summaries -----------------------------------------------------------------------------
   const total = kept * s.chains;
-  const counts = new Float64Array(visited.length);
-  for (let t = 0; t < total; t++) counts[subsetTrace[t]]++;
-  const subsets: SubsetProbability[] = [];
-  counts.forEach((cnt, id) => {
-    if (cnt > 0) {
-      const inputs = visited[id];
-      subsets.push(
-        Object.freeze({
-          inputs: Object.freeze([...inputs]),
-          names: Object.freeze(inputs.map((i) => data.inputNames[i])),
-          probability: cnt / total,
-        }),
-      );
-    }
-  });
-  subsets.sort((x, y) => y.probability - x.probability);
-  const inputProbabilities = new Float64Array(p);
-  let spread = 0;
-  for (let i = 0; i < p; i++) {
-    let mean = 0;
-    for (let c = 0; c < s.chains; c++) mean += chainProbs[c * p + i] / s.chains;
-    inputProbabilities[i] = mean;
-    if (s.chains > 1) {
-      let v = 0;
-      for (let c = 0; c < s.chains; c++) v += (chainProbs[c * p + i] - mean) ** 2;
-      spread = Math.max(spread, Math.sqrt(v / (s.chains - 1)));
-    }
-  }
+  const subsets = subsetProbabilities(subsetTrace, visited, data.inputNames);
+  const { inputProbabilities, spread } = pooledInputProbabilities(chainProbs, p, s.chains);
   let predicted: Int32Array | null = null;
   if (testProb && test) {
     predicted = new Int32Array(test.n);
@@ -405,6 +361,76 @@ export function fitMixtureClassifier(
     predictedClasses: predicted,
     seconds: (performance.now() - started) / 1000,
   });
+}
+
+/** Throws unless the test inputs have p columns and the starting inputs are distinct indices, at least `minInputs`. */
+function checkTestAndStart(options: MixtureClassifierOptions, minInputs: number, p: number): void {
+  const test = options.test;
+  if (test !== undefined && test.X.length !== test.n * p) {
+    throw new OccamError(
+      "dimension-mismatch",
+      `mixture classifier: the test inputs have length ${test.X.length}, expected ${test.n} × ${p}.`,
+    );
+  }
+  const init = options.initialInputs;
+  if (
+    init !== undefined &&
+    (init.length < minInputs ||
+      new Set(init).size !== init.length ||
+      init.some((i) => !(Number.isInteger(i) && i >= 0 && i < p)))
+  ) {
+    throw new OccamError(
+      "invalid-argument",
+      `mixture classifier: initialInputs must be distinct input indices in 0 … ${p - 1}, at least ${minInputs}.`,
+    );
+  }
+}
+
+/** The subsets the chains visited (ids into `visited`, over every kept draw), most probable first. */
+function subsetProbabilities(
+  subsetTrace: Int32Array,
+  visited: readonly number[][],
+  inputNames: readonly string[],
+): SubsetProbability[] {
+  const total = subsetTrace.length;
+  const counts = new Float64Array(visited.length);
+  for (let t = 0; t < total; t++) counts[subsetTrace[t]]++;
+  const subsets: SubsetProbability[] = [];
+  counts.forEach((cnt, id) => {
+    if (cnt > 0) {
+      const inputs = visited[id];
+      subsets.push(
+        Object.freeze({
+          inputs: Object.freeze([...inputs]),
+          names: Object.freeze(inputs.map((i) => inputNames[i])),
+          probability: cnt / total,
+        }),
+      );
+    }
+  });
+  subsets.sort((x, y) => y.probability - x.probability);
+  return subsets;
+}
+
+/** Each input's inclusion probability averaged over the chains, and the largest sd between chains. */
+function pooledInputProbabilities(
+  chainProbs: Float64Array,
+  p: number,
+  chains: number,
+): { inputProbabilities: Float64Array; spread: number } {
+  const inputProbabilities = new Float64Array(p);
+  let spread = 0;
+  for (let i = 0; i < p; i++) {
+    let mean = 0;
+    for (let c = 0; c < chains; c++) mean += chainProbs[c * p + i] / chains;
+    inputProbabilities[i] = mean;
+    if (chains > 1) {
+      let v = 0;
+      for (let c = 0; c < chains; c++) v += (chainProbs[c * p + i] - mean) ** 2;
+      spread = Math.max(spread, Math.sqrt(v / (chains - 1)));
+    }
+  }
+  return { inputProbabilities, spread };
 }
 
 /** What one chain returns (internal; shared by per-input-chain.ts and shared-chain.ts). */
