@@ -286,36 +286,14 @@ export function bridgedChainRule(
   const G = blocks.length;
   const n = model.nObservations;
   const d = model.dim;
-  const all = Int32Array.from({ length: n }, (_, i) => i);
   const unreliable: string[] = [];
   const warnings: string[] = [];
   let evaluations = 0;
   // Posterior k is given folds 1 … k + 1.
   const posteriors: SubsetDraws[] = [];
-  const conditioningOf = (k: number) => (k === 0 ? blocks[0] : k === G - 1 ? all : pairs[k].conditioning);
   for (let k = 0; k < G; k++) {
-    const rows = conditioningOf(k);
     const label = k === G - 1 ? "posterior given all folds" : `posterior given folds 1–${k + 1}`;
-    const where = `${WHERE} (${label})`;
-    let sample: SubsetDraws;
-    if (k === G - 1 && finalSample !== undefined) {
-      sample = {
-        draws: finalSample.draws,
-        sampler: finalSample.kernel,
-        evaluations: 0,
-        unreliable: finalSample.unreliable,
-        warnings: finalSample.warnings,
-      };
-    } else {
-      const stream = k === 0 ? streams[pairs.length] : streams[k - 1];
-      sample = subsetDraws(subsetModel(model, rows, where), stream, o, where);
-    }
-    if (sample.draws.dim !== d) {
-      throw new OccamError(
-        "dimension-mismatch",
-        `${where}: the draws have dimension ${sample.draws.dim}, the model ${d}.`,
-      );
-    }
+    const sample = successivePosterior(model, k, blocks, pairs, streams, o, finalSample, label);
     posteriors.push(sample);
     evaluations += sample.evaluations;
     unreliable.push(...sample.unreliable.map((w) => `${label}: ${w}`));
@@ -395,19 +373,7 @@ export function bridgedChainRule(
       MAX_BRIDGE_SPLITS,
     );
     const { kish, share } = r;
-    if (!r.converged) unreliable.push(`${label}: the bridge iteration did not converge.`);
-    if (kish < MIN_TERM_KISH || share > MAX_TERM_SHARE) {
-      unreliable.push(
-        `${label}: the bridge between the posteriors given folds 1–${k + 1} and 1–${k + 2} rests on few draws ` +
-          `(Kish size ${kish.toFixed(1)}, largest summand ${(100 * share).toFixed(0)} % of its side's sum, ` +
-          `in ${r.steps} steps): the two posteriors barely overlap; its standard error is unreliable: use more draws or more folds.`,
-      );
-    }
-    if (r.steps > 1) {
-      warnings.push(
-        `${label}: bridged in ${r.steps} steps through posteriors given part of the fold, as the posteriors given folds 1–${k + 1} and 1–${k + 2} barely overlap.`,
-      );
-    }
+    checkBridgedTerm(r, k, label, unreliable, warnings);
     const stdErr = Math.sqrt(r.re2);
     logZ += r.logRatio;
     variance += r.re2;
@@ -423,6 +389,74 @@ export function bridgedChainRule(
     });
   }
   return { terms, logZ, variance, evaluations, unreliable, warnings, first: posteriors[0] };
+}
+
+/** What to know about factor k's bridge `r`: added to the run's `unreliable` and `warnings`. */
+function checkBridgedTerm(
+  r: { kish: number; share: number; converged: boolean; steps: number },
+  k: number,
+  label: string,
+  unreliable: string[],
+  warnings: string[],
+): void {
+  const { kish, share } = r;
+  if (!r.converged) unreliable.push(`${label}: the bridge iteration did not converge.`);
+  if (kish < MIN_TERM_KISH || share > MAX_TERM_SHARE) {
+    unreliable.push(
+      `${label}: the bridge between the posteriors given folds 1–${k + 1} and 1–${k + 2} rests on few draws ` +
+        `(Kish size ${kish.toFixed(1)}, largest summand ${(100 * share).toFixed(0)} % of its side's sum, ` +
+        `in ${r.steps} steps): the two posteriors barely overlap; its standard error is unreliable: use more draws or more folds.`,
+    );
+  }
+  if (r.steps > 1) {
+    warnings.push(
+      `${label}: bridged in ${r.steps} steps through posteriors given part of the fold, as the posteriors given folds 1–${k + 1} and 1–${k + 2} barely overlap.`,
+    );
+  }
+}
+
+/**
+ * The chain rule's posterior k, given folds 1 … k + 1 (the last given every observation: `finalSample`
+ * when given), sampled on its stream: k = 0 on the stream after the pairs', k on pair k − 1's.
+ */
+function successivePosterior(
+  model: SubsettableModel,
+  k: number,
+  blocks: readonly Int32Array[],
+  pairs: readonly { conditioning: Int32Array }[],
+  streams: readonly Rng[],
+  o: DrawSettings,
+  finalSample: FinalSample | undefined,
+  label: string,
+): SubsetDraws {
+  const G = blocks.length;
+  const where = `${WHERE} (${label})`;
+  let sample: SubsetDraws;
+  if (k === G - 1 && finalSample !== undefined) {
+    sample = {
+      draws: finalSample.draws,
+      sampler: finalSample.kernel,
+      evaluations: 0,
+      unreliable: finalSample.unreliable,
+      warnings: finalSample.warnings,
+    };
+  } else {
+    const rows =
+      k === 0
+        ? blocks[0]
+        : k === G - 1
+          ? Int32Array.from({ length: model.nObservations }, (_, i) => i)
+          : pairs[k].conditioning;
+    const stream = k === 0 ? streams[pairs.length] : streams[k - 1];
+    sample = subsetDraws(subsetModel(model, rows, where), stream, o, where);
+  }
+  if (sample.draws.dim !== model.dim) {
+    throw new OccamError(
+      "dimension-mismatch",
+      `${where}: the draws have dimension ${sample.draws.dim}, the model ${model.dim}.`,
+    );
+  }
+  return sample;
 }
 
 /**
