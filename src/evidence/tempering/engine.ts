@@ -219,32 +219,7 @@ export function runTempering(
         : nextTemperature(logW, cloud.logLikelihood, beta, settings.targetEss * N);
     const delta = next - beta;
     for (let i = 0; i < N; i++) incW[i] = logW[i] + (delta === 0 ? 0 : delta * cloud.logLikelihood[i]);
-    let alive = 0;
-    for (let g = 0; g < G; g++) {
-      // An island whose every particle has zero likelihood estimates Z by 0 (unbiasedly, if rarely):
-      // it stays at −∞ and its particles no longer move.
-      if (islandLogZ[g] === Number.NEGATIVE_INFINITY) continue;
-      const a = islandStart(g, G, N);
-      const b = islandStart(g + 1, G, N);
-      const increment = logSumExp(incW, a, b - a) - logSumExp(logW, a, b - a);
-      if (Number.isNaN(increment) || increment === Number.POSITIVE_INFINITY) {
-        throw new OccamError(
-          "non-finite",
-          `${where}: the weights of island ${g + 1} overflow at β = ${next}; check the model's log likelihood.`,
-        );
-      }
-      islandLogZ[g] += increment;
-      if (islandLogZ[g] > Number.NEGATIVE_INFINITY) alive++;
-    }
-    if (alive === 0) {
-      throw new OccamError(
-        "non-finite",
-        counter.nonFinite === N
-          ? `${where}: model.logLikelihood is NaN or +Infinity at every prior draw; fix the model.`
-          : `${where}: every particle has zero likelihood at β = ${next}: the prior draws all missed the likelihood's ` +
-              "support; use more particles or check the model.",
-      );
-    }
+    addIslandIncrements(incW, logW, islandLogZ, next, counter, where);
     const essFraction = conditionalEss(logW, cloud.logLikelihood, delta) / N;
     logW.set(incW);
     try {
@@ -275,29 +250,7 @@ export function runTempering(
       observer,
     );
     stepSize = outcome.stepSize;
-    stages.push({
-      beta: next,
-      essFraction,
-      resampled: resample,
-      sweeps: outcome.sweeps,
-      acceptanceRate: outcome.moved > 0 ? outcome.acceptSum / outcome.moved : Number.NaN,
-      stepSize,
-      divergences: outcome.divergent,
-      modelFailures: outcome.failed,
-      meanLogLikelihood: weightedMean(cloud.logLikelihood, logW),
-      unmoved: outcome.sweeps > 0 ? unmovedFraction(context.movedFlags) : 0,
-      ...(outcome.probe === undefined ? {} : { probe: outcome.probe }),
-      ...(outcome.independent === undefined
-        ? {}
-        : {
-            independent: {
-              sweeps: outcome.independent.sweeps,
-              acceptanceRate: outcome.independent.acceptSum / Math.max(1, outcome.independent.moved),
-              unmoved: outcome.independent.unmoved,
-              mixed: outcome.independent.mixed,
-            },
-          }),
-    });
+    stages.push(stageRecord(next, essFraction, resample, outcome, context, logW));
     beta = next;
   }
   return {
@@ -309,6 +262,82 @@ export function runTempering(
     outOfSupport: counter.outOfSupport,
     nonFinite: counter.nonFinite,
     ...(budgetSpentAt === undefined ? {} : { budgetSpentAt }),
+  };
+}
+
+/**
+ * Adds each island's log mean incremental weight (log-sum-exp of the new weights `incW` less the old
+ * `logW`, over its particles) to its log Z at β = `next`. An island whose every particle has zero
+ * likelihood estimates Z by 0 (unbiasedly, if rarely): it stays at −∞ and its particles no longer move.
+ * Throws when an island's weights overflow, or when every island is at −∞.
+ */
+function addIslandIncrements(
+  incW: Float64Array,
+  logW: Float64Array,
+  islandLogZ: Float64Array,
+  next: number,
+  counter: LikelihoodCounter,
+  where: string,
+): void {
+  const G = islandLogZ.length;
+  const N = logW.length;
+  let alive = 0;
+  for (let g = 0; g < G; g++) {
+    if (islandLogZ[g] === Number.NEGATIVE_INFINITY) continue;
+    const a = islandStart(g, G, N);
+    const b = islandStart(g + 1, G, N);
+    const increment = logSumExp(incW, a, b - a) - logSumExp(logW, a, b - a);
+    if (Number.isNaN(increment) || increment === Number.POSITIVE_INFINITY) {
+      throw new OccamError(
+        "non-finite",
+        `${where}: the weights of island ${g + 1} overflow at β = ${next}; check the model's log likelihood.`,
+      );
+    }
+    islandLogZ[g] += increment;
+    if (islandLogZ[g] > Number.NEGATIVE_INFINITY) alive++;
+  }
+  if (alive === 0) {
+    throw new OccamError(
+      "non-finite",
+      counter.nonFinite === N
+        ? `${where}: model.logLikelihood is NaN or +Infinity at every prior draw; fix the model.`
+        : `${where}: every particle has zero likelihood at β = ${next}: the prior draws all missed the likelihood's ` +
+            "support; use more particles or check the model.",
+    );
+  }
+}
+
+/** The record of a stage at β = `beta`, after its moves' `outcome`, with the cloud's weights `logW`. */
+function stageRecord(
+  beta: number,
+  essFraction: number,
+  resampled: boolean,
+  outcome: ReturnType<typeof moveStage>,
+  context: StageContext,
+  logW: Float64Array,
+): TemperingStage {
+  return {
+    beta,
+    essFraction,
+    resampled,
+    sweeps: outcome.sweeps,
+    acceptanceRate: outcome.moved > 0 ? outcome.acceptSum / outcome.moved : Number.NaN,
+    stepSize: outcome.stepSize,
+    divergences: outcome.divergent,
+    modelFailures: outcome.failed,
+    meanLogLikelihood: weightedMean(context.cloud.logLikelihood, logW),
+    unmoved: outcome.sweeps > 0 ? unmovedFraction(context.movedFlags) : 0,
+    ...(outcome.probe === undefined ? {} : { probe: outcome.probe }),
+    ...(outcome.independent === undefined
+      ? {}
+      : {
+          independent: {
+            sweeps: outcome.independent.sweeps,
+            acceptanceRate: outcome.independent.acceptSum / Math.max(1, outcome.independent.moved),
+            unmoved: outcome.independent.unmoved,
+            mixed: outcome.independent.mixed,
+          },
+        }),
   };
 }
 
