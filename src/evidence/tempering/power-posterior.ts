@@ -335,20 +335,12 @@ export function samplePowerPosteriors(
     const logLik = new Float64Array(nDraws);
 
     if (beta === 0 && opts.exactPrior) {
-      const block = new Float64Array(nDraws * d);
-      for (let t = 0; t < nDraws; t++) {
-        const x = checkPriorDraw(model.samplePrior(rng), d, at);
-        block.set(x, t * d);
-        // NaN or +∞ at a prior draw (a model that overflows in its prior's tail) is weighed as zero.
-        logLik[t] = model.logLikelihood(x);
-        if (!isUsableLogDensity(logLik[t])) {
-          logLik[t] = Number.NEGATIVE_INFINITY;
-          nonFinite++;
-        }
-        evaluations++;
-        // The chain at the next temperature starts from a draw of positive likelihood.
-        if (logLik[t] > Number.NEGATIVE_INFINITY) position = x;
-      }
+      const prior = priorDraws(model, rng, nDraws, logLik, at);
+      nonFinite += prior.nonFinite;
+      evaluations += nDraws;
+      // The chain at the next temperature starts from a draw of positive likelihood.
+      position = prior.lastPositive ?? position;
+      const block = prior.block;
       if (nDraws >= 2) {
         drawScale(block, nDraws, d, scale);
         for (let j = 0; j < d; j++) inverseMass[j] = scale[j] * scale[j];
@@ -359,39 +351,12 @@ export function samplePowerPosteriors(
       continue;
     }
 
-    const target = tempered(model, beta);
-    let hmc: HmcKernel | undefined;
-    let rw: RandomWalkKernel | undefined;
-    let kernel: Kernel<PositionState, StepInfo>;
-    if (kind === "model") {
-      // Called as a method, so that a model written as a class keeps its `this`.
-      kernel = model.powerPosteriorKernel?.(beta) as Kernel<PositionState, StepInfo>;
-      if (kernel === null || typeof kernel !== "object" || typeof kernel.step !== "function") {
-        throw new OccamError("invalid-argument", `${at}: model.powerPosteriorKernel returned no kernel.`);
-      }
-    } else if (kind === "user") {
-      kernel = (opts.kernel as PowerPosteriorKernelFactory)(beta);
-      if (kernel === null || typeof kernel !== "object" || typeof kernel.step !== "function") {
-        throw new OccamError("invalid-argument", `${at}: the kernel factory returned no kernel.`);
-      }
-    } else if (kind === "hmc") {
-      hmc = buildHmcKernel({
-        trajectoryLength: opts.hmc.steps === undefined ? Math.PI / 2 : undefined,
-        stepSizeJitter: 0.2,
-        ...opts.hmc,
-        target,
-        stepSize,
-        inverseMassMatrix: inverseMass,
-        adaptStepSize: adaptWithin && (opts.hmc.adaptStepSize ?? true),
-        adaptMassMatrix: warmup >= MASS_WARMUP && (opts.hmc.adaptMassMatrix ?? true),
-      });
-      kernel = hmc;
-    } else {
-      const base = new Float64Array(d);
-      for (let j = 0; j < d; j++) base[j] = (2.38 / Math.sqrt(d)) * scale[j] * rwFactor;
-      rw = buildRandomWalkKernel({ target, scale: base, adapt: adaptWithin });
-      kernel = rw;
-    }
+    const { kernel, hmc, rw } = temperatureKernel(model, kind, opts, beta, at, {
+      stepSize,
+      inverseMass,
+      scale,
+      rwFactor,
+    });
 
     let draws: ReturnType<typeof runChain>;
     try {
@@ -405,17 +370,8 @@ export function samplePowerPosteriors(
     evaluations += 1 + stats.evaluations + stats.warmupEvaluations;
     divergences += stats.divergences;
     const values = draws.values;
-    for (let t = 0; t < nDraws; t++) {
-      const x = values.subarray(t * d, (t + 1) * d);
-      logLik[t] = checkLogValue(model.logLikelihood(x), "logLikelihood", at, "draw", t, x, true);
-      evaluations++;
-      if (logLik[t] === Number.NEGATIVE_INFINITY && beta > 0) {
-        throw new OccamError(
-          "non-finite",
-          `${at}: model.logLikelihood is −Infinity at draw ${t}, where the power posterior has zero density; the kernel returned a point outside the support.`,
-        );
-      }
-    }
+    drawLogLikelihoods(model, values, nDraws, beta, logLik, at);
+    evaluations += nDraws;
     position = Float64Array.from(values.subarray((nDraws - 1) * d, nDraws * d));
 
     // Carry the tuning to the next temperature.
@@ -452,4 +408,108 @@ export function samplePowerPosteriors(
     divergences,
     nonFinite,
   });
+}
+
+/**
+ * `count` exact prior draws, their log likelihoods written into `logLik` (NaN or +∞, a model that
+ * overflows in its prior's tail, weighed as zero and counted), and the last draw of positive likelihood.
+ */
+function priorDraws(
+  model: BayesModel,
+  rng: Rng,
+  count: number,
+  logLik: Float64Array,
+  at: string,
+): { block: Float64Array; nonFinite: number; lastPositive: Float64Array | undefined } {
+  const d = model.dim;
+  const block = new Float64Array(count * d);
+  let nonFinite = 0;
+  let lastPositive: Float64Array | undefined;
+  for (let t = 0; t < count; t++) {
+    const x = checkPriorDraw(model.samplePrior(rng), d, at);
+    block.set(x, t * d);
+    logLik[t] = model.logLikelihood(x);
+    if (!isUsableLogDensity(logLik[t])) {
+      logLik[t] = Number.NEGATIVE_INFINITY;
+      nonFinite++;
+    }
+    if (logLik[t] > Number.NEGATIVE_INFINITY) lastPositive = x;
+  }
+  return { block, nonFinite, lastPositive };
+}
+
+/**
+ * The log likelihood at each of the `count` draws in `values`, into `logLik`; −Infinity at a draw of a
+ * power posterior with β > 0 (zero density there) is an OccamError.
+ */
+function drawLogLikelihoods(
+  model: BayesModel,
+  values: Float64Array,
+  count: number,
+  beta: number,
+  logLik: Float64Array,
+  at: string,
+): void {
+  const d = model.dim;
+  for (let t = 0; t < count; t++) {
+    const x = values.subarray(t * d, (t + 1) * d);
+    logLik[t] = checkLogValue(model.logLikelihood(x), "logLikelihood", at, "draw", t, x, true);
+    if (logLik[t] === Number.NEGATIVE_INFINITY && beta > 0) {
+      throw new OccamError(
+        "non-finite",
+        `${at}: model.logLikelihood is −Infinity at draw ${t}, where the power posterior has zero density; the kernel returned a point outside the support.`,
+      );
+    }
+  }
+}
+
+/**
+ * The kernel of one temperature β: the model's exact one, the user's, or HMC or random-walk Metropolis
+ * started from the tuning carried from the previous temperature (step size and inverse mass, or the
+ * draws' scale times `rwFactor`); `hmc` or `rw` is the same kernel, for reading its tuning afterwards.
+ */
+function temperatureKernel(
+  model: BayesModel,
+  kind: ReturnType<typeof resolveKernelKind>,
+  opts: ResolvedPowerPosterior,
+  beta: number,
+  at: string,
+  carried: { stepSize: number; inverseMass: Float64Array; scale: Float64Array; rwFactor: number },
+): { kernel: Kernel<PositionState, StepInfo>; hmc?: HmcKernel; rw?: RandomWalkKernel } {
+  const d = model.dim;
+  const warmup = opts.warmupPerTemperature;
+  const adaptWithin = warmup >= ADAPT_WARMUP;
+  const target = tempered(model, beta);
+  if (kind === "model") {
+    // Called as a method, so that a model written as a class keeps its `this`.
+    const kernel = model.powerPosteriorKernel?.(beta) as Kernel<PositionState, StepInfo>;
+    if (kernel === null || typeof kernel !== "object" || typeof kernel.step !== "function") {
+      throw new OccamError("invalid-argument", `${at}: model.powerPosteriorKernel returned no kernel.`);
+    }
+    return { kernel };
+  }
+  if (kind === "user") {
+    const kernel = (opts.kernel as PowerPosteriorKernelFactory)(beta);
+    if (kernel === null || typeof kernel !== "object" || typeof kernel.step !== "function") {
+      throw new OccamError("invalid-argument", `${at}: the kernel factory returned no kernel.`);
+    }
+    return { kernel };
+  }
+  if (kind === "hmc") {
+    const hmc = buildHmcKernel({
+      trajectoryLength: opts.hmc.steps === undefined ? Math.PI / 2 : undefined,
+      stepSizeJitter: 0.2,
+      ...opts.hmc,
+      target,
+      stepSize: carried.stepSize,
+      inverseMassMatrix: carried.inverseMass,
+      adaptStepSize: adaptWithin && (opts.hmc.adaptStepSize ?? true),
+      adaptMassMatrix: warmup >= MASS_WARMUP && (opts.hmc.adaptMassMatrix ?? true),
+    });
+    return { kernel: hmc, hmc };
+  }
+  const base = new Float64Array(d);
+  for (let j = 0; j < d; j++) base[j] = (2.38 / Math.sqrt(d)) * carried.scale[j] * carried.rwFactor;
+  const rw = buildRandomWalkKernel({ target, scale: base, adapt: adaptWithin });
+  return { kernel: rw, rw };
 }
