@@ -6,7 +6,7 @@ import type { Rng } from "../../random/rng.js";
 import type { HmcOptions } from "../../samplers/hmc.js";
 import { checkMlpData, type MlpData } from "./data.js";
 import { buildMlpKernel, type MlpKernel } from "./kernel.js";
-import { createMlp, GROUP_COUNT, MLP_GROUPS, type Mlp } from "./network.js";
+import { createMlp, GROUP_COUNT, MLP_GROUPS, type Mlp, type MlpGroup } from "./network.js";
 import { type SumOfSquares, sumOfSquares } from "./sum-of-squares.js";
 
 /** A Gamma distribution by shape and rate: density ∝ x^(shape − 1) e^(−rate·x), mean shape/rate. */
@@ -128,34 +128,13 @@ function checkGammaPrior(prior: GammaPrior, name: string): GammaPrior {
 export function bayesianMlp(data: MlpData, options: BayesianMlpOptions): BayesianMlp {
   const where = "bayesianMlp";
   checkMlpData(data, where);
-  if (options === null || typeof options !== "object") {
-    throw new OccamError("invalid-argument", `${where}: options { hidden } are required.`);
-  }
-  const H = options.hidden;
-  if (!(Number.isInteger(H) && H >= 1)) {
-    throw new OccamError(
-      "invalid-argument",
-      `${where}: hidden must be an integer ≥ 1 (the number of hidden units), got ${H}.`,
-    );
-  }
-  const p = options.priors ?? {};
-  const scaleHo = options.scaleHiddenOutput ?? true;
-  const noisePrior = checkGammaPrior(p.noise ?? { shape: 0.1, rate: 0.001 }, "noise");
-  const ho = checkGammaPrior(p.hiddenOutput ?? { shape: 0.25, rate: 0.25 }, "hiddenOutput");
-  const groupPriors: readonly GammaPrior[] = Object.freeze([
-    checkGammaPrior(p.inputHidden ?? { shape: 0.25, rate: 0.25 / 64 }, "inputHidden"),
-    checkGammaPrior(p.hiddenBias ?? { shape: 0.25, rate: 0.25 / 64 }, "hiddenBias"),
-    Object.freeze({ shape: ho.shape, rate: scaleHo ? ho.rate / H : ho.rate }),
-    checkGammaPrior(p.outputBias ?? { shape: 0.25, rate: 0.25 / 64 }, "outputBias"),
-  ]);
+  const { H, noisePrior, groupPriors } = resolveBayesianMlpOptions(options, where);
   const network = createMlp({ inputs: data.inputs, hidden: H, outputs: data.outputs });
   const ss = sumOfSquares(network, data.X, data.Y, data.n);
   const W = network.size;
   const dim = W + 1 + GROUP_COUNT;
   const groups = network.groups;
   const nValues = data.n * data.outputs;
-  const noiseNorm = gammaLogNormaliser(noisePrior.shape, noisePrior.rate);
-  const groupNorm = groupPriors.map((g) => gammaLogNormaliser(g.shape, g.rate));
   const scratch = new Float64Array(W);
   const names = Object.freeze([
     ...network.names,
@@ -175,29 +154,7 @@ export function bayesianMlp(data: MlpData, options: BayesianMlpOptions): Bayesia
     }
   };
 
-  const logPrior = (x: Float64Array, grad?: Float64Array): number => {
-    let lp = gammaLogDensityOfLog(x[W], noisePrior.shape, noisePrior.rate, noiseNorm);
-    if (grad !== undefined) grad[W] = noisePrior.shape - noisePrior.rate * Math.exp(x[W]);
-    for (let k = 0; k < GROUP_COUNT; k++) {
-      const { offset, length } = groups[k];
-      const u = x[W + 1 + k];
-      const alpha = Math.exp(u);
-      let sq = 0;
-      for (let j = offset; j < offset + length; j++) {
-        sq += x[j] * x[j];
-        if (grad !== undefined) grad[j] = -alpha * x[j];
-      }
-      lp +=
-        0.5 * length * (u - LOG_2PI) -
-        0.5 * alpha * sq +
-        gammaLogDensityOfLog(u, groupPriors[k].shape, groupPriors[k].rate, groupNorm[k]);
-      if (grad !== undefined) {
-        grad[W + 1 + k] =
-          0.5 * length - 0.5 * alpha * sq + groupPriors[k].shape - groupPriors[k].rate * alpha;
-      }
-    }
-    return lp;
-  };
+  const logPrior = mlpLogPrior(groups, W, noisePrior, groupPriors);
 
   const model: BayesianMlp = {
     dim,
@@ -274,6 +231,71 @@ export function bayesianMlp(data: MlpData, options: BayesianMlpOptions): Bayesia
     },
   };
   return Object.freeze(model);
+}
+
+/** The options of {@link bayesianMlp} checked: the hidden units and the Gamma priors, with their defaults. */
+function resolveBayesianMlpOptions(
+  options: BayesianMlpOptions,
+  where: string,
+): { H: number; noisePrior: GammaPrior; groupPriors: readonly GammaPrior[] } {
+  if (options === null || typeof options !== "object") {
+    throw new OccamError("invalid-argument", `${where}: options { hidden } are required.`);
+  }
+  const H = options.hidden;
+  if (!(Number.isInteger(H) && H >= 1)) {
+    throw new OccamError(
+      "invalid-argument",
+      `${where}: hidden must be an integer ≥ 1 (the number of hidden units), got ${H}.`,
+    );
+  }
+  const p = options.priors ?? {};
+  const scaleHo = options.scaleHiddenOutput ?? true;
+  const noisePrior = checkGammaPrior(p.noise ?? { shape: 0.1, rate: 0.001 }, "noise");
+  const ho = checkGammaPrior(p.hiddenOutput ?? { shape: 0.25, rate: 0.25 }, "hiddenOutput");
+  const groupPriors: readonly GammaPrior[] = Object.freeze([
+    checkGammaPrior(p.inputHidden ?? { shape: 0.25, rate: 0.25 / 64 }, "inputHidden"),
+    checkGammaPrior(p.hiddenBias ?? { shape: 0.25, rate: 0.25 / 64 }, "hiddenBias"),
+    Object.freeze({ shape: ho.shape, rate: scaleHo ? ho.rate / H : ho.rate }),
+    checkGammaPrior(p.outputBias ?? { shape: 0.25, rate: 0.25 / 64 }, "outputBias"),
+  ]);
+  return { H, noisePrior, groupPriors };
+}
+
+/**
+ * log p(w, log τ, log α) of the model (see the module header), with its gradient written into `grad`
+ * when given: log τ and each group's log α_k under their Gamma priors, the weights N(0, 1/α_k).
+ */
+function mlpLogPrior(
+  groups: readonly MlpGroup[],
+  W: number,
+  noisePrior: GammaPrior,
+  groupPriors: readonly GammaPrior[],
+): (x: Float64Array, grad?: Float64Array) => number {
+  const noiseNorm = gammaLogNormaliser(noisePrior.shape, noisePrior.rate);
+  const groupNorm = groupPriors.map((g) => gammaLogNormaliser(g.shape, g.rate));
+  return (x, grad) => {
+    let lp = gammaLogDensityOfLog(x[W], noisePrior.shape, noisePrior.rate, noiseNorm);
+    if (grad !== undefined) grad[W] = noisePrior.shape - noisePrior.rate * Math.exp(x[W]);
+    for (let k = 0; k < GROUP_COUNT; k++) {
+      const { offset, length } = groups[k];
+      const u = x[W + 1 + k];
+      const alpha = Math.exp(u);
+      let sq = 0;
+      for (let j = offset; j < offset + length; j++) {
+        sq += x[j] * x[j];
+        if (grad !== undefined) grad[j] = -alpha * x[j];
+      }
+      lp +=
+        0.5 * length * (u - LOG_2PI) -
+        0.5 * alpha * sq +
+        gammaLogDensityOfLog(u, groupPriors[k].shape, groupPriors[k].rate, groupNorm[k]);
+      if (grad !== undefined) {
+        grad[W + 1 + k] =
+          0.5 * length - 0.5 * alpha * sq + groupPriors[k].shape - groupPriors[k].rate * alpha;
+      }
+    }
+    return lp;
+  };
 }
 
 export function checkHyper(hyper: MlpHyperparameters, where: string): { tau: number; alpha: Float64Array } {
