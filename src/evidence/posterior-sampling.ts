@@ -131,7 +131,9 @@ const MAX_UNCOVERED = 0.05;
  * own scale. The draws are marked unreliable when the chains disagree (split R-hat above 1.05: chains
  * in different modes, or not mixed), carry fewer than 100 effective draws, diverge on more than 0.1 %
  * of their HMC trajectories (a region they cannot follow), or leave more than 5 % of the tempered
- * run's particles uncovered (a mode no chain reached).
+ * run's particles uncovered (a mode no chain reached). Chains whose split R-hat over the first quarter
+ * of their draws already exceeds 1.25 (more than more draws could mend) stop there, keeping at least
+ * four draws per parameter, and the reason says so.
  */
 export function samplePosterior(given: BayesModel, options: PosteriorSamplingOptions = {}): PosteriorSample {
   const where = "samplePosterior";

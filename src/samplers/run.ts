@@ -134,6 +134,16 @@ function resolveOptions(options: RunChainOptions): ResolvedOptions {
   if (options.onProgress !== undefined && typeof options.onProgress !== "function") {
     throw new OccamError("invalid-argument", "runChain: onProgress must be a function.");
   }
+  const { earlyStop } = options;
+  if (earlyStop !== undefined) {
+    positiveInteger(earlyStop.afterDraws, "earlyStop.afterDraws", 1);
+    if (typeof earlyStop.stop !== "function") {
+      throw new OccamError(
+        "invalid-argument",
+        "runChain: earlyStop.stop must be a function (draws) => boolean.",
+      );
+    }
+  }
   return {
     draws,
     warmup,

@@ -407,5 +407,8 @@ describe("runChain", () => {
       earlyStop: { afterDraws: 40, stop: () => true },
     });
     expect(late.values).toEqual(full.values);
+    expect(() =>
+      runChain(() => ar1Kernel(0.5), { ...options, earlyStop: { afterDraws: 0, stop: () => true } }),
+    ).toThrow(/earlyStop.afterDraws/);
   });
 });
