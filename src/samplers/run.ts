@@ -357,9 +357,10 @@ function report(
   opts: ResolvedOptions,
   phase: Progress["phase"],
 ): void {
+  if (opts.onProgress === undefined) return;
   const total = totalIterations(opts);
   const every = Math.max(1, Math.ceil(total / 100));
-  if (opts.onProgress && (chain.iteration % every === 0 || chain.iteration === total)) {
+  if (chain.iteration % every === 0 || chain.iteration === total) {
     opts.onProgress({ chain: chain.index, iteration: chain.iteration, total, phase });
   }
 }

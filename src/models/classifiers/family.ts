@@ -153,8 +153,8 @@ function checkedGradient(value: number, grad: Float64Array): number {
  * adapted step size of 0.007–0.009 in the adapted metric: rbf and mixture on the 30 inputs of the
  * breast-cancer data), so that trajectories of π/2 took 200–290 steps, and one family's chains given
  * all rows 174–212 s, to end in different modes (R-hat 1.2–4). Capped at 32 steps, each family's run
- * there took 14–22 s and failed the same checks; where these chains pass (the simulated data of the
- * tests), their trajectories take 6–15 steps, below the cap.
+ * there took 13.7–21.6 s (two runs) and failed the same checks; where these chains pass (the simulated
+ * data of the tests), their trajectories take 6–15 steps, below the cap.
  */
 export const MULTIMODAL_HMC_MAX_STEPS = 32;
 
