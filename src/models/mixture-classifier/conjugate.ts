@@ -1,7 +1,8 @@
 /**
  * What both chains of the input-selecting mixture classifier share: the inputs standardised as
- * Sykacek does, the subset prior, tables of the log-gamma terms of the collapsed Normal–Gamma kernels
- * and Dirichlet–multinomial weights, and a draw from unnormalised log probabilities.
+ * Sykacek does, the rows whose labels are known, the subset prior, tables of the log-gamma terms of the
+ * collapsed Normal–Gamma kernels and Dirichlet–multinomial weights, the random walk on log β_i, and a
+ * draw from unnormalised log probabilities.
  */
 
 import { OccamError } from "../../errors.js";
@@ -58,6 +59,13 @@ export function standardiseInputs(
     return out;
   };
   return { u: scale(X, n), testU: test ? scale(test.X, test.n) : null };
+}
+
+/** 1 for a row whose label is known, 0 for one labelled −1, whose class the chain samples. */
+export function labelledRows(labels: Int32Array): Uint8Array {
+  const labelled = new Uint8Array(labels.length);
+  for (let r = 0; r < labels.length; r++) labelled[r] = labels[r] >= 0 ? 1 : 0;
+  return labelled;
 }
 
 /**
@@ -158,6 +166,39 @@ export class NormalGammaKernels {
       0.5 * (this.logKappa0 - Math.log(kn)) -
       0.5 * count * LOG_2PI
     );
+  }
+}
+
+/**
+ * The random-walk Metropolis step on log β_i of both chains, under β_i ~ Gamma(g, h) truncated to
+ * β_i ≥ β_min. The proposal and the prior's part of the acceptance ratio are here; the chain adds its
+ * evidence ratio, which is what differs between the structures.
+ */
+export class LogBetaWalk {
+  /** Where every β_i starts: the prior mean g/h, or β_min when that is below it. */
+  readonly start: number;
+
+  constructor(
+    private readonly betaMin: number,
+    private readonly g: number,
+    private readonly h: number,
+  ) {
+    this.start = Math.max(betaMin, g / h);
+  }
+
+  /** β′ = β e^{ε/2}, ε ~ N(0, 1) (one normal drawn). */
+  propose(rng: Rng, beta: number): number {
+    return beta * Math.exp(0.5 * rng.normal());
+  }
+
+  /** Whether β′ is inside the truncation: outside it the step is rejected without the evidence. */
+  allows(beta: number): boolean {
+    return beta >= this.betaMin;
+  }
+
+  /** The prior's (g − 1) log(β′/β) − h (β′ − β), plus log(β′/β) from the Jacobian of the log scale. */
+  logPriorRatio(b0: number, b1: number): number {
+    return this.g * Math.log(b1 / b0) - this.h * (b1 - b0);
   }
 }
 

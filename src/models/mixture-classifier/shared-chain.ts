@@ -47,13 +47,15 @@ import {
   addNormalised,
   countTables,
   drawFromLogits,
+  LogBetaWalk,
+  labelledRows,
   logSubsetPrior,
   NormalGammaKernels,
   standardiseInputs,
 } from "./conjugate.js";
 import type { ClassificationData } from "./data.js";
 import type { ChainResult, Settings } from "./sampler.js";
-import { buildJumpStep, runSweeps, Subset } from "./subset-moves.js";
+import { runSubsetChain, Subset } from "./subset-moves.js";
 
 /**
  * The background's regressions of every input on the others' centred values, from the centred Gram
@@ -184,71 +186,169 @@ export function runSharedChain(
   initialInputs: readonly number[] | undefined,
   onSweep: (sweep: number) => void,
 ): ChainResult {
-  const { n, p } = data;
-  const K = data.classNames.length;
-  const { D, a, g, h, kappa0, deltaP } = s;
-  const { u, testU } = standardiseInputs(data, test);
-  const m = test?.n ?? 0;
-  const logPS = logSubsetPrior(p, s.c, s.minInputs);
-  const tables = countTables(n, a, D, s.deltaW);
-  const { logCountW, logTotal } = tables;
-  const betaMin = a * s.resolution * s.resolution;
-  const labels = Int32Array.from(data.labels);
-  const labelled = new Uint8Array(n);
-  for (let r = 0; r < n; r++) labelled[r] = labels[r] >= 0 ? 1 : 0;
-  const background = new RegressionBackground(u, n, p, a, kappa0);
+  const chain = new SharedChain(data, s, test, rng);
+  chain.start(initialInputs);
+  return runSubsetChain({
+    rng,
+    subset: chain.subset,
+    s,
+    logSubsetPrior: logSubsetPrior(data.p, s.c, s.minInputs),
+    logLik: (add, remove) => chain.jumpLogLik(add, remove),
+    onAccept: () => chain.acceptJump(),
+    sweep: () => chain.sweep(),
+    predict: () => chain.predict(),
+    testProb: chain.testProb,
+    onSweep,
+  });
+}
 
-  // ---- state ---------------------------------------------------------------------------------
-  const subset = new Subset(p);
-  const { inS, members: sel } = subset;
-  const beta = new Float64Array(p);
-  const z = new Int32Array(n); // allocations, shared by the inputs in S
+/**
+ * The state of one shared-structure chain and its moves: the subset, the allocations, the labels of
+ * unlabelled rows and β, with every kernel's statistics and Student-t cache and the background's
+ * quadratics kept beside them. Buffers are allocated once; no move allocates.
+ */
+class SharedChain {
+  readonly subset: Subset;
+  /** The test rows' class probabilities, summed over the predicting sweeps; null without test data. */
+  readonly testProb: Float64Array | null;
+  private readonly n: number;
+  private readonly p: number;
+  private readonly K: number;
+  private readonly u: Float64Array;
+  private readonly testU: Float64Array | null;
+  /** Test rows. */
+  private readonly m: number;
+  private readonly logCountW: Float64Array;
+  private readonly logTotal: Float64Array;
+  private readonly labels: Int32Array;
+  private readonly labelled: Uint8Array;
+  private readonly background: RegressionBackground;
+  private readonly walk: LogBetaWalk;
+  private readonly beta: Float64Array;
+  /** Allocations, shared by the inputs in S. */
+  private readonly z: Int32Array;
   // Kernel statistics of EVERY input under z (a birth needs the entering input's evidence):
   // counts at [d], sums at [i * D + d]; Student-t predictive caches in the same layout.
-  const cnt = new Int32Array(D);
-  const s1 = new Float64Array(p * D);
-  const s2 = new Float64Array(p * D);
-  const kernels = new NormalGammaKernels(p * D, a, kappa0, tables);
-  const { M, Qc, C0 } = kernels;
-  const mK = new Int32Array(K); // rows per class
-  const mKD = new Int32Array(K * D); // kernel counts per class [k * D + d]
-  const logits = new Float64Array(Math.max(K, D));
-  // the background's Q_j under the current S (valid for j ∉ S) and its total log evidence
-  const Qb = new Float64Array(p);
-  let backgroundLog = 0;
-  let rankB = 0;
-  let rankTry = 0;
-  const Qtry = new Float64Array(p);
-  const inTry = new Uint8Array(p);
+  private readonly cnt: Int32Array;
+  private readonly s1: Float64Array;
+  private readonly s2: Float64Array;
+  private readonly kernels: NormalGammaKernels;
+  /** Rows per class. */
+  private readonly mK: Int32Array;
+  /** Kernel counts per class [k * D + d]. */
+  private readonly mKD: Int32Array;
+  private readonly logits: Float64Array;
+  // The background's Q_j under the current S (valid for j ∉ S), its design rank and its total log
+  // evidence; and the same for a jump's proposed subset, kept if the jump is accepted.
+  private readonly Qb: Float64Array;
+  private rankB = 0;
+  private backgroundLog = 0;
+  private readonly Qtry: Float64Array;
+  private readonly inTry: Uint8Array;
+  private rankTry = 0;
+  private readonly lk: Float64Array;
+  private readonly ld: Float64Array;
+
+  constructor(
+    data: ClassificationData,
+    private readonly s: Settings,
+    test: { readonly X: Float64Array; readonly n: number } | undefined,
+    private readonly rng: Rng,
+  ) {
+    const { n, p } = data;
+    const K = data.classNames.length;
+    const { D, a, kappa0 } = s;
+    this.n = n;
+    this.p = p;
+    this.K = K;
+    const { u, testU } = standardiseInputs(data, test);
+    this.u = u;
+    this.testU = testU;
+    this.m = test?.n ?? 0;
+    const tables = countTables(n, a, D, s.deltaW);
+    this.logCountW = tables.logCountW;
+    this.logTotal = tables.logTotal;
+    this.labels = Int32Array.from(data.labels);
+    this.labelled = labelledRows(this.labels);
+    this.background = new RegressionBackground(u, n, p, a, kappa0);
+    this.walk = new LogBetaWalk(a * s.resolution * s.resolution, s.g, s.h);
+    this.subset = new Subset(p);
+    this.beta = new Float64Array(p);
+    this.z = new Int32Array(n);
+    this.cnt = new Int32Array(D);
+    this.s1 = new Float64Array(p * D);
+    this.s2 = new Float64Array(p * D);
+    this.kernels = new NormalGammaKernels(p * D, a, kappa0, tables);
+    this.mK = new Int32Array(K);
+    this.mKD = new Int32Array(K * D);
+    this.logits = new Float64Array(Math.max(K, D));
+    this.Qb = new Float64Array(p);
+    this.Qtry = new Float64Array(p);
+    this.inTry = new Uint8Array(p);
+    this.testProb = testU ? new Float64Array(this.m * K) : null;
+    this.lk = new Float64Array(K);
+    this.ld = new Float64Array(D);
+  }
+
+  /** The starting state: β, the subset, random classes of unlabelled rows and random allocations. */
+  start(initialInputs: readonly number[] | undefined): void {
+    const { n, K, rng, labels, labelled, z } = this;
+    const D = this.s.D;
+    this.beta.fill(this.walk.start);
+    this.subset.start(rng, this.s.minInputs, initialInputs);
+    for (let r = 0; r < n; r++) {
+      if (!labelled[r]) labels[r] = rng.integer(K);
+      z[r] = rng.integer(D);
+    }
+    this.rebuild();
+    this.refreshAll();
+    this.rankB = this.background.quadratics(this.subset.inS, this.Qb);
+  }
+
+  /** One sweep of the moves other than the jumps (see the module comment). */
+  sweep(): void {
+    this.gibbsAllocations();
+    this.gibbsLabels();
+    this.rebuild();
+    for (let i = 0; i < this.p; i++) this.updateBeta(i);
+    // caches and the background's evidence for the new β (Qb changes only with S)
+    this.refreshAll();
+    this.backgroundLog = this.backgroundEvidence(this.subset.inS, this.Qb, this.rankB);
+  }
 
   /** Kernel d of input i's Student-t predictive cache, at [i * D + d], from its statistics under z. */
-  const refresh = (i: number, d: number): void =>
-    kernels.refresh(i * D + d, cnt[d], s1[i * D + d], s2[i * D + d], beta[i]);
+  private refresh(i: number, d: number): void {
+    const j = i * this.s.D + d;
+    this.kernels.refresh(j, this.cnt[d], this.s1[j], this.s2[j], this.beta[i]);
+  }
+
+  /** Every kernel's Student-t cache, from the statistics and the current β. */
+  private refreshAll(): void {
+    for (let i = 0; i < this.p; i++) for (let d = 0; d < this.s.D; d++) this.refresh(i, d);
+  }
 
   /** log p(u_i | z, β_i = b): the collapsed Normal–Gamma evidence of input i's kernels. */
-  function kernelEvidence(i: number, b: number): number {
+  private kernelEvidence(i: number, b: number): number {
+    const { D } = this.s;
     let total = 0;
-    for (let d = 0; d < D; d++) total += kernels.logEvidence(cnt[d], s1[i * D + d], s2[i * D + d], b);
+    for (let d = 0; d < D; d++) {
+      total += this.kernels.logEvidence(this.cnt[d], this.s1[i * D + d], this.s2[i * D + d], b);
+    }
     return total;
   }
 
   /** Σ_{j∉S} log p(u_j | u_S) for the subset `mask` with design rank `rank`, from its Q_j. */
-  function backgroundEvidence(mask: Uint8Array, Q: Float64Array, rank: number): number {
+  private backgroundEvidence(mask: Uint8Array, Q: Float64Array, rank: number): number {
     let total = 0;
-    for (let j = 0; j < p; j++) if (!mask[j]) total += background.evidence(Q[j], beta[j], rank);
+    for (let j = 0; j < this.p; j++)
+      if (!mask[j]) total += this.background.evidence(Q[j], this.beta[j], rank);
     return total;
   }
 
-  // ---- initial state -------------------------------------------------------------------------
-  for (let i = 0; i < p; i++) beta[i] = Math.max(betaMin, g / h);
-  subset.start(rng, s.minInputs, initialInputs);
-  for (let r = 0; r < n; r++) {
-    if (!labelled[r]) labels[r] = rng.integer(K);
-    z[r] = rng.integer(D);
-  }
-
   /** Recomputes every kernel statistic from z and the labels (once per sweep: no drift). */
-  function rebuild(): void {
+  private rebuild(): void {
+    const { n, p, z, labels, u, cnt, s1, s2, mK, mKD } = this;
+    const D = this.s.D;
     cnt.fill(0);
     s1.fill(0);
     s2.fill(0);
@@ -267,19 +367,17 @@ export function runSharedChain(
     }
   }
 
-  /** Every kernel's Student-t cache, from the statistics and the current β. */
-  function refreshAll(): void {
-    for (let i = 0; i < p; i++) for (let d = 0; d < D; d++) refresh(i, d);
-  }
-
-  // ---- collapsed Gibbs -----------------------------------------------------------------------
   /**
    * One scan of z: p(z_r = d | rest) ∝ (m_{t_r,d} + δ_w) × Π_{i∈S} Student-t predictive of u_ri under
    * kernel d. The hot loop: the statistics of the inputs in S are updated incrementally as a row
    * leaves and joins a kernel (the others' are rebuilt after the scan).
    */
-  function gibbsAllocations(): void {
-    const I = subset.size;
+  private gibbsAllocations(): void {
+    const { n, p, rng, z, labels, u, cnt, s1, s2, mKD, logits, logCountW } = this;
+    const { D, a } = this.s;
+    const { M, Qc, C0 } = this.kernels;
+    const sel = this.subset.members;
+    const I = this.subset.size;
     for (let r = 0; r < n; r++) {
       const row = r * p;
       const kOff = labels[r] * D;
@@ -291,7 +389,7 @@ export function runSharedChain(
         const x = u[row + i];
         s1[i * D + d0] -= x;
         s2[i * D + d0] -= x * x;
-        refresh(i, d0);
+        this.refresh(i, d0);
       }
       for (let d = 0; d < D; d++) {
         // the Student-t exponent a + c/2 + 1/2 is the same for every input: the counts are shared
@@ -313,13 +411,15 @@ export function runSharedChain(
         const x = u[row + i];
         s1[i * D + d1] += x;
         s2[i * D + d1] += x * x;
-        refresh(i, d1);
+        this.refresh(i, d1);
       }
     }
   }
 
   /** The classes of unlabelled rows: p(t_r = k | rest) ∝ (m_k + δ_P)(m_{k,z_r} + δ_w)/(m_k + D δ_w). */
-  function gibbsLabels(): void {
+  private gibbsLabels(): void {
+    const { n, K, rng, z, labels, labelled, mK, mKD, logits, logCountW, logTotal } = this;
+    const { D, deltaP } = this.s;
     for (let r = 0; r < n; r++) {
       if (labelled[r]) continue;
       const k0 = labels[r];
@@ -339,56 +439,56 @@ export function runSharedChain(
    * Random-walk Metropolis on log β_i: target Gamma(g, h) on β ≥ β_min times input i's evidence, its
    * kernels' if i ∈ S and its regression's if not.
    */
-  function updateBeta(i: number): void {
+  private updateBeta(i: number): void {
+    const { rng, beta, walk, background, Qb, rankB } = this;
     const b0 = beta[i];
-    const b1 = b0 * Math.exp(0.5 * rng.normal());
+    const b1 = walk.propose(rng, b0);
     let logRatio = Number.NEGATIVE_INFINITY;
-    if (b1 >= betaMin) {
-      const evidence = inS[i]
-        ? kernelEvidence(i, b1) - kernelEvidence(i, b0)
+    if (walk.allows(b1)) {
+      const evidence = this.subset.inS[i]
+        ? this.kernelEvidence(i, b1) - this.kernelEvidence(i, b0)
         : background.evidence(Qb[i], b1, rankB) - background.evidence(Qb[i], b0, rankB);
-      // prior (g − 1) log β − h β, plus log β from the Jacobian of the log scale
-      logRatio = g * Math.log(b1 / b0) - h * (b1 - b0) + evidence;
+      logRatio = walk.logPriorRatio(b0, b1) + evidence;
     }
     if (metropolisHastings(rng, logRatio).accepted) beta[i] = b1;
   }
 
-  // ---- reversible jumps over S -----------------------------------------------------------------
-  const counts = { tried: new Float64Array(3), accepted: new Float64Array(3) };
-  const jumpStep = buildJumpStep({
-    subset,
-    minInputs: s.minInputs,
-    weights: s.weights,
-    logSubsetPrior: logPS,
-    counts,
-    logLik: (add, remove) => {
-      inTry.set(inS);
-      if (add >= 0) inTry[add] = 1;
-      if (remove >= 0) inTry[remove] = 0;
-      rankTry = background.quadratics(inTry, Qtry);
-      let v = backgroundEvidence(inTry, Qtry, rankTry) - backgroundLog;
-      if (add >= 0) v += kernelEvidence(add, beta[add]);
-      if (remove >= 0) v -= kernelEvidence(remove, beta[remove]);
-      return v;
-    },
-    onAccept: () => {
-      Qb.set(Qtry);
-      rankB = rankTry;
-      backgroundLog = backgroundEvidence(inS, Qb, rankB);
-    },
-  });
-
-  // ---- predictions (collapsed posterior predictive; the background cancels) -------------------
-  const testProb = testU ? new Float64Array(m * K) : null;
-  const lk = new Float64Array(K);
-  const ld = new Float64Array(D);
   /**
-   * p(k | x_S, state) ∝ (m_k + δ_P) Σ_d (m_kd + δ_w)/(m_k + D δ_w) Π_{i∈S} Student-t_id(u_i): a test row
-   * joins the class mixture; with S empty this is the class prior.
+   * log π(S′) − log π(S) of a jump that adds input `add` and removes `remove` (−1: none), z kept: the
+   * entering and leaving inputs' kernel evidence and the change of the background, whose quadratics
+   * under S′ are kept for {@link acceptJump}.
    */
-  function predict(): void {
+  jumpLogLik(add: number, remove: number): number {
+    const { inTry, beta } = this;
+    inTry.set(this.subset.inS);
+    if (add >= 0) inTry[add] = 1;
+    if (remove >= 0) inTry[remove] = 0;
+    this.rankTry = this.background.quadratics(inTry, this.Qtry);
+    let v = this.backgroundEvidence(inTry, this.Qtry, this.rankTry) - this.backgroundLog;
+    if (add >= 0) v += this.kernelEvidence(add, beta[add]);
+    if (remove >= 0) v -= this.kernelEvidence(remove, beta[remove]);
+    return v;
+  }
+
+  /** After an accepted jump: the background of the new S, from the quadratics its proposal computed. */
+  acceptJump(): void {
+    this.Qb.set(this.Qtry);
+    this.rankB = this.rankTry;
+    this.backgroundLog = this.backgroundEvidence(this.subset.inS, this.Qb, this.rankB);
+  }
+
+  /**
+   * Adds each test row's p(k | x_S, state) to `testProb`, the collapsed posterior predictive (the
+   * background cancels): ∝ (m_k + δ_P) Σ_d (m_kd + δ_w)/(m_k + D δ_w) Π_{i∈S} Student-t_id(u_i), a
+   * test row joining the class mixture; with S empty this is the class prior.
+   */
+  predict(): void {
+    const { testU, testProb, m, p, K, cnt, mK, mKD, logits, logCountW, logTotal, lk, ld } = this;
     if (!testU || !testProb) return;
-    const I = subset.size;
+    const { D, a, deltaP } = this.s;
+    const { M, Qc, C0 } = this.kernels;
+    const sel = this.subset.members;
+    const I = this.subset.size;
     for (let t = 0; t < m; t++) {
       for (let d = 0; d < D; d++) {
         const power = a + 0.5 * cnt[d] + 0.5;
@@ -407,29 +507,4 @@ export function runSharedChain(
       addNormalised(lk, K, testProb, t * K);
     }
   }
-
-  // ---- the chain -----------------------------------------------------------------------------
-  rebuild();
-  refreshAll();
-  rankB = background.quadratics(inS, Qb);
-  const keys = runSweeps({
-    rng,
-    subset,
-    draws: s.draws,
-    burnIn: s.burnIn,
-    jumps: s.jumps,
-    jumpStep,
-    predict,
-    onSweep,
-    sweep: () => {
-      gibbsAllocations();
-      gibbsLabels();
-      rebuild();
-      for (let i = 0; i < p; i++) updateBeta(i);
-      // caches and the background's evidence for the new β (Qb changes only with S)
-      refreshAll();
-      backgroundLog = backgroundEvidence(inS, Qb, rankB);
-    },
-  });
-  return { keys, testProb, ...counts };
 }

@@ -9,6 +9,7 @@ import type { Rng } from "../../random/rng.js";
 import { metropolisHastings } from "../../samplers/accept.js";
 import { type Move, mixture } from "../../samplers/mixture.js";
 import { PREDICT_EVERY } from "./conjugate.js";
+import type { ChainResult, Settings } from "./sampler.js";
 
 /** The kinds of jump, and the indices of their acceptance counters. */
 export const BIRTH = 0;
@@ -185,4 +186,47 @@ export function runSweeps(options: {
     onSweep(t + 1);
   }
   return keys;
+}
+
+/**
+ * One chain of either structure, from its parts: the jump step from `logLik` and `onAccept` (see
+ * {@link buildJumpStep}) with the settings' move weights, then {@link runSweeps} with the settings'
+ * draws, burn-in and jumps per sweep. Returns the kept subsets, `testProb` (which `predict` fills) and
+ * the jumps tried and accepted by kind.
+ */
+export function runSubsetChain(options: {
+  rng: Rng;
+  subset: Subset;
+  s: Settings;
+  logSubsetPrior: Float64Array;
+  logLik: (add: number, remove: number) => number;
+  onAccept?: (jump: Jump) => void;
+  sweep: () => void;
+  predict: () => void;
+  testProb: Float64Array | null;
+  onSweep: (sweep: number) => void;
+}): ChainResult {
+  const { rng, subset, s } = options;
+  const counts = { tried: new Float64Array(3), accepted: new Float64Array(3) };
+  const jumpStep = buildJumpStep({
+    subset,
+    minInputs: s.minInputs,
+    weights: s.weights,
+    logSubsetPrior: options.logSubsetPrior,
+    counts,
+    logLik: options.logLik,
+    onAccept: options.onAccept,
+  });
+  const keys = runSweeps({
+    rng,
+    subset,
+    draws: s.draws,
+    burnIn: s.burnIn,
+    jumps: s.jumps,
+    jumpStep,
+    predict: options.predict,
+    onSweep: options.onSweep,
+    sweep: options.sweep,
+  });
+  return { keys, testProb: options.testProb, ...counts };
 }
