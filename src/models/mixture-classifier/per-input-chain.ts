@@ -25,13 +25,15 @@ import {
   type CountTables,
   countTables,
   drawFromLogits,
+  LogBetaWalk,
+  labelledRows,
   logSubsetPrior,
   NormalGammaKernels,
   standardiseInputs,
 } from "./conjugate.js";
 import type { ClassificationData } from "./data.js";
 import type { ChainResult, Settings } from "./sampler.js";
-import { buildJumpStep, runSweeps, Subset } from "./subset-moves.js";
+import { runSubsetChain, Subset } from "./subset-moves.js";
 
 /** Data, priors and tables shared by the chains (read-only once built). */
 export interface PerInputData {
@@ -65,8 +67,6 @@ export function preparePerInput(
   const uc = new Float64Array(n * p);
   for (let r = 0; r < n; r++) for (let i = 0; i < p; i++) uc[i * n + r] = u[r * p + i];
   const labels = Int32Array.from(data.labels);
-  const labelled = new Uint8Array(n);
-  for (let r = 0; r < n; r++) labelled[r] = labels[r] >= 0 ? 1 : 0;
   return {
     s,
     n,
@@ -74,7 +74,7 @@ export function preparePerInput(
     K: data.classNames.length,
     uc,
     labels,
-    labelled,
+    labelled: labelledRows(labels),
     logPS: logSubsetPrior(p, s.c, s.minInputs),
     tables: countTables(n, s.a, s.D, s.deltaW),
     Q: startingResponsibilities(uc, n, p, s.D, s.resolution),
@@ -150,6 +150,7 @@ function startingResponsibilities(
   }
   return Q;
 }
+
 /** One chain: collapsed Gibbs scans of every input's allocations, β updates and jumps over S. */
 export function runPerInputChain(
   sh: PerInputData,
@@ -157,36 +158,127 @@ export function runPerInputChain(
   initialInputs: readonly number[] | undefined,
   onSweep: (sweep: number) => void,
 ): ChainResult {
-  const { s, n, p, K, uc, labelled, logPS, Q } = sh;
-  const { logCountW, lgCountW, logTotal } = sh.tables;
-  const { D, a, g, h, kappa0, deltaW, deltaP } = s;
-  const labels = Int32Array.from(sh.labels);
-  const lgW0 = lgCountW[0];
-  const lgDW = gammaln(D * deltaW);
-  // gammaln(c + D δ_w), c = 0 … n
-  const lgTotal = new Float64Array(n + 1);
-  for (let c = 0; c <= n; c++) lgTotal[c] = gammaln(c + D * deltaW);
+  const chain = new PerInputChain(sh, rng);
+  chain.start(initialInputs);
+  return runSubsetChain({
+    rng,
+    subset: chain.subset,
+    s: sh.s,
+    logSubsetPrior: sh.logPS,
+    // see the module comment: a jump's ratio is the entering and leaving inputs' class gains
+    logLik: (add, remove) =>
+      (add >= 0 ? chain.logClassGain(add) : 0) - (remove >= 0 ? chain.logClassGain(remove) : 0),
+    sweep: () => chain.sweep(),
+    predict: () => chain.predict(),
+    testProb: chain.testProb,
+    onSweep,
+  });
+}
 
-  // ---- state ---------------------------------------------------------------------------------
-  const subset = new Subset(p);
-  const { inS, members: sel } = subset;
-  const beta = new Float64Array(p);
-  const z = new Int32Array(p * n); // allocations of every input, [i * n + r]
-  const cnt = new Int32Array(p * D); // kernel counts [i * D + d]
-  const s1 = new Float64Array(p * D);
-  const s2 = new Float64Array(p * D);
-  const mK = new Int32Array(K); // rows per class
-  const mKD = new Int32Array(p * K * D); // kernel counts per class [(i * K + k) * D + d]
-  // Student-t predictive caches at [i * D + d]
-  const kernels = new NormalGammaKernels(p * D, a, kappa0, sh.tables);
-  const { M, Qc, C0 } = kernels;
-  const logits = new Float64Array(Math.max(K, D));
+/**
+ * The state of one per-input chain and its moves: the subset, every input's allocations, the labels
+ * of unlabelled rows and β, with every kernel's statistics and Student-t cache kept beside them.
+ * Buffers are allocated once; no move allocates.
+ */
+class PerInputChain {
+  readonly subset: Subset;
+  /** The test rows' class probabilities, summed over the predicting sweeps; null without test data. */
+  readonly testProb: Float64Array | null;
+  private readonly labels: Int32Array;
+  private readonly walk: LogBetaWalk;
+  /** gammaln(D δ_w) and gammaln(c + D δ_w), c = 0 … n: the Dirichlet–multinomials' normalisers. */
+  private readonly lgDW: number;
+  private readonly lgTotal: Float64Array;
+  private readonly beta: Float64Array;
+  /** Allocations of every input, [i * n + r]. */
+  private readonly z: Int32Array;
+  /** Kernel counts [i * D + d], and the sums Σu, Σu² in the same layout. */
+  private readonly cnt: Int32Array;
+  private readonly s1: Float64Array;
+  private readonly s2: Float64Array;
+  /** Rows per class. */
+  private readonly mK: Int32Array;
+  /** Kernel counts per class [(i * K + k) * D + d]. */
+  private readonly mKD: Int32Array;
+  /** Student-t predictive caches at [i * D + d]. */
+  private readonly kernels: NormalGammaKernels;
+  private readonly logits: Float64Array;
+  private readonly lk: Float64Array;
+  private readonly lt: Float64Array;
+
+  constructor(
+    private readonly sh: PerInputData,
+    private readonly rng: Rng,
+  ) {
+    const { n, p, K, s } = sh;
+    const { D, deltaW } = s;
+    this.labels = Int32Array.from(sh.labels);
+    this.walk = new LogBetaWalk(sh.betaMin, s.g, s.h);
+    this.lgDW = gammaln(D * deltaW);
+    this.lgTotal = new Float64Array(n + 1);
+    for (let c = 0; c <= n; c++) this.lgTotal[c] = gammaln(c + D * deltaW);
+    this.subset = new Subset(p);
+    this.beta = new Float64Array(p);
+    this.z = new Int32Array(p * n);
+    this.cnt = new Int32Array(p * D);
+    this.s1 = new Float64Array(p * D);
+    this.s2 = new Float64Array(p * D);
+    this.mK = new Int32Array(K);
+    this.mKD = new Int32Array(p * K * D);
+    this.kernels = new NormalGammaKernels(p * D, s.a, s.kappa0, sh.tables);
+    this.logits = new Float64Array(Math.max(K, D));
+    this.testProb = sh.testU ? new Float64Array(sh.m * K) : null;
+    this.lk = new Float64Array(K);
+    this.lt = new Float64Array(D);
+  }
+
+  /**
+   * The starting state: β, the subset, random classes of unlabelled rows, and each input's
+   * allocations drawn from the responsibilities of its EM fit.
+   */
+  start(initialInputs: readonly number[] | undefined): void {
+    const { rng, labels, z, sh } = this;
+    const { n, p, K, labelled, Q } = sh;
+    const D = sh.s.D;
+    this.beta.fill(this.walk.start);
+    this.subset.start(rng, sh.s.minInputs, initialInputs);
+    for (let r = 0; r < n; r++) if (!labelled[r]) labels[r] = rng.integer(K);
+    for (let i = 0; i < p; i++) {
+      const base = i * n * D;
+      for (let r = 0; r < n; r++) {
+        let v = rng.uniform();
+        let d = D - 1;
+        for (let e = 0; e < D; e++) {
+          v -= Q[base + r * D + e];
+          if (v < 0) {
+            d = e;
+            break;
+          }
+        }
+        z[i * n + r] = d;
+      }
+    }
+    this.rebuild();
+  }
+
+  /** One sweep of the moves other than the jumps (see the module comment). */
+  sweep(): void {
+    const p = this.sh.p;
+    this.rebuild();
+    for (let i = 0; i < p; i++) this.gibbsInput(i);
+    this.gibbsLabels();
+    for (let i = 0; i < p; i++) this.updateBeta(i);
+  }
 
   /** Kernel j = i·D + d's Student-t predictive cache from its statistics, at β = b. */
-  const refresh = (j: number, b: number): void => kernels.refresh(j, cnt[j], s1[j], s2[j], b);
+  private refresh(j: number, b: number): void {
+    this.kernels.refresh(j, this.cnt[j], this.s1[j], this.s2[j], b);
+  }
 
   /** log ∫ p(u_i | z_i, μ, λ) dp(μ, λ | β): the Normal–Gamma evidence of input i's kernels at β = b. */
-  function logMarginal(i: number, b: number): number {
+  private logMarginal(i: number, b: number): number {
+    const { cnt, s1, s2, kernels } = this;
+    const D = this.sh.s.D;
     let total = 0;
     for (let j = i * D; j < (i + 1) * D; j++) total += kernels.logEvidence(cnt[j], s1[j], s2[j], b);
     return total;
@@ -197,7 +289,12 @@ export function runPerInputChain(
    * class-specific weights against one shared weight vector. The kernel evidence is the same on both
    * sides and cancels: this is all a jump needs.
    */
-  function logClassGain(i: number): number {
+  logClassGain(i: number): number {
+    const { lgDW, lgTotal, cnt, mK, mKD } = this;
+    const { n, K, tables } = this.sh;
+    const D = this.sh.s.D;
+    const lgCountW = tables.lgCountW;
+    const lgW0 = lgCountW[0];
     let total = -(lgDW - lgTotal[n]);
     for (let d = 0; d < D; d++) total -= lgCountW[cnt[i * D + d]] - lgW0;
     for (let k = 0; k < K; k++) {
@@ -208,29 +305,11 @@ export function runPerInputChain(
     return total;
   }
 
-  // ---- initial state -------------------------------------------------------------------------
-  for (let i = 0; i < p; i++) beta[i] = Math.max(sh.betaMin, g / h);
-  subset.start(rng, s.minInputs, initialInputs);
-  for (let r = 0; r < n; r++) if (!labelled[r]) labels[r] = rng.integer(K);
-  // start each input's allocations from the responsibilities of its EM fit
-  for (let i = 0; i < p; i++) {
-    const base = i * n * D;
-    for (let r = 0; r < n; r++) {
-      let v = rng.uniform();
-      let d = D - 1;
-      for (let e = 0; e < D; e++) {
-        v -= Q[base + r * D + e];
-        if (v < 0) {
-          d = e;
-          break;
-        }
-      }
-      z[i * n + r] = d;
-    }
-  }
-
   /** Recomputes every statistic and cache from the allocations (once per sweep: no drift). */
-  function rebuild(): void {
+  private rebuild(): void {
+    const { labels, z, cnt, s1, s2, mK, mKD, beta } = this;
+    const { n, p, K, uc } = this.sh;
+    const D = this.sh.s.D;
     cnt.fill(0);
     s1.fill(0);
     s2.fill(0);
@@ -247,22 +326,25 @@ export function runPerInputChain(
         s2[j] += x * x;
         mKD[(i * K + labels[r]) * D + d]++;
       }
-      for (let d = 0; d < D; d++) refresh(i * D + d, beta[i]);
+      for (let d = 0; d < D; d++) this.refresh(i * D + d, beta[i]);
     }
   }
-  rebuild();
 
-  // ---- collapsed Gibbs -----------------------------------------------------------------------
   /**
    * One scan of input i's allocations: p(z_ir = d | rest) ∝ (count + δ_w) × Student-t predictive,
    * where the count is the row's class's count of kernel d when i ∈ S and the pooled count otherwise.
    * The hot loop: statistics and caches are updated incrementally as a row leaves and joins a kernel.
    */
-  function gibbsInput(i: number): void {
+  private gibbsInput(i: number): void {
+    const { rng, labels, z, cnt, s1, s2, mKD, logits } = this;
+    const { n, K, uc } = this.sh;
+    const { D, a } = this.sh.s;
+    const logCountW = this.sh.tables.logCountW;
+    const { M, Qc, C0 } = this.kernels;
     const off = i * D;
     const base = i * n;
-    const selected = inS[i] === 1;
-    const b = beta[i];
+    const selected = this.subset.inS[i] === 1;
+    const b = this.beta[i];
     for (let r = 0; r < n; r++) {
       const x = uc[base + r];
       const kOff = (i * K + labels[r]) * D;
@@ -276,7 +358,7 @@ export function runPerInputChain(
       s1[j] -= x;
       s2[j] -= x * x;
       mKD[kOff + d0]--;
-      refresh(j, b);
+      this.refresh(j, b);
       let max = Number.NEGATIVE_INFINITY;
       for (let d = 0; d < D; d++) {
         const c = cnt[off + d];
@@ -299,12 +381,17 @@ export function runPerInputChain(
         M[j] = m0;
         Qc[j] = q0;
         C0[j] = c0;
-      } else refresh(j, b);
+      } else this.refresh(j, b);
     }
   }
 
   /** The latent classes of unlabelled rows: p(t_r = k | rest) ∝ (m_k + δ_P) Π_{i∈S} (m_{k,i,z_ir} + δ_w)/(m_k + D δ_w). */
-  function gibbsLabels(): void {
+  private gibbsLabels(): void {
+    const { rng, labels, z, mK, mKD, logits, subset } = this;
+    const { n, p, K, labelled, tables } = this.sh;
+    const { D, deltaP } = this.sh.s;
+    const { logCountW, logTotal } = tables;
+    const sel = subset.members;
     for (let r = 0; r < n; r++) {
       if (labelled[r]) continue;
       const k0 = labels[r];
@@ -326,39 +413,30 @@ export function runPerInputChain(
   }
 
   /** Random-walk Metropolis on log β_i, target Gamma(g, h) on β ≥ β_min times the input's evidence. */
-  function updateBeta(i: number): void {
+  private updateBeta(i: number): void {
+    const { rng, beta, walk } = this;
+    const D = this.sh.s.D;
     const b0 = beta[i];
-    const b1 = b0 * Math.exp(0.5 * rng.normal());
+    const b1 = walk.propose(rng, b0);
     let logRatio = Number.NEGATIVE_INFINITY;
-    if (b1 >= sh.betaMin) {
-      // prior (g − 1) log β − h β, plus log β from the Jacobian of the log scale
-      logRatio = g * Math.log(b1 / b0) - h * (b1 - b0) + logMarginal(i, b1) - logMarginal(i, b0);
+    if (walk.allows(b1)) {
+      logRatio = walk.logPriorRatio(b0, b1) + this.logMarginal(i, b1) - this.logMarginal(i, b0);
     }
     if (metropolisHastings(rng, logRatio).accepted) {
       beta[i] = b1;
-      for (let d = 0; d < D; d++) refresh(i * D + d, b1);
+      for (let d = 0; d < D; d++) this.refresh(i * D + d, b1);
     }
   }
 
-  // ---- reversible jumps over S (see the module comment) ---------------------------------------
-  const counts = { tried: new Float64Array(3), accepted: new Float64Array(3) };
-  const jumpStep = buildJumpStep({
-    subset,
-    minInputs: s.minInputs,
-    weights: s.weights,
-    logSubsetPrior: logPS,
-    counts,
-    logLik: (add, remove) => (add >= 0 ? logClassGain(add) : 0) - (remove >= 0 ? logClassGain(remove) : 0),
-  });
-
-  // ---- predictions (collapsed posterior predictive) -------------------------------------------
-  const m = sh.m;
-  const testU = sh.testU;
-  const testProb = testU ? new Float64Array(m * K) : null;
-  const lk = new Float64Array(K);
-  const lt = new Float64Array(D);
-  function predict(): void {
+  /** Adds each test row's p(k | x_S, state), the collapsed posterior predictive, to `testProb`. */
+  predict(): void {
+    const { testProb, cnt, mK, mKD, lk, lt, subset } = this;
+    const { testU, m, p, K, tables } = this.sh;
     if (!testU || !testProb) return;
+    const { D, a, deltaW, deltaP } = this.sh.s;
+    const logTotal = tables.logTotal;
+    const { M, Qc, C0 } = this.kernels;
+    const sel = subset.members;
     for (let t = 0; t < m; t++) {
       for (let k = 0; k < K; k++) lk[k] = Math.log(mK[k] + deltaP);
       for (let q = 0; q < subset.size; q++) {
@@ -382,23 +460,4 @@ export function runPerInputChain(
       addNormalised(lk, K, testProb, t * K);
     }
   }
-
-  // ---- the chain -----------------------------------------------------------------------------
-  const keys = runSweeps({
-    rng,
-    subset,
-    draws: s.draws,
-    burnIn: s.burnIn,
-    jumps: s.jumps,
-    jumpStep,
-    predict,
-    onSweep,
-    sweep: () => {
-      rebuild();
-      for (let i = 0; i < p; i++) gibbsInput(i);
-      gibbsLabels();
-      for (let i = 0; i < p; i++) updateBeta(i);
-    },
-  });
-  return { keys, testProb, ...counts };
 }
