@@ -1,5 +1,6 @@
 import { OccamError } from "../../errors.js";
 import { LOG_2PI } from "../../math/constants.js";
+import type { LogDensity } from "../../model/model.js";
 import type { Rng } from "../../random/rng.js";
 import {
   buildHmcKernel,
@@ -57,6 +58,9 @@ export const MLP_CALIBRATION = Object.freeze({
   centre: 0.75,
 });
 
+/** The fraction of a divergent sweep's step size down to which it predicts a rejection. */
+const DIVERGENCE_RATIO = 0.6;
+
 /**
  * The step size whose predicted mean acceptance is `MLP_CALIBRATION.centre`, from the energy errors
  * ΔH_i of `n` sweeps run at step sizes ε_i: at ε the acceptance is predicted as
@@ -65,8 +69,6 @@ export const MLP_CALIBRATION = Object.freeze({
  * decreases in ε; its root is found by bisection on log ε within a factor 2 of `current`, so that one
  * block's extrapolation cannot move the step far.
  */
-const DIVERGENCE_RATIO = 0.6;
-
 function calibratedStep(errors: Float64Array, steps: Float64Array, n: number, current: number): number {
   const predicted = (eps: number): number => {
     let sum = 0;
@@ -99,6 +101,42 @@ export function calibrationLength(warmup: number): number {
   return Math.min(MLP_CALIBRATION.maxLength, Math.floor(MLP_CALIBRATION.fraction * warmup));
 }
 
+/**
+ * The calibration stage of one warm-up (see {@link MLP_CALIBRATION}): every sweep's energy error and
+ * step size, pooled, since the Gibbs updates make one block's acceptance too noisy to steer by.
+ */
+class StepCalibration {
+  private readonly errors: Float64Array;
+  private readonly steps: Float64Array;
+  private readonly length: number;
+  private stepSize: number;
+  private count = 0;
+  private blockCount = 0;
+
+  /** A stage of `length` sweeps starting at the step size `stepSize` the main adaptation left. */
+  constructor(stepSize: number, length: number) {
+    this.errors = new Float64Array(length);
+    this.steps = new Float64Array(length);
+    this.length = length;
+    this.stepSize = stepSize;
+  }
+
+  /**
+   * Records a sweep; returns the next fixed step size when the sweep ends a block or the stage, else
+   * undefined (the step stays fixed within a block).
+   */
+  record(info: MlpKernelInfo): number | undefined {
+    const i = this.count++;
+    this.errors[i] = info.divergent ? Number.POSITIVE_INFINITY : info.energyError;
+    this.steps[i] = info.stepSize;
+    this.blockCount++;
+    if (this.blockCount < MLP_CALIBRATION.block && this.count < this.length) return undefined;
+    this.blockCount = 0;
+    this.stepSize = calibratedStep(this.errors, this.steps, this.count, this.stepSize);
+    return this.stepSize;
+  }
+}
+
 /** State of the {@link MlpKernel}: the position, the tempered log density there, and S(w). */
 export interface MlpKernelState extends PositionState {
   /** S(w), the sum of squared errors of the position's weights. */
@@ -116,6 +154,11 @@ export interface MlpKernelInfo extends StepInfo {
   readonly stepSize: number;
   /** Leapfrog steps taken. */
   readonly steps: number;
+  /**
+   * The weights' HMC step within the sweep (its end state and info), which the HMC kernel's own
+   * adaptation reads: the sweep's state and info are not the HMC kernel's.
+   */
+  readonly hmcStep: { readonly state: HmcState; readonly info: HmcInfo };
 }
 
 /** The Gibbs + HMC kernel of a {@link BayesianMlp} at one inverse temperature. */
@@ -145,16 +188,156 @@ export function buildMlpKernel(
   if (!(beta >= 0 && beta <= 1)) {
     throw new OccamError("invalid-argument", `bayesianMlp kernel: beta must lie in [0, 1], got ${beta}.`);
   }
-  const { network, weightCount: W, noisePrior, groupPriors, data } = model;
+  const W = model.weightCount;
+  const dim = W + 1 + GROUP_COUNT;
+  const ss = model.sumOfSquares;
+  const target = weightTarget(model, beta);
+  const weights = new WeightHmc({
+    ...MLP_HMC_DEFAULTS,
+    ...(hmcOptions.steps === undefined ? {} : { trajectoryLength: undefined }),
+    ...hmcOptions,
+    target,
+  });
+
+  return {
+    dim,
+    beta,
+    get stepSize() {
+      return weights.kernel.stepSize;
+    },
+    get inverseMassMatrix() {
+      return weights.kernel.inverseMassMatrix;
+    },
+    init(position: Float64Array): MlpKernelState {
+      if (!(position instanceof Float64Array) || position.length !== dim) {
+        throw new OccamError(
+          "dimension-mismatch",
+          `bayesianMlp kernel: the start must be a Float64Array of length ${dim}, got ${position instanceof Float64Array ? position.length : String(position)}.`,
+        );
+      }
+      const x = Float64Array.from(position);
+      return sweepState(model, beta, x, ss.value(x.subarray(0, W)));
+    },
+    step(rng: Rng, state: MlpKernelState) {
+      const x = state.position;
+      target.setHyperparameters(x);
+      const hmc = weights.kernel;
+      // The target changed with τ and α, so the start's density and gradient are recomputed.
+      const hmcStep = hmc.step(rng, hmc.init(x.subarray(0, W)));
+      const { info: h } = hmcStep;
+      const next = new Float64Array(dim);
+      next.set(hmcStep.state.position);
+      let evaluations = 1 + h.evaluations;
+      let s = state.sumOfSquares;
+      if (h.accepted) {
+        s = ss.value(hmcStep.state.position);
+        evaluations++;
+      }
+      drawHyperparameters(model, beta, rng, next, s);
+      const info: MlpKernelInfo = {
+        accepted: h.accepted,
+        acceptProbability: h.acceptProbability,
+        evaluations,
+        divergent: h.divergent,
+        energyError: h.energyError,
+        stepSize: h.stepSize,
+        steps: h.steps,
+        hmcStep,
+      };
+      return { state: sweepState(model, beta, next, s), info };
+    },
+    adapt(_state: MlpKernelState, info: MlpKernelInfo, iteration: number, warmup: number) {
+      weights.adapt(info, iteration, warmup);
+    },
+    endWarmup() {
+      weights.endWarmup();
+    },
+  };
+}
+
+/**
+ * The weights' HMC kernel through warm-up: the main adaptation (dual averaging and Stan's mass-matrix
+ * windows) on the sweeps before the calibration stage, then a kernel with a fixed step size that the
+ * stage moves block by block (see {@link MLP_CALIBRATION}).
+ */
+class WeightHmc {
+  private readonly settings: HmcOptions;
+  private readonly calibrate: boolean;
+  private current: HmcKernel;
+  // Set when the main adaptation ends and a calibration stage follows.
+  private calibration: StepCalibration | undefined;
+
+  constructor(settings: HmcOptions) {
+    this.settings = settings;
+    this.calibrate = settings.adaptStepSize !== false;
+    this.current = buildHmcKernel(settings);
+  }
+
+  /** The kernel the next sweep runs. */
+  get kernel(): HmcKernel {
+    return this.current;
+  }
+
+  /** Adapts to a warm-up sweep, from the HMC step the sweep's info carries. */
+  adapt(info: MlpKernelInfo, iteration: number, warmup: number): void {
+    const length = this.calibrate ? calibrationLength(warmup) : 0;
+    const main = warmup - length;
+    if (iteration < main) {
+      const hmc = this.current;
+      hmc.adapt(info.hmcStep.state, info.hmcStep.info, iteration, main);
+      if (iteration === main - 1 && length > 0) {
+        // The main adaptation is over: keep its ε̄ and mass matrix in a kernel with a fixed step.
+        hmc.endWarmup();
+        this.calibration = new StepCalibration(hmc.stepSize, length);
+        this.current = this.fixedKernel(hmc.stepSize, hmc.inverseMassMatrix);
+      }
+      return;
+    }
+    const stepSize = this.calibration?.record(info);
+    if (stepSize !== undefined) this.current = this.fixedKernel(stepSize, this.current.inverseMassMatrix);
+  }
+
+  /** Ends warm-up; after a calibration stage the kernel already runs at its calibrated fixed step. */
+  endWarmup(): void {
+    if (this.calibration === undefined) this.current.endWarmup();
+  }
+
+  private fixedKernel(stepSize: number, inverseMassMatrix: Float64Array): HmcKernel {
+    return buildHmcKernel({
+      ...this.settings,
+      stepSize,
+      inverseMassMatrix,
+      adaptStepSize: false,
+      adaptMassMatrix: false,
+    });
+  }
+}
+
+/** The weights' HMC target, whose hyperparameters each sweep sets before its trajectory. */
+interface WeightTarget extends LogDensity {
+  gradLogDensity(w: Float64Array, grad: Float64Array): number;
+  /** Takes τ and each α_k from a sweep's position (log τ and the log α_k follow the weights). */
+  setHyperparameters(position: Float64Array): void;
+}
+
+/**
+ * The weights' conditional at inverse temperature β, log p(w | α) + β log L(w, τ) with the constants
+ * dropped. Its functions read τ and α from the closure, never `this`: the HMC kernel calls
+ * `gradLogDensity` unbound.
+ */
+function weightTarget(model: BayesianMlp, beta: number): WeightTarget {
+  const { network, weightCount: W } = model;
   const ss = model.sumOfSquares;
   const groups = network.groups;
-  const nValues = data.n * data.outputs;
   const alpha = new Float64Array(GROUP_COUNT);
   let tau = 1;
   const halfBeta = 0.5 * beta;
-
-  const weightTarget = {
+  return {
     dim: W,
+    setHyperparameters(position: Float64Array): void {
+      tau = Math.exp(position[W]);
+      for (let k = 0; k < GROUP_COUNT; k++) alpha[k] = Math.exp(position[W + 1 + k]);
+    },
     logDensity(w: Float64Array): number {
       let lp = beta === 0 ? 0 : -halfBeta * tau * ss.value(w);
       for (let k = 0; k < GROUP_COUNT; k++) {
@@ -187,143 +370,53 @@ export function buildMlpKernel(
       return lp;
     },
   };
-  const hmcSettings: HmcOptions = {
-    ...MLP_HMC_DEFAULTS,
-    ...(hmcOptions.steps === undefined ? {} : { trajectoryLength: undefined }),
-    ...hmcOptions,
-    target: weightTarget,
-  };
-  let hmc: HmcKernel = buildHmcKernel(hmcSettings);
-  let lastHmcState: HmcState | undefined;
-  let lastHmcInfo: HmcInfo | undefined;
-  // The final calibration stage of warm-up (see MLP_CALIBRATION): after the main adaptation ends, the
-  // step size is fixed and moved block by block by the acceptance it realises.
-  const calibrate = hmcSettings.adaptStepSize !== false;
-  let calibrationStart = -1;
-  let blockCount = 0;
-  let calibratedStepSize = Number.NaN;
-  const calibrationErrors = new Float64Array(MLP_CALIBRATION.maxLength);
-  const calibrationSteps = new Float64Array(MLP_CALIBRATION.maxLength);
-  const fixedKernel = (stepSize: number, inverseMassMatrix: Float64Array): HmcKernel =>
-    buildHmcKernel({
-      ...hmcSettings,
-      stepSize,
-      inverseMassMatrix,
-      adaptStepSize: false,
-      adaptMassMatrix: false,
-    });
-
-  const stateAt = (position: Float64Array, s: number): MlpKernelState => {
-    const logLikelihood = 0.5 * nValues * (position[W] - LOG_2PI) - 0.5 * Math.exp(position[W]) * s;
-    const lp = model.logPrior(position);
-    return {
-      position,
-      logDensity: beta === 0 ? lp : lp + beta * logLikelihood,
-      sumOfSquares: s,
-      logLikelihood,
-    };
-  };
-
-  return {
-    dim: W + 1 + GROUP_COUNT,
-    beta,
-    get stepSize() {
-      return hmc.stepSize;
-    },
-    get inverseMassMatrix() {
-      return hmc.inverseMassMatrix;
-    },
-    init(position: Float64Array): MlpKernelState {
-      if (!(position instanceof Float64Array) || position.length !== W + 1 + GROUP_COUNT) {
-        throw new OccamError(
-          "dimension-mismatch",
-          `bayesianMlp kernel: the start must be a Float64Array of length ${W + 1 + GROUP_COUNT}, got ${position instanceof Float64Array ? position.length : String(position)}.`,
-        );
-      }
-      const x = Float64Array.from(position);
-      return stateAt(x, ss.value(x.subarray(0, W)));
-    },
-    step(rng: Rng, state: MlpKernelState) {
-      const x = state.position;
-      tau = Math.exp(x[W]);
-      for (let k = 0; k < GROUP_COUNT; k++) alpha[k] = Math.exp(x[W + 1 + k]);
-      // (1) HMC on the weights at the current hyperparameters.
-      const start = hmc.init(x.subarray(0, W));
-      const r = hmc.step(rng, start);
-      lastHmcState = r.state;
-      lastHmcInfo = r.info;
-      const next = new Float64Array(W + 1 + GROUP_COUNT);
-      next.set(r.state.position);
-      let evaluations = 1 + r.info.evaluations;
-      let s = state.sumOfSquares;
-      if (r.info.accepted) {
-        s = ss.value(r.state.position);
-        evaluations++;
-      }
-      // (2) τ | w, at inverse temperature β.
-      tau = rng.gamma(noisePrior.shape + halfBeta * nValues) / (noisePrior.rate + halfBeta * s);
-      next[W] = Math.log(tau);
-      // (3) α_k | w_k (the prior's own conditional, not tempered).
-      for (let k = 0; k < GROUP_COUNT; k++) {
-        const { offset, length } = groups[k];
-        let sq = 0;
-        for (let j = offset; j < offset + length; j++) sq += next[j] * next[j];
-        const a = rng.gamma(groupPriors[k].shape + 0.5 * length) / (groupPriors[k].rate + 0.5 * sq);
-        next[W + 1 + k] = Math.log(a);
-      }
-      for (let k = W; k < W + 1 + GROUP_COUNT; k++) {
-        if (!Number.isFinite(next[k])) {
-          throw new OccamError(
-            "non-finite",
-            `bayesianMlp kernel at β = ${beta}: a hyperparameter draw under- or overflowed (log value ${next[k]}); the data or priors are badly scaled — standardise the data.`,
-          );
-        }
-      }
-      const info: MlpKernelInfo = {
-        accepted: r.info.accepted,
-        acceptProbability: r.info.acceptProbability,
-        evaluations,
-        divergent: r.info.divergent,
-        energyError: r.info.energyError,
-        stepSize: r.info.stepSize,
-        steps: r.info.steps,
-      };
-      return { state: stateAt(next, s), info };
-    },
-    adapt(_state: MlpKernelState, info: MlpKernelInfo, iteration: number, warmup: number) {
-      const length = calibrate ? calibrationLength(warmup) : 0;
-      const main = warmup - length;
-      if (iteration < main) {
-        if (lastHmcState !== undefined && lastHmcInfo !== undefined) {
-          hmc.adapt(lastHmcState, lastHmcInfo, iteration, main);
-        }
-        if (iteration === main - 1 && length > 0) {
-          // The main adaptation is over: keep its ε̄ and mass matrix in a kernel with a fixed step.
-          hmc.endWarmup();
-          calibrationStart = iteration + 1;
-          calibratedStepSize = hmc.stepSize;
-          hmc = fixedKernel(calibratedStepSize, hmc.inverseMassMatrix);
-        }
-        return;
-      }
-      if (calibrationStart < 0) return;
-      // Energy errors scale like ε² for leapfrog (at the trajectory's fixed integration time or
-      // step cap), so every calibration sweep so far predicts its acceptance at another step size.
-      const i = iteration - calibrationStart;
-      calibrationErrors[i] = info.divergent ? Number.POSITIVE_INFINITY : info.energyError;
-      calibrationSteps[i] = info.stepSize;
-      blockCount++;
-      if (blockCount === MLP_CALIBRATION.block || iteration === warmup - 1) {
-        calibratedStepSize = calibratedStep(calibrationErrors, calibrationSteps, i + 1, calibratedStepSize);
-        hmc = fixedKernel(calibratedStepSize, hmc.inverseMassMatrix);
-        blockCount = 0;
-      }
-    },
-    endWarmup() {
-      // With a calibration stage the kernel already runs at the calibrated fixed step size.
-      if (calibrationStart < 0) hmc.endWarmup();
-    },
-  };
 }
 
-// --- sampling ----------------------------------------------------------------------------------
+/**
+ * The Gibbs updates of a sweep, written as log τ and log α_k after the weights in `next` (whose S(w)
+ * is `s`): τ from its conditional at inverse temperature β, then each α_k from the prior's own
+ * conditional, which the tempering leaves alone.
+ */
+function drawHyperparameters(
+  model: BayesianMlp,
+  beta: number,
+  rng: Rng,
+  next: Float64Array,
+  s: number,
+): void {
+  const { network, weightCount: W, noisePrior, groupPriors, data } = model;
+  const groups = network.groups;
+  const nValues = data.n * data.outputs;
+  const halfBeta = 0.5 * beta;
+  const tau = rng.gamma(noisePrior.shape + halfBeta * nValues) / (noisePrior.rate + halfBeta * s);
+  next[W] = Math.log(tau);
+  for (let k = 0; k < GROUP_COUNT; k++) {
+    const { offset, length } = groups[k];
+    let sq = 0;
+    for (let j = offset; j < offset + length; j++) sq += next[j] * next[j];
+    const a = rng.gamma(groupPriors[k].shape + 0.5 * length) / (groupPriors[k].rate + 0.5 * sq);
+    next[W + 1 + k] = Math.log(a);
+  }
+  for (let k = W; k < W + 1 + GROUP_COUNT; k++) {
+    if (!Number.isFinite(next[k])) {
+      throw new OccamError(
+        "non-finite",
+        `bayesianMlp kernel at β = ${beta}: a hyperparameter draw under- or overflowed (log value ${next[k]}); the data or priors are badly scaled — standardise the data.`,
+      );
+    }
+  }
+}
+
+/** The kernel's state at `position`, whose weights have S(w) = `s`: log L and the tempered density. */
+function sweepState(model: BayesianMlp, beta: number, position: Float64Array, s: number): MlpKernelState {
+  const W = model.weightCount;
+  const nValues = model.data.n * model.data.outputs;
+  const logLikelihood = 0.5 * nValues * (position[W] - LOG_2PI) - 0.5 * Math.exp(position[W]) * s;
+  const lp = model.logPrior(position);
+  return {
+    position,
+    logDensity: beta === 0 ? lp : lp + beta * logLikelihood,
+    sumOfSquares: s,
+    logLikelihood,
+  };
+}
