@@ -97,7 +97,7 @@ describe("temperedSmc", () => {
     );
   });
 
-  it("runs again, as many particles each time, until its standard error is at most targetStdErr (d = 10)", () => {
+  it("runs again until its standard error is at most targetStdErr (d = 10)", () => {
     const model = testModel(10);
     const one = temperedSmc(model, { particles: 512, seed: 6 });
     expect(one.diagnostics.runs).toHaveLength(1);
@@ -105,7 +105,8 @@ describe("temperedSmc", () => {
     const r = temperedSmc(model, { particles: 512, seed: 6, targetStdErr: 0.05 });
     const runs = r.diagnostics.runs;
     expect(runs.length).toBeGreaterThanOrEqual(2);
-    // The first run is the single run's, the others as large, until the target is met and no longer.
+    // The first run is the single run's, the others as large (a further run has at least 16 particles
+    // an island), until the target is met and no longer.
     expect(runs[0].logZ).toBe(one.logZ);
     expect(runs.every((run) => run.particles === 512 && run.pooled)).toBe(true);
     expect(r.stdErr).toBeLessThanOrEqual(0.05);
@@ -115,6 +116,21 @@ describe("temperedSmc", () => {
     );
     expect(withoutLast.stdErr).toBeGreaterThan(0.05);
     expect(r.nLikelihoodEvals).toBe(runs.reduce((n, run) => n + run.evaluations, 0));
+    expect(r.reliable).toBe(true);
+    expectAccurate(r.logZ, r.stdErr, model.exactLogEvidence());
+  });
+
+  it("sizes its last run to what the target still needs (d = 10)", () => {
+    const model = testModel(10);
+    const r = temperedSmc(model, { particles: 1024, seed: 2, targetStdErr: 0.05 });
+    const runs = r.diagnostics.runs.map((run) => ({ ...run, islands: 32 }));
+    expect(runs.map((run) => run.particles)).toEqual([1024, 1024, 1024, 1024, 704]);
+    // 1.2 P (s²/t² − 1) more particles, in whole islands: P the particles pooled, s their standard error.
+    const before = poolRuns(runs.slice(0, -1), "product");
+    expect(before.stdErr).toBeGreaterThan(0.05);
+    const needed = 1.2 * 4096 * ((before.stdErr / 0.05) ** 2 - 1);
+    expect(runs[4].particles).toBe(32 * Math.ceil(needed / 32));
+    expect(r.stdErr).toBeLessThanOrEqual(0.05);
     expect(r.reliable).toBe(true);
     expectAccurate(r.logZ, r.stdErr, model.exactLogEvidence());
   });
