@@ -28,7 +28,7 @@ export function parseHiddenList(text: string): number[] {
 const parallelNames = "robot-arm, calibration and real-models";
 
 /**
- * `occam reproduce NAME [--json] [--seed S] [--quick] [--report FILE.html]`: re-runs a seed
+ * `occam reproduce NAME [--json | --markdown] [--seed S] [--quick] [--report FILE.html]`: re-runs a seed
  * document's experiment.
  */
 export function registerReproduce(program: Command, io: Io): void {
@@ -38,6 +38,7 @@ export function registerReproduce(program: Command, io: Io): void {
     .description(`re-run an experiment of the documents occam implements (${names.join(", ")})`)
     .argument("<experiment>", `one of: ${names.join(", ")}`)
     .option("--json", "print one JSON document instead of a table")
+    .option("--markdown", "print the table as its page in docs/ shows it (calibration)")
     .addOption(new Option("--seed <S>", "random seed").argParser(parseSeed).default(1))
     .option("--quick", "a smaller, faster run")
     .option(
@@ -72,6 +73,7 @@ export function registerReproduce(program: Command, io: Io): void {
         name: string,
         options: {
           json?: boolean;
+          markdown?: boolean;
           seed: number;
           quick?: boolean;
           hidden?: number[];
@@ -111,6 +113,15 @@ export function registerReproduce(program: Command, io: Io): void {
             `reproduce ${name} has no HTML report; run it without --report (its table and --json have every number).`,
           );
         }
+        if (options.markdown === true && reproduction.markdown === undefined) {
+          throw new OccamError(
+            "invalid-argument",
+            `reproduce ${name} has no markdown table; --markdown applies only to calibration.`,
+          );
+        }
+        if (options.markdown === true && options.json === true) {
+          throw new OccamError("invalid-argument", "give --json or --markdown, not both.");
+        }
         for (const flag of ["workers", "redis", "checkpoint"] as const) {
           if (options[flag] !== undefined && !reproduction.parallel) {
             throw new OccamError(
@@ -147,7 +158,12 @@ export function registerReproduce(program: Command, io: Io): void {
           const { reportHtml } = await import("../report/html.js");
           writeReport(options.report, reportHtml(await reproduction.report(result)));
         }
-        io.stdout(options.json ? `${checkedJson(result)}\n` : `${reproduction.format(result)}\n`);
+        const text = options.json
+          ? checkedJson(result)
+          : options.markdown === true && reproduction.markdown !== undefined
+            ? reproduction.markdown(result)
+            : reproduction.format(result);
+        io.stdout(`${text}\n`);
       },
     );
 }

@@ -28,6 +28,8 @@ export interface Reproduction {
   report?(result: unknown): Promise<ReportDocument>;
   /** Whether it splits into units of work (and so takes --workers and --redis). */
   readonly parallel: boolean;
+  /** The result as the markdown table its page in docs/ shows (`--markdown`), when it has one. */
+  markdown?(result: unknown): string;
 }
 
 function reproduction<T>(
@@ -56,13 +58,18 @@ export const reproductions: Readonly<Record<string, () => Promise<Reproduction>>
       (await import("./reports/samplers.js")).formatSamplersReport,
       async () => (await import("../report/reproductions/samplers.js")).samplersReport,
     ),
-  calibration: async () =>
-    reproduction(
-      (await import("../experiments/calibration.js")).runCalibrationExperimentInParallel,
-      (await import("./reports/calibration.js")).formatCalibrationReport,
-      async () => (await import("../report/reproductions/calibration.js")).calibrationReport,
-      true,
-    ),
+  calibration: async () => {
+    const { formatCalibrationReport, formatCalibrationMarkdown } = await import("./reports/calibration.js");
+    return {
+      ...reproduction(
+        (await import("../experiments/calibration.js")).runCalibrationExperimentInParallel,
+        formatCalibrationReport,
+        async () => (await import("../report/reproductions/calibration.js")).calibrationReport,
+        true,
+      ),
+      markdown: formatCalibrationMarkdown as (result: unknown) => string,
+    };
+  },
   estimators: async () =>
     reproduction(
       (await import("../experiments/estimators.js")).runEstimatorsExperiment,

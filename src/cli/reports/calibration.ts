@@ -42,3 +42,36 @@ export function formatCalibrationReport(result: CalibrationExperiment): string {
     ...references,
   ].join("\n");
 }
+
+/**
+ * The calibration as docs/calibration.md shows it (`occam reproduce calibration --markdown`): one row
+ * per method, one column per problem, headed with its seeds. A cell reads _a_/_b_, _w_: of the _b_
+ * runs that did not mark themselves unreliable, _a_ had |z| < 2, and _w_ is the worst |z|; "unrel."
+ * where every run did; **!k** counts silent failures. Columns are padded so that the source reads as
+ * a table too.
+ */
+export function formatCalibrationMarkdown(result: CalibrationExperiment): string {
+  const problems = [...new Set(result.cells.map((c) => c.problem))];
+  const methods = [...new Set(result.cells.map((c) => c.method))];
+  const byKey = new Map(result.cells.map((c) => [`${c.method} ${c.problem}`, c]));
+  const header = ["method", ...problems.map((p) => `${p} (${result.seeds})`)];
+  const rows = methods.map((method) => [
+    method,
+    ...problems.map((problem) => {
+      const cell = byKey.get(`${method} ${problem}`);
+      return cell === undefined ? "—" : markdownCell(cell);
+    }),
+  ]);
+  const widths = header.map((h, j) => Math.max(h.length, ...rows.map((r) => r[j].length)));
+  const line = (cells: readonly string[]) => `| ${cells.map((c, j) => c.padEnd(widths[j])).join(" | ")} |`;
+  return [line(header), line(widths.map((w) => "-".repeat(w))), ...rows.map(line)].join("\n");
+}
+
+/** One cell of {@link formatCalibrationMarkdown}. */
+function markdownCell(cell: CalibrationCell): string {
+  const reliable = cell.runs - cell.unreliable;
+  if (reliable === 0 || cell.fractionWithin2 === null || cell.worstZ === null) return "unrel.";
+  const within = Math.round(cell.fractionWithin2 * reliable);
+  const silent = cell.silentFailures > 0 ? ` **!${cell.silentFailures}**` : "";
+  return `${within}/${reliable}, ${cell.worstZ.toFixed(1)}${silent}`;
+}
