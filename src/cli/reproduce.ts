@@ -6,7 +6,7 @@ import { type Io, progressLine } from "./io.js";
 import { checkedJson } from "./json.js";
 import { redisOption, withInterrupt, workersOption } from "./parallel.js";
 import { parseReportPath, REPORT_OPTION_HELP, writeReport } from "./report-file.js";
-import { reproductions } from "./reproductions.js";
+import { type Reproduction, reproductions } from "./reproductions.js";
 
 /** Parses `--hidden 1,2,4`: a comma-separated list of distinct integers from 1 to 64. */
 export function parseHiddenList(text: string): number[] {
@@ -68,102 +68,107 @@ export function registerReproduce(program: Command, io: Io): void {
       "--checkpoint <FILE>",
       `keep each finished unit in FILE as it ends; run again with the same FILE to resume a stopped run (${parallelNames})`,
     )
-    .action(
-      async (
-        name: string,
-        options: {
-          json?: boolean;
-          markdown?: boolean;
-          seed: number;
-          quick?: boolean;
-          hidden?: number[];
-          noise?: number;
-          seeds?: number;
-          report?: string;
-          workers?: number;
-          redis?: string;
-          checkpoint?: string;
-        },
-      ) => {
-        const load = reproductions[name];
-        if (load === undefined) {
-          throw new OccamError(
-            "invalid-argument",
-            `unknown experiment "${name}"; choose one of: ${names.join(", ")}.`,
-          );
-        }
-        const progress = progressLine(io, name);
-        for (const [flag, owners] of [
-          ["hidden", ["robot-arm"]],
-          ["noise", ["robot-arm"]],
-          ["seeds", ["calibration", "real-models"]],
-        ] as const) {
-          if (options[flag] !== undefined && !(owners as readonly string[]).includes(name)) {
-            throw new OccamError(
-              "invalid-argument",
-              `--${flag} applies only to ${owners.join(" and ")}, not to ${name}.`,
-            );
-          }
-        }
-        const reproduction = await load();
-        // Refused before the run, so that a long experiment never ends without the report asked for.
-        if (options.report !== undefined && reproduction.report === undefined) {
-          throw new OccamError(
-            "invalid-argument",
-            `reproduce ${name} has no HTML report; run it without --report (its table and --json have every number).`,
-          );
-        }
-        if (options.markdown === true && reproduction.markdown === undefined) {
-          throw new OccamError(
-            "invalid-argument",
-            `reproduce ${name} has no markdown table; --markdown applies only to calibration.`,
-          );
-        }
-        if (options.markdown === true && options.json === true) {
-          throw new OccamError("invalid-argument", "give --json or --markdown, not both.");
-        }
-        for (const flag of ["workers", "redis", "checkpoint"] as const) {
-          if (options[flag] !== undefined && !reproduction.parallel) {
-            throw new OccamError(
-              "invalid-argument",
-              `--${flag} applies only to ${parallelNames}, not to ${name}.`,
-            );
-          }
-        }
-        const settings = {
-          seed: options.seed,
-          quick: options.quick === true,
-          onProgress: progress?.show,
-          ...(options.hidden === undefined ? {} : { hidden: options.hidden }),
-          ...(options.noise === undefined ? {} : { noise: options.noise }),
-          ...(options.seeds === undefined ? {} : { seeds: options.seeds }),
-        };
-        // Ctrl-C is caught only where units run: a run in this thread could not see it until its end,
-        // so there the default (the process ends at once, having written nothing) is the better stop.
-        const result = reproduction.parallel
-          ? await withInterrupt((signal) =>
-              reproduction.run({
-                ...settings,
-                workers: options.workers,
-                redis: options.redis,
-                signal,
-                ...(options.checkpoint === undefined
-                  ? {}
-                  : { checkpoint: fileCheckpoint(options.checkpoint) }),
-              }),
-            )
-          : reproduction.run(settings);
-        progress?.clear();
-        if (options.report !== undefined && reproduction.report !== undefined) {
-          const { reportHtml } = await import("../report/html.js");
-          writeReport(options.report, reportHtml(await reproduction.report(result)));
-        }
-        const text = options.json
-          ? checkedJson(result)
-          : options.markdown === true && reproduction.markdown !== undefined
-            ? reproduction.markdown(result)
-            : reproduction.format(result);
-        io.stdout(`${text}\n`);
-      },
+    .action(async (name: string, options: ReproduceOptions) => {
+      const load = reproductions[name];
+      if (load === undefined) {
+        throw new OccamError(
+          "invalid-argument",
+          `unknown experiment "${name}"; choose one of: ${names.join(", ")}.`,
+        );
+      }
+      const progress = progressLine(io, name);
+      checkOwnedFlags(name, options);
+      const reproduction = await load();
+      checkOutputs(name, reproduction, options);
+      const settings = {
+        seed: options.seed,
+        quick: options.quick === true,
+        onProgress: progress?.show,
+        ...(options.hidden === undefined ? {} : { hidden: options.hidden }),
+        ...(options.noise === undefined ? {} : { noise: options.noise }),
+        ...(options.seeds === undefined ? {} : { seeds: options.seeds }),
+      };
+      // Ctrl-C is caught only where units run: a run in this thread could not see it until its end,
+      // so there the default (the process ends at once, having written nothing) is the better stop.
+      const result = reproduction.parallel
+        ? await withInterrupt((signal) =>
+            reproduction.run({
+              ...settings,
+              workers: options.workers,
+              redis: options.redis,
+              signal,
+              ...(options.checkpoint === undefined ? {} : { checkpoint: fileCheckpoint(options.checkpoint) }),
+            }),
+          )
+        : reproduction.run(settings);
+      progress?.clear();
+      if (options.report !== undefined && reproduction.report !== undefined) {
+        const { reportHtml } = await import("../report/html.js");
+        writeReport(options.report, reportHtml(await reproduction.report(result)));
+      }
+      const text = options.json
+        ? checkedJson(result)
+        : options.markdown === true && reproduction.markdown !== undefined
+          ? reproduction.markdown(result)
+          : reproduction.format(result);
+      io.stdout(`${text}\n`);
+    });
+}
+
+/** What `occam reproduce` takes. */
+interface ReproduceOptions {
+  json?: boolean;
+  markdown?: boolean;
+  seed: number;
+  quick?: boolean;
+  hidden?: number[];
+  noise?: number;
+  seeds?: number;
+  report?: string;
+  workers?: number;
+  redis?: string;
+  checkpoint?: string;
+}
+
+/** Refuses the flags that only some experiments take when `name` is not one of them. */
+function checkOwnedFlags(name: string, options: ReproduceOptions): void {
+  for (const [flag, owners] of [
+    ["hidden", ["robot-arm"]],
+    ["noise", ["robot-arm"]],
+    ["seeds", ["calibration", "real-models"]],
+  ] as const) {
+    if (options[flag] !== undefined && !(owners as readonly string[]).includes(name)) {
+      throw new OccamError(
+        "invalid-argument",
+        `--${flag} applies only to ${owners.join(" and ")}, not to ${name}.`,
+      );
+    }
+  }
+}
+
+/**
+ * Refuses, before the run, outputs and parallel flags the experiment does not have: a long
+ * experiment never ends without the report or table asked for.
+ */
+function checkOutputs(name: string, reproduction: Reproduction, options: ReproduceOptions): void {
+  if (options.report !== undefined && reproduction.report === undefined) {
+    throw new OccamError(
+      "invalid-argument",
+      `reproduce ${name} has no HTML report; run it without --report (its table and --json have every number).`,
     );
+  }
+  if (options.markdown === true && reproduction.markdown === undefined) {
+    throw new OccamError(
+      "invalid-argument",
+      `reproduce ${name} has no markdown table; --markdown applies only to calibration.`,
+    );
+  }
+  if (options.markdown === true && options.json === true) {
+    throw new OccamError("invalid-argument", "give --json or --markdown, not both.");
+  }
+  for (const flag of ["workers", "redis", "checkpoint"] as const) {
+    if (options[flag] !== undefined && !reproduction.parallel) {
+      throw new OccamError("invalid-argument", `--${flag} applies only to ${parallelNames}, not to ${name}.`);
+    }
+  }
 }
