@@ -242,6 +242,30 @@ export function cholesky(a: Float64Array, n: number, out?: Float64Array): Float6
   return choleskyInPlace(L, n);
 }
 
+/**
+ * Solves T x = b for a triangular n × n matrix T whose entry (i, j) is `t[i * rowStride + j * colStride]`,
+ * rows first to last (`forward`, T lower) or last to first (T upper). Reading through strides lets a
+ * transposed factor be solved without forming it. `x` may be `b`: row i reads b[i] before writing x[i].
+ */
+function substitute(
+  t: Float64Array,
+  n: number,
+  rowStride: number,
+  colStride: number,
+  b: ArrayLike<number>,
+  x: Float64Array,
+  forward: boolean,
+): void {
+  for (let step = 0; step < n; step++) {
+    const i = forward ? step : n - 1 - step;
+    const r = i * rowStride;
+    let s = b[i];
+    const end = forward ? i : n;
+    for (let j = forward ? 0 : i + 1; j < end; j++) s -= t[r + j * colStride] * x[j];
+    x[i] = s / t[r + i * colStride];
+  }
+}
+
 /** Solves L y = b for y by forward substitution (L lower triangular). `out` may be `b`. */
 export function solveLower(
   L: Float64Array,
@@ -253,12 +277,7 @@ export function solveLower(
   checkLength(L, n * n, "L", "solveLower");
   checkLength(b, n, "b", "solveLower");
   const y = output(out, n, "solveLower");
-  for (let i = 0; i < n; i++) {
-    const r = i * n;
-    let s = b[i];
-    for (let j = 0; j < i; j++) s -= L[r + j] * y[j];
-    y[i] = s / L[r + i];
-  }
+  substitute(L, n, n, 1, b, y, true);
   return y;
 }
 
@@ -273,12 +292,7 @@ export function solveUpper(
   checkLength(U, n * n, "U", "solveUpper");
   checkLength(b, n, "b", "solveUpper");
   const x = output(out, n, "solveUpper");
-  for (let i = n - 1; i >= 0; i--) {
-    const r = i * n;
-    let s = b[i];
-    for (let j = i + 1; j < n; j++) s -= U[r + j] * x[j];
-    x[i] = s / U[r + i];
-  }
+  substitute(U, n, n, 1, b, x, false);
   return x;
 }
 
@@ -293,11 +307,8 @@ export function solveLowerTranspose(
   checkLength(L, n * n, "L", "solveLowerTranspose");
   checkLength(b, n, "b", "solveLowerTranspose");
   const x = output(out, n, "solveLowerTranspose");
-  for (let i = n - 1; i >= 0; i--) {
-    let s = b[i];
-    for (let j = i + 1; j < n; j++) s -= L[j * n + i] * x[j];
-    x[i] = s / L[i * n + i];
-  }
+  // Entry (i, j) of Lᵀ is L[j * n + i]: the strides of U swapped.
+  substitute(L, n, 1, n, b, x, false);
   return x;
 }
 
@@ -367,6 +378,26 @@ export function invertFromCholesky(L: Float64Array, n: number, out?: Float64Arra
 }
 
 /**
+ * The rotation of pivot k of a rank-1 update (sL = s) or downdate (sL = −s) applied below the pivot:
+ * L_ik ← (L_ik + sL w_i)/c and w_i ← c w_i − s L_ik for i > k.
+ */
+function rotateBelowPivot(
+  L: Float64Array,
+  n: number,
+  k: number,
+  w: Float64Array,
+  c: number,
+  sL: number,
+  s: number,
+): void {
+  for (let i = k + 1; i < n; i++) {
+    const lik = (L[i * n + k] + sL * w[i]) / c;
+    L[i * n + k] = lik;
+    w[i] = c * w[i] - s * lik;
+  }
+}
+
+/**
  * Updates the Cholesky factor L of A in place to that of A + x xᵀ (O(n²), by Givens-like rotations).
  * `x` is not modified; `work` (length n) is used as scratch when given, so a hot loop allocates nothing.
  */
@@ -387,11 +418,7 @@ export function choleskyRank1Update(
     const c = r / lkk;
     const s = w[k] / lkk;
     L[k * n + k] = r;
-    for (let i = k + 1; i < n; i++) {
-      const lik = (L[i * n + k] + s * w[i]) / c;
-      L[i * n + k] = lik;
-      w[i] = c * w[i] - s * lik;
-    }
+    rotateBelowPivot(L, n, k, w, c, s, s);
   }
 }
 
@@ -437,11 +464,8 @@ export function choleskyRank1Downdate(
     const c = r / lkk;
     const s = w[k] / lkk;
     L[k * n + k] = r;
-    for (let i = k + 1; i < n; i++) {
-      const lik = (L[i * n + k] - s * w[i]) / c;
-      L[i * n + k] = lik;
-      w[i] = c * w[i] - s * lik;
-    }
+    // L_ik − s w_i is L_ik + (−s) w_i to the bit: IEEE subtraction is the addition of the negation.
+    rotateBelowPivot(L, n, k, w, c, -s, s);
   }
 }
 
@@ -451,6 +475,27 @@ export interface SymmetricEigen {
   readonly values: Float64Array;
   /** Row-major n × n matrix whose column j is the unit eigenvector of `values[j]`. */
   readonly vectors: Float64Array;
+}
+
+/**
+ * A plane rotation by (c, s) of two length-n lines of a matrix, starting at offsets `a` and `b` and
+ * stepping by `step` (n for columns, 1 for rows): x ← c x − s y, y ← s x + c y.
+ */
+function rotatePair(
+  m: Float64Array,
+  n: number,
+  a: number,
+  b: number,
+  step: number,
+  c: number,
+  s: number,
+): void {
+  for (let k = 0; k < n; k++) {
+    const x = m[a + k * step];
+    const y = m[b + k * step];
+    m[a + k * step] = c * x - s * y;
+    m[b + k * step] = s * x + c * y;
+  }
 }
 
 /**
@@ -497,26 +542,12 @@ export function symmetricEigen(a: Float64Array, n: number): SymmetricEigen {
         const t = Math.sign(theta || 1) / (Math.abs(theta) + Math.sqrt(theta * theta + 1));
         const c = 1 / Math.sqrt(t * t + 1);
         const s = t * c;
-        for (let k = 0; k < n; k++) {
-          const mkp = m[k * n + p];
-          const mkq = m[k * n + q];
-          m[k * n + p] = c * mkp - s * mkq;
-          m[k * n + q] = s * mkp + c * mkq;
-        }
-        for (let k = 0; k < n; k++) {
-          const mpk = m[p * n + k];
-          const mqk = m[q * n + k];
-          m[p * n + k] = c * mpk - s * mqk;
-          m[q * n + k] = s * mpk + c * mqk;
-        }
+        // M ← Jᵀ M J (columns, then rows) and V ← V J.
+        rotatePair(m, n, p, q, n, c, s);
+        rotatePair(m, n, p * n, q * n, 1, c, s);
         m[p * n + q] = 0;
         m[q * n + p] = 0;
-        for (let k = 0; k < n; k++) {
-          const vkp = v[k * n + p];
-          const vkq = v[k * n + q];
-          v[k * n + p] = c * vkp - s * vkq;
-          v[k * n + q] = s * vkp + c * vkq;
-        }
+        rotatePair(v, n, p, q, n, c, s);
       }
     }
   }
