@@ -12,6 +12,7 @@ import type { Kernel, PositionState, StepInfo } from "../../samplers/kernel.js";
 import type { SubsetFamily } from "../family.js";
 import { checkRegressionSize, finiteArray } from "./checks.js";
 import { type CentredStatistics, rSquaredOf, subsetColumns, subsetDesignMatrix } from "./design.js";
+import { residualAt, residualsAt, rssExpansion, scaled } from "./residuals.js";
 
 const NAME = "independentPrecisionRegression";
 
@@ -105,13 +106,6 @@ function positive(value: number | undefined, fallback: number, name: string): nu
   }
   return v;
 }
-
-/**
- * x · e with 0 · ∞ = ∞ · 0 = 0. Far in the tails e^s under- or overflows while x = 0 or x overflows;
- * the product is then dominated by the finite terms in s, and this keeps log densities finite (or
- * −∞) rather than NaN.
- */
-const scaled = (x: number, e: number): number => (x === 0 || e === 0 ? 0 : x * e);
 
 /**
  * Builds the thesis's Bayesian linear regression with independent Gamma priors on the noise
@@ -280,14 +274,7 @@ function independentStatistics({ X, y, n, p }: IndependentSettings): Independent
   choleskyInPlace(ridge, p);
   const wRef = choleskySolve(ridge, p, Xty);
   const gRef = new Float64Array(p);
-  let rssRef = 0;
-  for (let i = 0; i < n; i++) {
-    const row = i * p;
-    let r = y[i];
-    for (let j = 0; j < p; j++) r -= X[row + j] * wRef[j];
-    rssRef += r * r;
-    for (let j = 0; j < p; j++) gRef[j] += X[row + j] * r;
-  }
+  const rssRef = residualsAt(X, y, n, p, wRef, gRef);
   return { XtX, Xty, wRef, gRef, rssRef };
 }
 
@@ -314,9 +301,8 @@ function independentDensities(
   const d = p + 2;
   const iTau = p;
   const iTauW = p + 1;
-  // Scratch buffers of the density evaluations (no allocation per call).
-  const dw = new Float64Array(p);
-  const Ad = new Float64Array(p);
+  const expansion = rssExpansion(XtX, p, wRef, gRef, rssRef);
+  const rss = (w: Float64Array): number => expansion.rss(w);
 
   const checkTheta = (theta: Float64Array, where: string): void => {
     if (!(theta instanceof Float64Array) || theta.length !== d) {
@@ -327,22 +313,6 @@ function independentDensities(
     }
   };
 
-  /** RSS(w) for the first p entries of `w`, leaving d = w − w_ref in dw and XᵀX d in Ad. */
-  const rss = (w: Float64Array): number => {
-    for (let j = 0; j < p; j++) dw[j] = w[j] - wRef[j];
-    let lin = 0;
-    let quad = 0;
-    for (let j = 0; j < p; j++) {
-      let s = 0;
-      const row = j * p;
-      for (let k = 0; k < p; k++) s += XtX[row + k] * dw[k];
-      Ad[j] = s;
-      lin += dw[j] * gRef[j];
-      quad += dw[j] * s;
-    }
-    // ≥ 0 in exact arithmetic; a negative value is rounding.
-    return Math.max(0, rssRef - 2 * lin + quad);
-  };
   const sumSquares = (w: Float64Array): number => {
     let s = 0;
     for (let j = 0; j < p; j++) s += w[j] * w[j];
@@ -390,7 +360,7 @@ function independentDensities(
       const tau = Math.exp(s);
       const r = rss(theta);
       // ∂/∂w = τ Xᵀ(y − Xw) = τ (g_ref − XᵀX d); ∂/∂log τ = n/2 − τ RSS/2; ∂/∂log τ_w = 0.
-      for (let j = 0; j < p; j++) grad[j] = scaled(gRef[j] - Ad[j], tau);
+      for (let j = 0; j < p; j++) grad[j] = scaled(expansion.xtResidual(j), tau);
       grad[iTau] = 0.5 * n - 0.5 * scaled(r, tau);
       grad[iTauW] = 0;
       return likelihoodValue(s, r);
@@ -407,9 +377,7 @@ function independentDensities(
       const tau = Math.exp(s);
       const c = 0.5 * (s - LOG_2PI);
       for (let i = 0; i < n; i++) {
-        const row = i * p;
-        let r = y[i];
-        for (let j = 0; j < p; j++) r -= X[row + j] * theta[j];
+        const r = residualAt(X, y, p, i, theta);
         out[i] = c - 0.5 * scaled(r * r, tau);
       }
     },

@@ -16,6 +16,7 @@ import type { Rng } from "../../random/rng.js";
 import { logGammaVariate } from "../../random/variates.js";
 import type { Kernel, PositionState, StepInfo } from "../../samplers/kernel.js";
 import { checkRegressionSize, finiteArray } from "./checks.js";
+import { residualAt, residualsAt, rssExpansion, scaled } from "./residuals.js";
 
 /** Options of {@link nigRegression}. */
 export interface NigRegressionOptions {
@@ -313,8 +314,7 @@ function nigStatistics({ X, y, n, p, m, LV }: NigSettings): NigStatistics {
   let rtr = 0;
   for (let i = 0; i < n; i++) {
     const row = i * p;
-    let ri = y[i];
-    for (let j = 0; j < p; j++) ri -= X[row + j] * m[j];
+    const ri = residualAt(X, y, p, i, m);
     rtr += ri * ri;
     for (let j = 0; j < p; j++) {
       const xij = X[row + j];
@@ -403,21 +403,14 @@ function nigDensities(
   // d = w − w0 and g0 = Xᵀ(y − Xw0). O(p²) per evaluation instead of O(np), and, unlike
   // yᵀy − 2wᵀXᵀy + wᵀXᵀXw, no cancellation near the posterior, where the terms in d are small.
   const g0 = new Float64Array(p);
-  let rss0 = 0;
-  for (let i = 0; i < n; i++) {
-    const row = i * p;
-    let ri = y[i];
-    for (let j = 0; j < p; j++) ri -= X[row + j] * w0[j];
-    rss0 += ri * ri;
-    for (let j = 0; j < p; j++) g0[j] += X[row + j] * ri;
-  }
+  const expansion = rssExpansion(XtX, p, w0, g0, residualsAt(X, y, n, p, w0, g0));
+  const rss = (theta: Float64Array): number => expansion.rss(theta);
 
   const logPriorConst = -0.5 * p * LOG_2PI - 0.5 * logDetFromCholesky(LV, p) + a * Math.log(b) - gammaln(a);
   const d = p + 1;
   // Scratch buffers of the density evaluations (no allocation per call).
   const z = new Float64Array(p);
   const dw = new Float64Array(p);
-  const Ad = new Float64Array(p);
 
   const checkTheta = (theta: Float64Array, where: string): void => {
     if (!(theta instanceof Float64Array) || theta.length !== d) {
@@ -427,12 +420,6 @@ function nigDensities(
       );
     }
   };
-  /**
-   * x · e^{−s} with 0 · ∞ = ∞ · 0 = 0. Far in the tails (a divergent HMC trajectory) e^{−s} under- or
-   * overflows while x = 0 or x overflows; the product is then dominated by the finite terms in s, and
-   * this keeps the log density finite (or −∞) rather than NaN.
-   */
-  const scaled = (x: number, eNegS: number): number => (x === 0 || eNegS === 0 ? 0 : x * eNegS);
 
   /** Q = ‖L⁻¹(w − m)‖², leaving z = L⁻¹(w − m). */
   const priorQuad = (theta: Float64Array): number => {
@@ -441,20 +428,6 @@ function nigDensities(
     let q = 0;
     for (let j = 0; j < p; j++) q += z[j] * z[j];
     return q;
-  };
-  /** RSS(w), leaving d = w − w0 in dw and XᵀX d in Ad. */
-  const rss = (theta: Float64Array): number => {
-    for (let j = 0; j < p; j++) dw[j] = theta[j] - w0[j];
-    let lin = 0;
-    let quad = 0;
-    for (let j = 0; j < p; j++) {
-      let s = 0;
-      for (let k = 0; k < p; k++) s += XtX[j * p + k] * dw[k];
-      Ad[j] = s;
-      lin += dw[j] * g0[j];
-      quad += dw[j] * s;
-    }
-    return Math.max(0, rss0 - 2 * lin + quad);
   };
 
   return {
@@ -490,7 +463,7 @@ function nigDensities(
       const e = Math.exp(-s);
       const r = rss(theta);
       // ∂/∂w = e^{−s} Xᵀ(y − Xw) = e^{−s} (g0 − XᵀX d); ∂/∂s = −n/2 + RSS e^{−s}/2.
-      for (let j = 0; j < p; j++) grad[j] = scaled(g0[j] - Ad[j], e);
+      for (let j = 0; j < p; j++) grad[j] = scaled(expansion.xtResidual(j), e);
       grad[p] = -0.5 * n + 0.5 * scaled(r, e);
       return -0.5 * n * (LOG_2PI + s) - 0.5 * scaled(r, e);
     },
@@ -506,9 +479,7 @@ function nigDensities(
       const e = Math.exp(-s);
       const c = -0.5 * (LOG_2PI + s);
       for (let i = 0; i < n; i++) {
-        const row = i * p;
-        let r = y[i];
-        for (let j = 0; j < p; j++) r -= X[row + j] * theta[j];
+        const r = residualAt(X, y, p, i, theta);
         out[i] = c - 0.5 * scaled(r * r, e);
       }
     },
