@@ -24,7 +24,14 @@ import {
   MULTIMODAL_HMC_MAX_STEPS,
 } from "./family.js";
 import {
-  addNormalPrior,
+  addOutputBiasGradient,
+  addOutputBiasPriors,
+  addOutputWeightGradient,
+  featureGradient,
+  outputLogits,
+  sampleOutputLayer,
+} from "./output-layer.js";
+import {
   addSortedGradient,
   checkHyperprior,
   type GammaHyperprior,
@@ -87,10 +94,7 @@ export function mlpClassifier(
   const prior = (t: Float64Array, grad: Float64Array | null): number => {
     if (grad !== null) grad.fill(0);
     let value = logSymmetry + sortedFromIncrements(t, oBias, H, true, c);
-    for (let k = 0; k < K - 1; k++) {
-      value += addNormalPrior(t, oOut + k * (H + 1), 1, biasSd, grad);
-      for (let h = 0; h < H; h++) v[k * H + h] = t[oOut + k * (H + 1) + 1 + h];
-    }
+    value = addOutputBiasPriors(value, t, oOut, K, H, biasSd, grad, v);
     if (grad === null) return value + uPrior.logPdf(t) + cPrior.logPdf(c) + vPrior.logPdf(v);
     value += uPrior.addGradient(t, grad);
     dc.fill(0);
@@ -98,8 +102,7 @@ export function mlpClassifier(
     addSortedGradient(t, oBias, H, true, dc, grad, true);
     dv.fill(0);
     value += vPrior.addGradient(v, dv);
-    for (let k = 0; k < K - 1; k++)
-      for (let h = 0; h < H; h++) grad[oOut + k * (H + 1) + 1 + h] += dv[k * H + h];
+    addOutputWeightGradient(grad, oOut, K, H, dv);
     return value;
   };
 
@@ -122,10 +125,7 @@ export function mlpClassifier(
       c.sort();
       incrementsFromSorted(c, true, t, oBias);
       vPrior.sample(rng, v);
-      for (let k = 0; k < K - 1; k++) {
-        t[oOut + k * (H + 1)] = biasSd * rng.normal();
-        for (let h = 0; h < H; h++) t[oOut + k * (H + 1) + 1 + h] = v[k * H + h];
-      }
+      sampleOutputLayer(rng, t, oOut, K, H, biasSd, v);
       return t;
     },
     prepare(t) {
@@ -139,27 +139,16 @@ export function mlpClassifier(
       for (let h = 0; h < H; h++) {
         z[h] = tanh(c[h] + dotAt(theta, h * p, X, offset, p));
       }
-      eta[0] = 0;
-      for (let k = 1; k < K; k++) {
-        const o = oOut + (k - 1) * (H + 1);
-        let e = theta[o];
-        for (let h = 0; h < H; h++) e += theta[o + 1 + h] * z[h];
-        eta[k] = e;
-      }
+      outputLogits(theta, oOut, K, H, z, eta);
     },
     accumulate(X, offset, dEta) {
       for (let h = 0; h < H; h++) {
-        let g = 0;
-        for (let k = 1; k < K; k++) {
-          const o = (k - 1) * (H + 1);
-          g += dEta[k] * theta[oOut + o + 1 + h];
-          gOut[o + 1 + h] += dEta[k] * z[h];
-        }
+        const g = featureGradient(theta, oOut, K, H, z, h, dEta, gOut);
         const delta = g * (1 - z[h] * z[h]);
         gC[h] += delta;
         for (let i = 0; i < p; i++) gU[h * p + i] += delta * X[offset + i];
       }
-      for (let k = 1; k < K; k++) gOut[(k - 1) * (H + 1)] += dEta[k];
+      addOutputBiasGradient(K, H, dEta, gOut);
     },
     writeGradient(t, grad) {
       grad.fill(0);

@@ -24,6 +24,14 @@ import {
   MULTIMODAL_HMC_MAX_STEPS,
 } from "./family.js";
 import {
+  addOutputBiasGradient,
+  addOutputBiasPriors,
+  addOutputWeightGradient,
+  featureGradient,
+  outputLogits,
+  sampleOutputLayer,
+} from "./output-layer.js";
+import {
   addNormalPrior,
   addSortedGradient,
   checkHyperprior,
@@ -108,10 +116,7 @@ export function rbfClassifier(
       for (let j = oRest; j < oWidth; j++) t[j] = centreSd * rng.normal();
       for (let j = oWidth; j < oOut; j++) t[j] = logWidthSd * rng.normal();
       group.sample(rng, weights);
-      for (let k = 0; k < K - 1; k++) {
-        t[oOut + k * (J + 1)] = biasSd * rng.normal();
-        for (let j = 0; j < J; j++) t[oOut + k * (J + 1) + 1 + j] = weights[k * J + j];
-      }
+      sampleOutputLayer(rng, t, oOut, K, J, biasSd, weights);
       return t;
     },
     prepare(t) {
@@ -132,29 +137,18 @@ export function rbfClassifier(
         dist[j] = d;
         phi[j] = Math.exp(-0.5 * d * invScale[j]);
       }
-      eta[0] = 0;
-      for (let k = 1; k < K; k++) {
-        const o = oOut + (k - 1) * (J + 1);
-        let e = theta[o];
-        for (let j = 0; j < J; j++) e += theta[o + 1 + j] * phi[j];
-        eta[k] = e;
-      }
+      outputLogits(theta, oOut, K, J, phi, eta);
     },
     accumulate(X, offset, dEta) {
       for (let j = 0; j < J; j++) {
         // g_j = ∂/∂φ_j of Σ_k dEta_k η_k.
-        let g = 0;
-        for (let k = 1; k < K; k++) {
-          const o = (k - 1) * (J + 1);
-          g += dEta[k] * theta[oOut + o + 1 + j];
-          gOut[o + 1 + j] += dEta[k] * phi[j];
-        }
+        const g = featureGradient(theta, oOut, K, J, phi, j, dEta, gOut);
         const gp = g * phi[j] * invScale[j];
         // ∂φ/∂c_ji = φ (x_i − c_ji)/(p s²); ∂φ/∂log s = φ ‖x − c‖²/(p s²).
         for (let i = 0; i < p; i++) gCentres[j * p + i] += gp * (X[offset + i] - centres[j * p + i]);
         gLogWidth[j] += gp * dist[j];
       }
-      for (let k = 1; k < K; k++) gOut[(k - 1) * (J + 1)] += dEta[k];
+      addOutputBiasGradient(K, J, dEta, gOut);
     },
     writeGradient(t, grad) {
       grad.fill(0);
@@ -214,16 +208,11 @@ function rbfPrior(
     }
     value += addNormalPrior(t, oRest, J * (p - 1), centreSd, grad);
     value += addNormalPrior(t, oWidth, J, logWidthSd, grad);
-    for (let k = 0; k < K - 1; k++) {
-      value += addNormalPrior(t, oOut + k * (J + 1), 1, biasSd, grad);
-      for (let j = 0; j < J; j++) weights[k * J + j] = t[oOut + k * (J + 1) + 1 + j];
-    }
+    value = addOutputBiasPriors(value, t, oOut, K, J, biasSd, grad, weights);
     if (grad === null) return value + group.logPdf(weights);
     weightGrad.fill(0);
     value += group.addGradient(weights, weightGrad);
-    for (let k = 0; k < K - 1; k++) {
-      for (let j = 0; j < J; j++) grad[oOut + k * (J + 1) + 1 + j] += weightGrad[k * J + j];
-    }
+    addOutputWeightGradient(grad, oOut, K, J, weightGrad);
     return value;
   };
 }
