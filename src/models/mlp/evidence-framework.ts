@@ -256,6 +256,36 @@ function hyperparameterTerms(
 }
 
 /**
+ * At the weights' mode w for (τ, α): the Hessian A = ∇²E(w), its ridged Cholesky factor, and for each
+ * weight group the number of well-determined parameters γ_k = W_k − α_k Tr_k(A⁻¹) (into `gammas`) and
+ * ‖w_k‖² (into `squares`); returns the factor, its ridge and γ = Σ γ_k summed in group order.
+ */
+function wellDetermined(
+  model: BayesianMlp,
+  w: Float64Array,
+  tau: number,
+  alpha: Float64Array,
+  gammas: Float64Array,
+  squares: Float64Array,
+  where: string,
+): { L: Float64Array; ridge: number; gamma: number } {
+  const W = model.weightCount;
+  const { L, ridge } = ridgedCholesky(mlpEnergyHessian(model, w, tau, alpha), W, where);
+  const inv = invertFromCholesky(L, W);
+  let gamma = 0;
+  for (let k = 0; k < GROUP_COUNT; k++) {
+    const { offset, length } = model.network.groups[k];
+    const tr = diagonalSumAt(inv, W, offset, length);
+    squares[k] = squaredNormAt(w, offset, length);
+    // γ_k ∈ [0, W_k] when the data term's Hessian is positive semi-definite; where it is not (the
+    // exact Hessian of a network can have negative curvature directions) it is clamped.
+    gammas[k] = Math.min(length, Math.max(0, length - alpha[k] * tr));
+    gamma += gammas[k];
+  }
+  return { L, ridge, gamma };
+}
+
+/**
  * Fits the evidence framework from one start: alternately (1) minimise
  * E(w) = ½ τ S(w) + ½ Σ α_k ‖w_k‖² by L-BFGS (warm-started) and (2) re-estimate, with
  * A = ∇²E(w*) and γ_k = W_k − α_k Tr_k(A⁻¹) (clamped to [0, W_k]), γ = Σ γ_k (Barber & Bishop eq. 10, with the Gamma
@@ -276,6 +306,7 @@ function fitOnce(model: BayesianMlp, w0: Float64Array, o: Resolved, where: strin
       (groupPriors[k].shape + 0.5 * length) / (groupPriors[k].rate + 0.5 * squaredNormAt(w, offset, length));
   }
   const gammas = new Float64Array(GROUP_COUNT);
+  const squares = new Float64Array(GROUP_COUNT);
   let converged = false;
   let cycle = 0;
   let L: Float64Array = new Float64Array(0);
@@ -301,22 +332,13 @@ function fitOnce(model: BayesianMlp, w0: Float64Array, o: Resolved, where: strin
       { maxIterations: o.maxIterations, gradTolerance: 1e-9 },
     );
     w = r.x;
-    const A = mlpEnergyHessian(model, w, tau, alpha);
-    const chol = ridgedCholesky(A, W, where);
-    L = chol.L;
-    ridge = chol.ridge;
-    const inv = invertFromCholesky(L, W);
-    let gamma = 0;
+    const mode = wellDetermined(model, w, tau, alpha, gammas, squares, where);
+    L = mode.L;
+    ridge = mode.ridge;
+    const gamma = mode.gamma;
     let change = 0;
     for (let k = 0; k < GROUP_COUNT; k++) {
-      const { offset, length } = groups[k];
-      const tr = diagonalSumAt(inv, W, offset, length);
-      const sq = squaredNormAt(w, offset, length);
-      // γ_k ∈ [0, W_k] when the data term's Hessian is positive semi-definite; where it is not
-      // (the exact Hessian of a network can have negative curvature directions) it is clamped.
-      gammas[k] = Math.min(length, Math.max(0, length - alpha[k] * tr));
-      gamma += gammas[k];
-      const next = (gammas[k] + 2 * groupPriors[k].shape) / (sq + 2 * groupPriors[k].rate);
+      const next = (gammas[k] + 2 * groupPriors[k].shape) / (squares[k] + 2 * groupPriors[k].rate);
       change = Math.max(change, Math.abs(Math.log(next / alpha[k])));
       alpha[k] = next;
     }
@@ -338,22 +360,15 @@ function fitOnce(model: BayesianMlp, w0: Float64Array, o: Resolved, where: strin
   }
   cycle = Math.min(cycle, o.cycles);
   // The evidence at the final hyperparameters: the mode and Hessian once more at the final (τ, α).
-  const A = mlpEnergyHessian(model, w, tau, alpha);
-  const chol = ridgedCholesky(A, W, where);
-  L = chol.L;
-  ridge = chol.ridge;
-  const inv = invertFromCholesky(L, W);
-  let gamma = 0;
+  const mode = wellDetermined(model, w, tau, alpha, gammas, squares, where);
+  L = mode.L;
+  ridge = mode.ridge;
+  const gamma = mode.gamma;
   let priorEnergy = 0;
   let logPriorNorm = 0;
   for (let k = 0; k < GROUP_COUNT; k++) {
-    const { offset, length } = groups[k];
-    const tr = diagonalSumAt(inv, W, offset, length);
-    const sq = squaredNormAt(w, offset, length);
-    gammas[k] = Math.min(length, Math.max(0, length - alpha[k] * tr));
-    gamma += gammas[k];
-    priorEnergy += 0.5 * alpha[k] * sq;
-    logPriorNorm += 0.5 * length * Math.log(alpha[k]);
+    priorEnergy += 0.5 * alpha[k] * squares[k];
+    logPriorNorm += 0.5 * groups[k].length * Math.log(alpha[k]);
   }
   const s = ss.value(w);
   const logDetA = logDetFromCholesky(L, W);
