@@ -11,7 +11,7 @@ import { OccamError } from "../../errors.js";
 import { type EvidenceEstimate, evidenceResult } from "../../evidence/result.js";
 import { LOG_2PI } from "../../math/constants.js";
 import { choleskyInPlace, invertFromCholesky, logDetFromCholesky } from "../../math/linalg.js";
-import { minimize, numericalHessian } from "../../math/optimize.js";
+import { minimize, numericalHessian, type Objective } from "../../math/optimize.js";
 import { gammaln } from "../../math/stdlib.js";
 import { createRng } from "../../random/rng.js";
 import type { BayesianMlp } from "./bayesian.js";
@@ -214,17 +214,40 @@ export function mlpSymmetryLogFactor(hidden: number): number {
 }
 
 /** Σ A_jj over j in [offset, offset + length) of the W × W matrix A, summed in order. */
-function diagonalSumAt(A: Float64Array, W: number, offset: number, length: number): number {
+export function diagonalSumAt(A: Float64Array, W: number, offset: number, length: number): number {
   let tr = 0;
   for (let j = offset; j < offset + length; j++) tr += A[j * W + j];
   return tr;
 }
 
 /** Σ w_j² over j in [offset, offset + length), summed in order. */
-function squaredNormAt(w: Float64Array, offset: number, length: number): number {
+export function squaredNormAt(w: Float64Array, offset: number, length: number): number {
   let sq = 0;
   for (let j = offset; j < offset + length; j++) sq += w[j] * w[j];
   return sq;
+}
+
+/**
+ * The energy E(w) = ½ τ S(w) + ½ Σ_k α_k ‖w_k‖², whose minimum is the weights' mode at (τ, α), as an
+ * objective for `minimize` (its gradient written into `g`). `alpha` is read at every call: pass a copy
+ * when the caller goes on to change it.
+ */
+export function mlpEnergy(model: BayesianMlp, tau: number, alpha: ArrayLike<number>): Objective {
+  const { sumOfSquares: ss, weightCount: W } = model;
+  const groups = model.network.groups;
+  return (x, g) => {
+    const s = ss.gradient(x, g);
+    let e = 0.5 * tau * s;
+    for (let j = 0; j < W; j++) g[j] *= 0.5 * tau;
+    for (let k = 0; k < GROUP_COUNT; k++) {
+      const { offset, length } = groups[k];
+      for (let j = offset; j < offset + length; j++) {
+        e += 0.5 * alpha[k] * x[j] * x[j];
+        g[j] += alpha[k] * x[j];
+      }
+    }
+    return e;
+  };
 }
 
 /**
@@ -312,25 +335,10 @@ function fitOnce(model: BayesianMlp, w0: Float64Array, o: Resolved, where: strin
   let L: Float64Array = new Float64Array(0);
   let ridge = 0;
   for (cycle = 1; cycle <= o.cycles; cycle++) {
-    const t = tau;
-    const a = Float64Array.from(alpha);
-    const r = minimize(
-      (x, g) => {
-        const s = ss.gradient(x, g);
-        let e = 0.5 * t * s;
-        for (let j = 0; j < W; j++) g[j] *= 0.5 * t;
-        for (let k = 0; k < GROUP_COUNT; k++) {
-          const { offset, length } = groups[k];
-          for (let j = offset; j < offset + length; j++) {
-            e += 0.5 * a[k] * x[j] * x[j];
-            g[j] += a[k] * x[j];
-          }
-        }
-        return e;
-      },
-      w,
-      { maxIterations: o.maxIterations, gradTolerance: 1e-9 },
-    );
+    const r = minimize(mlpEnergy(model, tau, Float64Array.from(alpha)), w, {
+      maxIterations: o.maxIterations,
+      gradTolerance: 1e-9,
+    });
     w = r.x;
     const mode = wellDetermined(model, w, tau, alpha, gammas, squares, where);
     L = mode.L;

@@ -6,7 +6,13 @@ import { OccamError } from "../../../errors.js";
 import { invertFromCholesky } from "../../../math/linalg.js";
 import { minimize } from "../../../math/optimize.js";
 import type { BayesianMlp, MlpHyperparameters } from "../bayesian.js";
-import { mlpEnergyHessian, ridgedCholesky } from "../evidence-framework.js";
+import {
+  diagonalSumAt,
+  mlpEnergy,
+  mlpEnergyHessian,
+  ridgedCholesky,
+  squaredNormAt,
+} from "../evidence-framework.js";
 import { GROUP_COUNT } from "../network.js";
 import type { ensembleMlp } from "./fit.js";
 import type { EnsembleSettings } from "./options.js";
@@ -42,11 +48,9 @@ export function appendixC(
   const noiseShape = noisePrior.shape + 0.5 * nValuesOf(model);
   let noiseRate = noisePrior.rate + 0.5 * ss.value(w);
   const groupShape = groupPriors.map((g, k) => g.shape + 0.5 * groups[k].length);
-  const groupRate = groupPriors.map((g, k) => {
-    let sq = 0;
-    for (let j = groups[k].offset; j < groups[k].offset + groups[k].length; j++) sq += w[j] * w[j];
-    return g.rate + 0.5 * sq;
-  });
+  const groupRate = groupPriors.map(
+    (g, k) => g.rate + 0.5 * squaredNormAt(w, groups[k].offset, groups[k].length),
+  );
   if (hyper !== undefined) {
     if (!(hyper.noisePrecision > 0) || hyper.groupPrecisions.length !== 4) {
       throw new OccamError(
@@ -64,23 +68,10 @@ export function appendixC(
   for (it = 1; it <= o.iterations; it++) {
     const tau = noiseShape / noiseRate;
     const alpha = groupShape.map((s, k) => s / groupRate[k]);
-    const r = minimize(
-      (x, g) => {
-        const s = ss.gradient(x, g);
-        let e = 0.5 * tau * s;
-        for (let j = 0; j < W; j++) g[j] *= 0.5 * tau;
-        for (let k = 0; k < GROUP_COUNT; k++) {
-          const { offset, length } = groups[k];
-          for (let j = offset; j < offset + length; j++) {
-            e += 0.5 * alpha[k] * x[j] * x[j];
-            g[j] += alpha[k] * x[j];
-          }
-        }
-        return e;
-      },
-      w,
-      { maxIterations: o.maxIterations, gradTolerance: 1e-9 },
-    );
+    const r = minimize(mlpEnergy(model, tau, alpha), w, {
+      maxIterations: o.maxIterations,
+      gradTolerance: 1e-9,
+    });
     w = r.x;
     const chol = ridgedCholesky(mlpEnergyHessian(model, w, tau, alpha, 1, "gauss-newton"), W, where);
     L = chol.L;
@@ -90,12 +81,8 @@ export function appendixC(
     let weighted = 0;
     for (let k = 0; k < GROUP_COUNT; k++) {
       const { offset, length } = groups[k];
-      let tr = 0;
-      let sq = 0;
-      for (let j = offset; j < offset + length; j++) {
-        tr += cov[j * W + j];
-        sq += w[j] * w[j];
-      }
+      const tr = diagonalSumAt(cov, W, offset, length);
+      const sq = squaredNormAt(w, offset, length);
       weighted += alpha[k] * tr;
       const rate = groupPriors[k].rate + 0.5 * (sq + tr);
       change = Math.max(change, Math.abs(Math.log(rate / groupRate[k])));
