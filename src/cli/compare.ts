@@ -12,11 +12,15 @@ import { type ModelPrior, parseModelPrior } from "../selection/compare.js";
 import {
   DEFAULT_MCMC_STEPS,
   DEFAULT_SAMPLES,
+  G_PRIORS,
   LINEAR_ESTIMATORS,
+  LINEAR_PRIOR_DEFAULTS,
   LINEAR_PRIORS,
   type LinearEstimator,
   type LinearPrior,
+  type LinearPriorName,
   MAX_ESTIMATED_MODELS,
+  resolveLinearPrior,
 } from "../selection/linear-options.js";
 import { columnList, parseSeed, positiveNumber, wholeNumber } from "./arguments.js";
 import { COMPARE_FAMILIES, compareGlmAction, type GlmFlags, newRows } from "./compare-glm.js";
@@ -34,7 +38,51 @@ export function parseSubsets(text: string): "all" | "none" | { max: number } {
   throw new InvalidArgumentError(`--subsets takes all, none or max=K (K ≥ 1), got "${text}".`);
 }
 
-interface CompareFlags {
+/** A flag of one linear prior's parameter. */
+type PriorFlag = "v" | "a" | "b" | "r" | "alpha" | "beta" | "alphaW" | "betaW";
+
+/**
+ * The flags of the linear priors' parameters: the prior each belongs to, where its value goes in that
+ * prior (a path into `LinearPrior`, and into LINEAR_PRIOR_DEFAULTS for the default the help shows),
+ * the option and its help.
+ */
+const PRIOR_FLAGS: Readonly<
+  Record<PriorFlag, { prior: LinearPriorName; path: readonly string[]; option: string; help: string }>
+> = {
+  v: { prior: "nig", path: ["v"], option: "--v <v>", help: "NIG prior scale of the coefficients" },
+  a: { prior: "nig", path: ["a"], option: "--a <a>", help: "NIG inverse-gamma shape" },
+  b: { prior: "nig", path: ["b"], option: "--b <b>", help: "NIG inverse-gamma scale" },
+  r: { prior: "zellner-siow", path: ["r"], option: "--r <r>", help: "Zellner–Siow prior scale" },
+  alpha: {
+    prior: "independent",
+    path: ["noise", "shape"],
+    option: "--alpha <α>",
+    help: "independent: Gamma shape of the noise precision",
+  },
+  beta: {
+    prior: "independent",
+    path: ["noise", "scale"],
+    option: "--beta <β>",
+    help: "independent: Gamma scale of the noise precision",
+  },
+  alphaW: {
+    prior: "independent",
+    path: ["weights", "shape"],
+    option: "--alpha-w <α>",
+    help: "independent: Gamma shape of the weight precision",
+  },
+  betaW: {
+    prior: "independent",
+    path: ["weights", "scale"],
+    option: "--beta-w <β>",
+    help: "independent: Gamma scale of the weight precision",
+  },
+};
+
+/** The flag of a prior's parameter as the user types it. */
+const flagName = (key: PriorFlag) => PRIOR_FLAGS[key].option.split(" ")[0];
+
+interface CompareFlags extends Partial<Record<PriorFlag, number>> {
   family: (typeof COMPARE_FAMILIES)[number];
   link?: GlmLink;
   scale?: number;
@@ -47,15 +95,7 @@ interface CompareFlags {
   formula?: string;
   heredity: boolean;
   subsets: "all" | "none" | { max: number };
-  prior: LinearPrior | "normal" | "robust";
-  v?: number;
-  a?: number;
-  b?: number;
-  r?: number;
-  alpha?: number;
-  beta?: number;
-  alphaW?: number;
-  betaW?: number;
+  prior: LinearPriorName | "normal" | "robust";
   intercept: boolean;
   standardize?: boolean;
   modelPrior: ModelPrior;
@@ -183,28 +223,62 @@ export function registerCompare(program: Command, io: Io): void {
     .action((path: string, flags: CompareFlags, command: Command) => runCompare(path, flags, command, io));
 }
 
-/** The options of the linear priors' hyperparameters (NIG, Zellner–Siow, independent). */
+/** The options of the linear priors' parameters (NIG, Zellner–Siow, independent), with their defaults. */
 function linearPriorOptions(): Option[] {
-  return [
-    new Option("--v <v>", "NIG prior scale of the coefficients (default 10⁴)").argParser(
-      positiveNumber("--v"),
-    ),
-    new Option("--a <a>", "NIG inverse-gamma shape (default 1)").argParser(positiveNumber("--a")),
-    new Option("--b <b>", "NIG inverse-gamma scale (default 1)").argParser(positiveNumber("--b")),
-    new Option("--r <r>", "Zellner–Siow prior scale (default √2/4)").argParser(positiveNumber("--r")),
-    new Option("--alpha <α>", "independent: Gamma shape of the noise precision (default 1/2)").argParser(
-      positiveNumber("--alpha"),
-    ),
-    new Option("--beta <β>", "independent: Gamma scale of the noise precision (default 200)").argParser(
-      positiveNumber("--beta"),
-    ),
-    new Option("--alpha-w <α>", "independent: Gamma shape of the weight precision (default 1/4)").argParser(
-      positiveNumber("--alpha-w"),
-    ),
-    new Option("--beta-w <β>", "independent: Gamma scale of the weight precision (default 1600)").argParser(
-      positiveNumber("--beta-w"),
-    ),
-  ];
+  return (Object.keys(PRIOR_FLAGS) as PriorFlag[]).map((key) => {
+    const { prior, path, option, help } = PRIOR_FLAGS[key];
+    const value = path.reduce<unknown>(
+      (at, k) => (at as Record<string, unknown>)[k],
+      LINEAR_PRIOR_DEFAULTS[prior],
+    );
+    return new Option(option, `${help} (default ${defaultText(value as number)})`).argParser(
+      positiveNumber(flagName(key)),
+    );
+  });
+}
+
+/** A default as the help shows it: 1600, 1/4, or four significant digits. */
+function defaultText(value: number): string {
+  if (Number.isInteger(value)) return String(value);
+  if (Number.isInteger(1 / value)) return `1/${1 / value}`;
+  return String(Number(value.toPrecision(4)));
+}
+
+/**
+ * The prior the flags ask for, as the library takes it: --prior's family with the parameters given
+ * by its flags, checked. A flag of another prior, or --no-intercept or --standardize with a g-prior,
+ * is refused in the flags' words.
+ */
+function linearPriorOf(flags: CompareFlags, given: (name: string) => boolean): LinearPrior {
+  // "normal" and "robust" were refused for a gaussian target.
+  const name = flags.prior as LinearPriorName;
+  const prior: Record<string, unknown> = { name };
+  for (const key of Object.keys(PRIOR_FLAGS) as PriorFlag[]) {
+    if (!given(key)) continue;
+    const { prior: owner, path } = PRIOR_FLAGS[key];
+    if (owner !== name) {
+      throw new OccamError(
+        "invalid-argument",
+        `${flagName(key)} applies only to --prior ${owner}, not to ${name}.`,
+      );
+    }
+    let at = prior;
+    for (const k of path.slice(0, -1)) {
+      at[k] ??= {};
+      at = at[k] as Record<string, unknown>;
+    }
+    at[path[path.length - 1]] = flags[key];
+  }
+  for (const key of ["intercept", "standardize"] as const) {
+    if (given(key) && G_PRIORS.includes(name)) {
+      throw new OccamError(
+        "invalid-argument",
+        `${key === "intercept" ? "--no-intercept" : "--standardize"} applies only to --prior ${LINEAR_PRIORS.filter((p) => !G_PRIORS.includes(p)).join(" or ")}, not to ${name}` +
+          (key === "standardize" ? ": that prior is invariant to the columns' units." : "."),
+      );
+    }
+  }
+  return resolveLinearPrior(prior as LinearPrior);
 }
 
 /** `occam compare`'s action: a GLM comparison for --family bernoulli, binomial, poisson, else a linear one. */
@@ -212,14 +286,7 @@ async function runCompare(path: string, flags: CompareFlags, command: Command, i
   if (flags.family !== "gaussian") {
     const given = (name: string) => command.getOptionValueSource(name) === "cli";
     const linearOnly = [
-      "v",
-      "a",
-      "b",
-      "r",
-      "alpha",
-      "beta",
-      "alphaW",
-      "betaW",
+      ...Object.keys(PRIOR_FLAGS),
       "estimator",
       "samples",
       "folds",
@@ -300,16 +367,7 @@ async function compareAction(path: string, flags: CompareFlags, command: Command
   const options: CompareLinearInParallelOptions = {
     workers: flags.workers,
     redis: flags.redis,
-    // "normal" was refused above for a gaussian target.
-    prior: flags.prior as LinearPrior,
-    v: flags.v,
-    a: flags.a,
-    b: flags.b,
-    r: flags.r,
-    alpha: flags.alpha,
-    beta: flags.beta,
-    alphaW: flags.alphaW,
-    betaW: flags.betaW,
+    prior: linearPriorOf(flags, given),
     intercept: given("intercept") ? flags.intercept : undefined,
     standardize: flags.standardize,
     heredity: flags.heredity,

@@ -10,7 +10,7 @@ import { OccamError } from "../errors.js";
 import { type GlmModelEvidence, prepareGlmComparison } from "../selection/glm.js";
 import { prepareLinearComparison } from "../selection/linear.js";
 import { subsetEstimator } from "../selection/linear-estimated.js";
-import { LINEAR_ESTIMATORS, LINEAR_PRIORS } from "../selection/linear-options.js";
+import { LINEAR_ESTIMATORS, linearPriorSchema } from "../selection/linear-options.js";
 import {
   bestSubsets,
   membersOfMask,
@@ -121,16 +121,7 @@ const positive = z.number().finite().positive();
 
 /** The options of a comparison that decide its family of models (the prior and the design's scaling). */
 const familyOptions = {
-  prior: z.enum(LINEAR_PRIORS as [string, ...string[]]),
-  v: positive.optional(),
-  a: positive.optional(),
-  b: positive.optional(),
-  r: positive.optional(),
-  hyperA: positive.optional(),
-  alpha: positive.optional(),
-  beta: positive.optional(),
-  alphaW: positive.optional(),
-  betaW: positive.optional(),
+  prior: linearPriorSchema,
   intercept: z.boolean().optional(),
   standardize: z.boolean().optional(),
   heredity: z.boolean().optional(),
@@ -270,7 +261,7 @@ export const compareEnumerateCommand = defineUnitCommand({
     if (setup.o.estimator !== "exact" || setup.search !== "enumerated") {
       throw new OccamError(
         "invalid-argument",
-        `compare-enumerate: the ${payload.options.prior} prior on ${p} inputs is not enumerated exactly.`,
+        `compare-enumerate: the ${setup.o.prior.name} prior on ${p} inputs is not enumerated exactly.`,
       );
     }
     for (const block of payload.blocks) {

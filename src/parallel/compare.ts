@@ -94,9 +94,9 @@ export async function compareLinearModelsInParallel(
   for (let i = 0; i < count; i++) members[i % blocks].push(i);
   const data = plainLinearData("design" in input ? input : numericDesign(input));
   const estimateOptions = {
+    // The prior with every parameter filled in: a unit need not know the defaults to agree.
     prior: setup.o.prior,
-    ...pick(options, ["v", "a", "b", "r", "hyperA", "alpha", "beta", "alphaW", "betaW", "intercept"]),
-    ...pick(options, ["standardize", "heredity", "samples", "folds"]),
+    ...pick(options, ["intercept", "standardize", "heredity", "samples", "folds"]),
     estimator: setup.o.estimator,
     seed: setup.o.seed,
   };
@@ -165,8 +165,7 @@ async function enumerateInParallel(
   const data = plainLinearData("design" in input ? input : numericDesign(input));
   const enumerateOptions = {
     prior: setup.o.prior,
-    ...pick(options, ["v", "a", "b", "r", "hyperA", "alpha", "beta", "alphaW", "betaW", "intercept"]),
-    ...pick(options, ["standardize", "heredity", "always"]),
+    ...pick(options, ["intercept", "standardize", "heredity", "always"]),
     modelPrior: setup.o.modelPrior,
     top: setup.top,
   };

@@ -6,22 +6,26 @@
 import type { FactorSummary, NewRowsGroups } from "../data/design.js";
 import { OccamError } from "../errors.js";
 import type { ModelPrior } from "./compare.js";
+import {
+  G_PRIORS,
+  type LinearPrior,
+  type LinearPriorName,
+  type ResolvedLinearPrior,
+  resolveLinearPrior,
+} from "./linear-prior.js";
 
-/** The priors over each model's coefficients that {@link compareLinearModels} offers. */
-export type LinearPrior = "zellner-siow" | "g-prior" | "hyper-g" | "hyper-g-n" | "nig" | "independent";
-
-/** Every prior {@link compareLinearModels} accepts, the default first. */
-export const LINEAR_PRIORS: readonly LinearPrior[] = [
-  "zellner-siow",
-  "g-prior",
-  "hyper-g",
-  "hyper-g-n",
-  "nig",
-  "independent",
-];
-
-/** The g-priors: scale-free, an intercept with a flat prior, Bayes factors against the intercept-only model. */
-export const G_PRIORS: readonly LinearPrior[] = ["zellner-siow", "g-prior", "hyper-g", "hyper-g-n"];
+// The prior is part of the options: its type, defaults, schema and check.
+export {
+  G_PRIORS,
+  type GammaPrior,
+  LINEAR_PRIOR_DEFAULTS,
+  LINEAR_PRIORS,
+  type LinearPrior,
+  type LinearPriorName,
+  linearPriorSchema,
+  type ResolvedLinearPrior,
+  resolveLinearPrior,
+} from "./linear-prior.js";
 
 /**
  * How each model's log evidence is computed: `"exact"` (closed form, or quadrature with a stated error),
@@ -87,28 +91,11 @@ export const DEFAULT_LISTED = 10000;
 /** Options of {@link compareLinearModels}. */
 export interface CompareLinearOptions {
   /**
-   * The prior of each model's coefficients (see docs/choosing-a-prior.md).
+   * The prior of each model's coefficients, with its parameters (see {@link LinearPrior}); a name
+   * alone is that prior with its defaults ({@link LINEAR_PRIOR_DEFAULTS}).
    * @defaultValue "zellner-siow"
    */
-  prior?: LinearPrior;
-  /** NIG: prior scale v of every coefficient, w | σ² ~ N(0, σ² v I). @defaultValue 10000 */
-  v?: number;
-  /** NIG: shape of the inverse-gamma prior of σ². @defaultValue 1 */
-  a?: number;
-  /** NIG: scale of the inverse-gamma prior of σ². @defaultValue 1 */
-  b?: number;
-  /** Zellner–Siow: prior scale r, g ~ InverseGamma(½, r²n/2). @defaultValue √2/4 */
-  r?: number;
-  /** hyper-g, hyper-g/n: the prior's a > 2. @defaultValue 3 */
-  hyperA?: number;
-  /** Independent: shape of the Gamma prior of the noise precision τ. @defaultValue 1/2 */
-  alpha?: number;
-  /** Independent: scale of the Gamma prior of τ. @defaultValue 200 */
-  beta?: number;
-  /** Independent: shape of the Gamma prior of the weights' shared precision τ_w. @defaultValue 1/4 */
-  alphaW?: number;
-  /** Independent: scale of the Gamma prior of τ_w. @defaultValue 1600 */
-  betaW?: number;
+  prior?: LinearPrior | LinearPriorName;
   /** NIG, independent: put an intercept in every model (the g-priors always have one). @defaultValue true */
   intercept?: boolean;
   /**
@@ -288,7 +275,7 @@ export interface LinearComparison {
 
 /** {@link CompareLinearOptions} checked, with their defaults filled in. */
 export interface ResolvedLinearOptions {
-  prior: LinearPrior;
+  prior: ResolvedLinearPrior;
   intercept: boolean;
   standardize: boolean;
   modelPrior: ModelPrior;
@@ -303,27 +290,8 @@ export interface ResolvedLinearOptions {
   always: readonly number[];
 }
 
-/** The options that belong to each prior: any other prior refuses them. */
-const PRIOR_OPTIONS: Record<string, readonly LinearPrior[]> = {
-  v: ["nig"],
-  a: ["nig"],
-  b: ["nig"],
-  r: ["zellner-siow"],
-  hyperA: ["hyper-g", "hyper-g-n"],
-  alpha: ["independent"],
-  beta: ["independent"],
-  alphaW: ["independent"],
-  betaW: ["independent"],
-  intercept: ["nig", "independent"],
-  standardize: ["nig", "independent"],
-};
-
-const FLAG: Record<string, string> = {
-  hyperA: "hyper-g's a",
-  alphaW: "--alpha-w",
-  betaW: "--beta-w",
-  intercept: "--no-intercept",
-};
+/** Options that only the priors with a sampleable model (NIG, independent) take. */
+const SAMPLEABLE_PRIOR_OPTIONS = ["intercept", "standardize"] as const;
 
 /**
  * Checks the options of {@link compareLinearModels} and fills their defaults: throws an
@@ -332,15 +300,11 @@ const FLAG: Record<string, string> = {
  */
 export function resolveLinearOptions(options: CompareLinearOptions): ResolvedLinearOptions {
   const bad = (message: string) => new OccamError("invalid-argument", message);
-  const prior = options.prior ?? "zellner-siow";
-  if (!LINEAR_PRIORS.includes(prior)) {
-    throw bad(`unknown prior "${String(prior)}"; choose one of: ${LINEAR_PRIORS.join(", ")}.`);
-  }
-  for (const [key, priors] of Object.entries(PRIOR_OPTIONS)) {
-    const value = options[key as keyof CompareLinearOptions];
-    if (value !== undefined && !priors.includes(prior)) {
+  const prior = resolveLinearPrior(options.prior);
+  for (const key of SAMPLEABLE_PRIOR_OPTIONS) {
+    if (options[key] !== undefined && G_PRIORS.includes(prior.name)) {
       throw bad(
-        `${FLAG[key] ?? `--${key}`} applies only to --prior ${priors.join(" or ")}, not to ${prior}` +
+        `${key} applies only to the nig and independent priors, not to ${prior.name}` +
           (key === "standardize" ? ": that prior is invariant to the columns' units." : "."),
       );
     }
@@ -349,18 +313,18 @@ export function resolveLinearOptions(options: CompareLinearOptions): ResolvedLin
   if (subsets !== "all" && subsets !== "none" && !(Number.isInteger(subsets.max) && subsets.max >= 1)) {
     throw bad(`the largest subset size must be a whole number of at least 1, got ${subsets.max}.`);
   }
-  const estimator = options.estimator ?? (prior === "independent" ? "stepping-stone" : "exact");
+  const estimator = options.estimator ?? (prior.name === "independent" ? "stepping-stone" : "exact");
   if (!LINEAR_ESTIMATORS.includes(estimator)) {
     throw bad(`unknown estimator "${String(estimator)}"; choose one of: ${LINEAR_ESTIMATORS.join(", ")}.`);
   }
-  if (prior === "independent" && estimator === "exact") {
+  if (prior.name === "independent" && estimator === "exact") {
     throw bad(
       "the independent-precision prior has no closed-form evidence; choose a sampled estimator (stepping-stone, the default, path, ais, smc, bridge, importance, cv or laplace).",
     );
   }
-  if (G_PRIORS.includes(prior) && estimator !== "exact") {
+  if (G_PRIORS.includes(prior.name) && estimator !== "exact") {
     throw bad(
-      `the ${prior} prior gives only exact Bayes factors (it has no sampleable model here); drop --estimator ${estimator} or use --prior nig.`,
+      `the ${prior.name} prior gives only exact Bayes factors (it has no sampleable model here); drop --estimator ${estimator} or use --prior nig.`,
     );
   }
   const { samples, folds, mcmcSteps } = options;

@@ -11,10 +11,10 @@ import type { PredictiveResponse, SubsetFamily } from "../models/family.js";
 import { type CentredStatistics, centredStatistics } from "../models/linear/design.js";
 import { gPriorsFamily, unitInformationScorer } from "../models/linear/g-prior.js";
 import { type GTableStats, newTableStats } from "../models/linear/g-table.js";
-import { HYPER_G_DEFAULT_A, hyperGFamily } from "../models/linear/hyper-g.js";
+import { hyperGFamily } from "../models/linear/hyper-g.js";
 import { independentFamily } from "../models/linear/independent.js";
 import { nigFamily } from "../models/linear/nig-subsets.js";
-import { ZELLNER_SIOW_MEDIUM_SCALE, zellnerSiowFamily } from "../models/linear/zellner-siow.js";
+import { zellnerSiowFamily } from "../models/linear/zellner-siow.js";
 import { createRng } from "../random/rng.js";
 import { averageSubsetPredictions } from "./average.js";
 import { logModelPrior } from "./compare.js";
@@ -44,13 +44,16 @@ export {
   DEFAULT_LISTED,
   DEFAULT_MCMC_STEPS,
   DEFAULT_SAMPLES,
+  type GammaPrior,
   LINEAR_ESTIMATORS,
+  LINEAR_PRIOR_DEFAULTS,
   LINEAR_PRIORS,
   type LinearComparison,
   type LinearEstimator,
   type LinearModelRow,
   type LinearPrediction,
   type LinearPrior,
+  type LinearPriorName,
   type LinearPriorSummary,
   MAX_ESTIMATED_MODELS,
   type SampledLinearEstimator,
@@ -62,14 +65,13 @@ function buildFamily(
   data: LinearData,
   stats: CentredStatistics,
   o: ResolvedLinearOptions,
-  options: CompareLinearOptions,
   tables: GTableStats,
 ): { family: SubsetFamily; summary: LinearPriorSummary } {
   const { design } = data;
-  const { intercept, standardize } = o;
-  switch (o.prior) {
+  const { prior, intercept, standardize } = o;
+  switch (prior.name) {
     case "zellner-siow": {
-      const r = options.r ?? ZELLNER_SIOW_MEDIUM_SCALE;
+      const { r } = prior;
       return {
         family: zellnerSiowFamily(design, stats, { r, tables }),
         summary: { name: "zellner-siow", r },
@@ -82,31 +84,25 @@ function buildFamily(
       };
     case "hyper-g":
     case "hyper-g-n": {
-      const a = options.hyperA ?? HYPER_G_DEFAULT_A;
-      const perN = o.prior === "hyper-g-n";
-      return { family: hyperGFamily(design, stats, { a, perN, tables }), summary: { name: o.prior, a } };
+      const { a } = prior;
+      const perN = prior.name === "hyper-g-n";
+      return { family: hyperGFamily(design, stats, { a, perN, tables }), summary: { name: prior.name, a } };
     }
     case "nig": {
-      const v = options.v ?? 1e4;
-      const a = options.a ?? 1;
-      const b = options.b ?? 1;
+      const { v, a, b } = prior;
       return {
         family: nigFamily(design, stats, { v, a, b, intercept, standardize }),
         summary: { name: "nig", v, a, b, standardized: standardize },
       };
     }
     case "independent": {
+      // The model's own names: α, β the noise precision's Gamma shape and scale, α_w, β_w the weights'.
       const hyper = {
-        alpha: options.alpha ?? 0.5,
-        beta: options.beta ?? 200,
-        alphaW: options.alphaW ?? 0.25,
-        betaW: options.betaW ?? 1600,
+        alpha: prior.noise.shape,
+        beta: prior.noise.scale,
+        alphaW: prior.weights.shape,
+        betaW: prior.weights.scale,
       };
-      for (const [name, value] of Object.entries(hyper)) {
-        if (!(Number.isFinite(value) && value > 0)) {
-          throw new OccamError("invalid-argument", `--${name} must be a finite number > 0, got ${value}.`);
-        }
-      }
       return {
         family: independentFamily(design, stats, { ...hyper, intercept, standardize }),
         summary: { name: "independent", ...hyper, standardized: standardize },
@@ -186,7 +182,7 @@ export function prepareLinearComparison(
   }
   const stats = centredStatistics(design);
   const tables = newTableStats();
-  const { family, summary } = buildFamily(data, stats, o, options, tables);
+  const { family, summary } = buildFamily(data, stats, o, tables);
   const search: LinearComparison["search"] =
     o.subsets === "all" && p > MAX_ENUMERATED_INPUTS ? "mcmc" : "enumerated";
   if (search !== "mcmc" && o.mcmcSteps !== undefined) {
@@ -279,8 +275,8 @@ export function linearComparisonResult(setup: LinearComparisonSetup, result: Ran
     search,
     n: design.n,
     inputs: termNames,
-    intercept: G_PRIORS.includes(o.prior) || o.intercept,
-    standardized: (o.prior === "nig" || o.prior === "independent") && o.standardize,
+    intercept: G_PRIORS.includes(o.prior.name) || o.intercept,
+    standardized: !G_PRIORS.includes(o.prior.name) && o.standardize,
     modelPrior: o.modelPrior,
     heredity: o.heredity,
     always: o.always.map((t) => termNames[t]),

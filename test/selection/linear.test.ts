@@ -29,7 +29,10 @@ function design(members: number[]): Float64Array {
 
 describe("compareLinearModels", () => {
   it("gives each subset its exact NIG log evidence, with the intercept in every model", () => {
-    const result = compareLinearModels(data, { prior: "nig", standardize: false, v: 100, a: 2, b: 1 });
+    const result = compareLinearModels(data, {
+      prior: { name: "nig", v: 100, a: 2, b: 1 },
+      standardize: false,
+    });
     expect(result.modelCount).toBe(16);
     for (const model of result.models) {
       const members = model.inputs.map((name) => names.indexOf(name));
@@ -87,10 +90,7 @@ describe("compareLinearModels", () => {
   it("reads a CSV end to end", () => {
     const csv = parseCsv("x1,x2,y\n1,0.5,2.1\n2,0.1,3.9\n3,0.7,6.2\n4,0.2,8.1\n5,0.9,9.8\n6,0.3,12.2\n");
     const result = compareLinearModels(numericTable(csv, { target: "y" }), {
-      prior: "nig",
-      v: 10,
-      a: 1,
-      b: 0.1,
+      prior: { name: "nig", v: 10, a: 1, b: 0.1 },
     });
     expect(result.models[0].inputs).toEqual(["x1"]);
   });
@@ -106,7 +106,11 @@ describe("compareLinearModels with a sampled estimator", () => {
   // discretisation bias that its stdErr does not include; that is path sampling's matter, not this wiring's.)
   const small = linearRegressionData({ n: 30, p: 2, weights: [1, 0.3], noiseSd: 1, seed: 11 });
   const smallData = { X: small.X, y: small.y, n: 30, p: 2, inputNames: ["u", "w"], targetName: "y" };
-  const prior = { prior: "nig", standardize: false, v: 10, a: 2, b: 2, subsets: { max: 1 } } as const;
+  const prior = {
+    prior: { name: "nig", v: 10, a: 2, b: 2 },
+    standardize: false,
+    subsets: { max: 1 },
+  } as const;
   const exact = compareLinearModels(smallData, prior);
   const exactOf = (inputs: string[]) => exact.models.find((m) => m.inputs.join() === inputs.join());
 
@@ -168,11 +172,8 @@ describe("compareLinearModels with a sampled estimator", () => {
   it("gives a model the same estimate whatever else is compared, and another with another seed", () => {
     const one = compareLinearModels(smallData, { ...prior, estimator: "bridge", samples: 200, seed: 3 });
     const all = compareLinearModels(smallData, {
-      prior: "nig",
+      prior: { name: "nig", v: 10, a: 2, b: 2 },
       standardize: false,
-      v: 10,
-      a: 2,
-      b: 2,
       estimator: "bridge",
       samples: 200,
       seed: 3,
@@ -203,8 +204,8 @@ describe("compareLinearModels with a sampled estimator", () => {
   it("refuses what it cannot do, before any work", () => {
     expect(() => compareLinearModels(data, { prior: "zellner-siow", estimator: "bridge" })).toThrow(/exact/);
     expect(() => compareLinearModels(data, { samples: 100 })).toThrow(/--samples applies only/);
-    expect(() => compareLinearModels(data, { prior: "zellner-siow", v: 10 })).toThrow(
-      /--v applies only to --prior nig/,
+    expect(() => compareLinearModels(data, { prior: { name: "zellner-siow", v: 10 } as never })).toThrow(
+      /prior\.v does not apply to the zellner-siow prior, which takes r \(v is a parameter of nig\)/,
     );
     expect(() => compareLinearModels(data, { prior: "g-prior", standardize: true })).toThrow(/invariant/);
     expect(() => compareLinearModels(data, { prior: "nig", estimator: "bridge", folds: 3 })).toThrow(
@@ -224,13 +225,13 @@ describe("compareLinearModels with a sampled estimator", () => {
 describe("compareLinearModels under the independent-precision prior", () => {
   const small = linearRegressionData({ n: 30, p: 2, weights: [1, 0], noiseSd: 0.3, seed: 9 });
   const table = { X: small.X, y: small.y, n: 30, p: 2, inputNames: ["u", "w"], targetName: "y" };
+  // The model's names: shape α and scale β of the noise precision's Gamma prior, α_w and β_w the weights'.
   const hyper = { alpha: 2, beta: 1, alphaW: 2, betaW: 1 };
 
   it("estimates every model by stepping-stone over its Gibbs kernel, within 4 std. errors of a quadrature", () => {
     const result = compareLinearModels(table, {
-      prior: "independent",
+      prior: { name: "independent", noise: { shape: 2, scale: 1 }, weights: { shape: 2, scale: 1 } },
       standardize: false,
-      ...hyper,
       samples: 400,
       seed: 4,
     });

@@ -5,7 +5,7 @@ import { describe, expect, it } from "vitest";
 import { csvColumns, parseCsv } from "../../../src/data/csv.js";
 import { numericDesign } from "../../../src/data/design.js";
 import { formulaDesign, parseFormula } from "../../../src/data/formula.js";
-import { compareLinearModels, type LinearPrior } from "../../../src/selection/linear.js";
+import { compareLinearModels, type LinearPriorName } from "../../../src/selection/linear.js";
 
 const fixtures = join(dirname(fileURLToPath(import.meta.url)), "fixtures");
 
@@ -42,7 +42,7 @@ describe("g-prior families against scipy quadrature of Liang et al.'s integrals 
     ["hyper-g-n", "hyperGN"],
     ["g-prior", "gPrior"],
   ] as const)("%s log Bayes factors within 1e-9, R² within 1e-10", (prior, key) => {
-    const result = compareLinearModels(numericDesign(table), { prior: prior as LinearPrior });
+    const result = compareLinearModels(numericDesign(table), { prior: prior as LinearPriorName });
     expect(result.modelCount).toBe(1024);
     const byInputs = new Map(result.models.map((m) => [m.inputs.join(","), m]));
     let worst = 0;
