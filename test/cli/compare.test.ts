@@ -4,6 +4,7 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { linearRegressionData } from "../../src/data/generators/linear.js";
+import { LINEAR_PRIOR_DEFAULTS } from "../../src/selection/linear-options.js";
 import { runCli as run } from "../support/cli.js";
 
 const dir = mkdtempSync(join(tmpdir(), "occam-compare-"));
@@ -181,6 +182,27 @@ describe("occam compare", () => {
       /independent-precision prior has no closed-form evidence/,
     ],
     ["bad --beta-w", [good, "--target", "y", "--prior", "independent", "--beta-w", "0"], /--beta-w must be/],
+    [
+      "--v with Zellner–Siow",
+      [good, "--target", "y", "--prior", "zellner-siow", "--v", "10"],
+      /^occam: --v applies only to --prior nig, not to zellner-siow\.$/m,
+    ],
+    // hyper-g has an a of its own; --a stays NIG's inverse-gamma shape.
+    [
+      "--a with hyper-g",
+      [good, "--target", "y", "--prior", "hyper-g", "--a", "4"],
+      /^occam: --a applies only to --prior nig, not to hyper-g\.$/m,
+    ],
+    [
+      "--alpha-w with NIG",
+      [good, "--target", "y", "--prior", "nig", "--alpha-w", "2"],
+      /^occam: --alpha-w applies only to --prior independent, not to nig\.$/m,
+    ],
+    [
+      "--standardize with a g-prior",
+      [good, "--target", "y", "--prior", "g-prior", "--no-standardize"],
+      /^occam: --standardize applies only to --prior nig or independent, not to g-prior: that prior is invariant/m,
+    ],
     ["an unknown formula term", [factorData, "--formula", "y ~ x + colour"], /Unknown column "colour"/],
     [
       "an interaction without its main effects (heredity)",
@@ -338,6 +360,39 @@ describe("occam compare", () => {
       else expect(Math.abs(mine.logBayesFactor - m.logBF)).toBeLessThan(1e-5);
     }
     expect(offR.length).toBeLessThanOrEqual(4);
+  });
+
+  it("shows each prior flag's default from LINEAR_PRIOR_DEFAULTS in --help", async () => {
+    const { code, stdout } = await run(["compare", "--help"]);
+    expect(code).toBe(0);
+    const help = stdout.replace(/\s+/g, " ");
+    const { nig, independent } = LINEAR_PRIOR_DEFAULTS;
+    const r = LINEAR_PRIOR_DEFAULTS["zellner-siow"].r;
+    expect(help).toContain(`--v <v> NIG prior scale of the coefficients (default ${nig.v})`);
+    expect(help).toContain(`--a <a> NIG inverse-gamma shape (default ${nig.a})`);
+    expect(help).toContain(`--b <b> NIG inverse-gamma scale (default ${nig.b})`);
+    expect(help).toContain(`--r <r> Zellner–Siow prior scale (default ${r.toPrecision(4)})`);
+    expect(help).toContain(`(default 1/${1 / independent.noise.shape})`);
+    expect(help).toContain(`Gamma scale of the noise precision (default ${independent.noise.scale})`);
+    expect(help).toContain(
+      `Gamma shape of the weight precision (default 1/${1 / independent.weights.shape})`,
+    );
+    expect(help).toContain(`Gamma scale of the weight precision (default ${independent.weights.scale})`);
+  });
+
+  it("maps the independent prior's flags into its noise and weights", async () => {
+    const args = ["compare", good, "--target", "y", "--subsets", "max=1", "--prior", "independent"];
+    const flags = ["--alpha", "2", "--beta-w", "3", "--samples", "64", "--json", "--workers", "1"];
+    const { code, stdout } = await run([...args, ...flags]);
+    expect(code).toBe(0);
+    expect(JSON.parse(stdout).prior).toEqual({
+      name: "independent",
+      alpha: 2,
+      beta: LINEAR_PRIOR_DEFAULTS.independent.noise.scale,
+      alphaW: LINEAR_PRIOR_DEFAULTS.independent.weights.shape,
+      betaW: 3,
+      standardized: true,
+    });
   });
 
   it("estimates evidences under the independent prior by stepping-stone by default", async () => {
