@@ -293,6 +293,26 @@ export interface ResolvedLinearOptions {
 /** Options that only the priors with a sampleable model (NIG, independent) take. */
 const SAMPLEABLE_PRIOR_OPTIONS = ["intercept", "standardize"] as const;
 
+/** The prior's parameters as options of their own, as earlier versions took them. */
+const LOOSE_PRIOR_FIELDS = ["v", "a", "b", "r", "hyperA", "alpha", "beta", "alphaW", "betaW"] as const;
+
+/**
+ * Refuses a prior parameter given beside `prior` rather than inside it: from JavaScript it would
+ * otherwise be ignored, and the comparison run under the default instead of the prior asked for.
+ */
+function refuseLoosePriorFields(options: CompareLinearOptions): void {
+  const given = LOOSE_PRIOR_FIELDS.filter((key) => (options as Record<string, unknown>)[key] !== undefined);
+  if (given.length === 0) return;
+  const what =
+    given.length === 1
+      ? `${given[0]} is a parameter of the prior, not an option of its own: give it`
+      : `${given.join(", ")} are parameters of the prior, not options of their own: give them`;
+  throw new OccamError(
+    "invalid-argument",
+    `compareLinearModels: ${what} inside prior, e.g. { prior: { name: "nig", v: 100 } } (see docs/choosing-a-prior.md).`,
+  );
+}
+
 /**
  * Checks the options of {@link compareLinearModels} and fills their defaults: throws an
  * `invalid-argument` OccamError for an unknown prior or estimator, an option that does not apply to the
@@ -300,6 +320,7 @@ const SAMPLEABLE_PRIOR_OPTIONS = ["intercept", "standardize"] as const;
  */
 export function resolveLinearOptions(options: CompareLinearOptions): ResolvedLinearOptions {
   const bad = (message: string) => new OccamError("invalid-argument", message);
+  refuseLoosePriorFields(options);
   const prior = resolveLinearPrior(options.prior);
   for (const key of SAMPLEABLE_PRIOR_OPTIONS) {
     if (options[key] !== undefined && G_PRIORS.includes(prior.name)) {

@@ -37,6 +37,17 @@ describe("the prior of compareLinearModels", () => {
     expect(resolveLinearPrior(name)).toEqual(withDefaults);
   });
 
+  it("refuses a prior's parameter given beside prior instead of inside it", () => {
+    const loose = { ...quick, prior: "nig", v: 100 } as CompareLinearOptions;
+    expect(thrown(() => compareLinearModels(data, loose)).message).toBe(
+      'compareLinearModels: v is a parameter of the prior, not an option of its own: give it inside prior, e.g. { prior: { name: "nig", v: 100 } } (see docs/choosing-a-prior.md).',
+    );
+    const two = { ...quick, prior: "independent", alpha: 1, betaW: 2 } as CompareLinearOptions;
+    expect(thrown(() => compareLinearModels(data, two)).message).toMatch(
+      /^compareLinearModels: alpha, betaW are parameters of the prior/,
+    );
+  });
+
   it("takes its parameters from the object, and they change the numbers", () => {
     const nig = run({ name: "nig", v: 100, a: 2, b: 3 });
     expect(nig.prior).toEqual({ name: "nig", v: 100, a: 2, b: 3, standardized: true });
