@@ -77,7 +77,8 @@ export type TemperedSmcResult = EvidenceEstimate<"smc", PooledDiagnostics>;
  * Precision: unless `particles` is given, while the standard error exceeds `targetStdErr` (0.05 nats)
  * further independent runs follow (averaging the error a run's islands share through their
  * temperatures and tuning), each of the first run's size or, when fewer particles would do, of what
- * the target still needs (a run of 2048 particles at 0.06 nats is followed by one of 1088), pooled with each run's mean Ẑ weighted by its particles, the
+ * the target still needs (a run of 2048 particles at 0.06 nats is followed by one of 1088), pooled
+ * with each run's mean Ẑ weighted by its particles, the
  * delta method's standard error and Welch–Satterthwaite's degrees of freedom; no further run follows
  * one whose moves stalled or diverged, and runs that disagree beyond their standard errors have it
  * scaled by their Birge ratio √(χ²/(k − 1)). On a 50-dimensional box-bounded Gaussian one run of 2048
