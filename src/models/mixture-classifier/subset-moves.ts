@@ -96,7 +96,7 @@ export interface JumpCounts {
  * prior, at the chain's other variables — and log p(S′)/p(S), accepts by Metropolis–Hastings and, if
  * accepted, changes `subset` and calls `onAccept`. Returns whether it was accepted.
  */
-export function buildJumpStep(options: {
+function buildJumpStep(options: {
   subset: Subset;
   minInputs: number;
   weights: readonly [number, number, number];
@@ -162,7 +162,7 @@ export function buildJumpStep(options: {
  * updates (`sweep`) followed by `jumps` jump steps; returns the subset key of every kept sweep (after
  * `burnIn`) and calls `predict` on every PREDICT_EVERY-th of them (neighbouring sweeps are correlated).
  */
-export function runSweeps(options: {
+function runSweeps(options: {
   rng: Rng;
   subset: Subset;
   draws: number;

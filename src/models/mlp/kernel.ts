@@ -96,7 +96,7 @@ function calibratedStep(errors: Float64Array, steps: Float64Array, n: number, cu
 }
 
 /** Number of calibration sweeps at the end of a warm-up of `warmup` sweeps (0 below `minWarmup`). */
-export function calibrationLength(warmup: number): number {
+function calibrationLength(warmup: number): number {
   if (warmup < MLP_CALIBRATION.minWarmup) return 0;
   return Math.min(MLP_CALIBRATION.maxLength, Math.floor(MLP_CALIBRATION.fraction * warmup));
 }
