@@ -163,11 +163,109 @@ export function measureCloud(
     }
   }
   const correction = sumW2 < 1 ? 1 / (1 - sumW2) : 1;
-  let trace = 0;
-  for (let a = 0; a < d; a++) {
-    for (let b = 0; b <= a; b++) out[a * d + b] *= correction;
-    trace += out[a * d + a];
+  for (let a = 0; a < d; a++) for (let b = 0; b <= a; b++) out[a * d + b] *= correction;
+  factorCovariance(out, work, d);
+}
+
+/**
+ * For each island, the shape (see {@link measureCloud}) of the *other* islands' particles, with the
+ * buffers to measure it. A proposal fitted to the particles it then moves is not independent of them:
+ * in many dimensions its density is higher at the particles that fitted it than at fresh draws, so
+ * they leave too readily, the tails first, and the cloud ends too narrow (log Z high). Leaving an
+ * island's own particles out removes that at a small loss of precision, since islands are independent.
+ */
+export class IslandComplementShapes {
+  /** `shapes[g]`: the weighted mean and covariance factor of every island but g. */
+  readonly shapes: readonly CloudShape[];
+  private readonly mean: Float64Array;
+  private readonly scatter: Float64Array;
+  private readonly weight: Float64Array;
+  private readonly squares: Float64Array;
+  private readonly work: Float64Array;
+
+  constructor(
+    readonly islands: number,
+    private readonly d: number,
+  ) {
+    this.shapes = Array.from({ length: islands }, () => cloudShape(d));
+    this.mean = new Float64Array(d);
+    this.scatter = new Float64Array(d * d);
+    this.weight = new Float64Array(islands);
+    this.squares = new Float64Array(islands);
+    this.work = new Float64Array(d * d);
   }
+
+  /**
+   * Measures the shapes under weights e^{logW} (any scale). Each island's sums about the whole
+   * cloud's mean m are taken once (its first moment into its shape's mean, its scatter into its
+   * Cholesky buffer); the rest's are the totals less the island's. Where the other islands have
+   * (nearly) zero weight, the island's own particles are used.
+   */
+  measure(cloud: ParticleCloud, logW: Float64Array): void {
+    const { n, positions } = cloud;
+    const { d, islands: G, mean: m, scatter, weight, squares } = this;
+    let max = Number.NEGATIVE_INFINITY;
+    for (let i = 0; i < n; i++) if (logW[i] > max) max = logW[i];
+    m.fill(0);
+    let allWeight = 0;
+    for (let i = 0; i < n; i++) {
+      const w = Math.exp(logW[i] - max);
+      allWeight += w;
+      for (let a = 0; a < d; a++) m[a] += w * positions[i * d + a];
+    }
+    for (let a = 0; a < d; a++) m[a] /= allWeight;
+    scatter.fill(0);
+    weight.fill(0);
+    squares.fill(0);
+    let allSquares = 0;
+    for (let g = 0; g < G; g++) {
+      const { mean: u, cholesky: s } = this.shapes[g];
+      u.fill(0);
+      s.fill(0);
+      for (let i = islandStart(g, G, n); i < islandStart(g + 1, G, n); i++) {
+        const w = Math.exp(logW[i] - max);
+        if (w === 0) continue;
+        weight[g] += w;
+        squares[g] += w * w;
+        const row = i * d;
+        for (let a = 0; a < d; a++) {
+          const da = w * (positions[row + a] - m[a]);
+          u[a] += da;
+          for (let b = 0; b <= a; b++) s[a * d + b] += da * (positions[row + b] - m[b]);
+        }
+      }
+      for (let k = 0; k < d * d; k++) scatter[k] += s[k];
+      allSquares += squares[g];
+    }
+    for (let g = 0; g < G; g++) {
+      const { mean: u, cholesky: s } = this.shapes[g];
+      // Where the rest's weight is negligible, their scatter is lost to rounding in the subtraction.
+      const alone = weight[g] > (1 - 1e-9) * allWeight;
+      const rest = alone ? allWeight : allWeight - weight[g];
+      const normalisedSquares = (alone ? allSquares : allSquares - squares[g]) / (rest * rest);
+      const correction = normalisedSquares < 1 ? 1 / (1 - normalisedSquares) : 1;
+      // The rest's first moment about m is −u (the whole cloud's is 0); their mean is m − u / rest.
+      for (let a = 0; a < d; a++) u[a] = alone ? 0 : -u[a] / rest;
+      for (let a = 0; a < d; a++) {
+        for (let b = 0; b <= a; b++) {
+          const restScatter = alone ? scatter[a * d + b] : scatter[a * d + b] - s[a * d + b];
+          s[a * d + b] = correction * (restScatter / rest - u[a] * u[b]);
+        }
+      }
+      for (let a = 0; a < d; a++) u[a] += m[a];
+      factorCovariance(s, this.work, d);
+    }
+  }
+}
+
+/**
+ * Replaces the lower triangle of the covariance `out` (d × d, row-major) by its Cholesky factor. A
+ * singular covariance (a collapsed cloud, fewer distinct particles than dimensions) gets a jitter of
+ * 10⁻⁸ · mean variance on the diagonal, growing tenfold until the factorisation succeeds.
+ */
+function factorCovariance(out: Float64Array, work: Float64Array, d: number): void {
+  let trace = 0;
+  for (let a = 0; a < d; a++) trace += out[a * d + a];
   const base = trace > 0 && Number.isFinite(trace) ? trace / d : 1;
   for (let jitter = 0; ; jitter = jitter === 0 ? 1e-8 * base : jitter * 10) {
     work.set(out);

@@ -29,6 +29,7 @@ import {
 import {
   addOutcome,
   type IndependencePhase,
+  IndependenceState,
   independencePhase,
   unmovedFraction,
 } from "./independence-phase.js";
@@ -196,7 +197,8 @@ export function runTempering(
     startLogPrior: new Float64Array(N),
     scratch: new MoveScratch(d),
     maxEvaluations: settings.maxEvaluations ?? Number.POSITIVE_INFINITY,
-    independence: settings.independence === true && move !== "model",
+    independence:
+      settings.independence === true && move !== "model" ? new IndependenceState(G, d) : undefined,
     logQ: new Float64Array(N),
     movedFlags: new Uint8Array(N),
   };
@@ -224,6 +226,7 @@ export function runTempering(
     logW.set(incW);
     try {
       measureCloud(cloud, logW, shape, work);
+      context.independence?.islandShapes.measure(cloud, logW);
     } catch (error) {
       throw new OccamError("non-finite", `${where} at β = ${next}: ${(error as Error).message}`);
     }
@@ -363,8 +366,8 @@ interface StageContext {
   readonly scratch: MoveScratch;
   /** The run's budget of likelihood evaluations (see `TemperingSettings.maxEvaluations`). */
   readonly maxEvaluations: number;
-  /** Whether each stage first tries independence proposals (see {@link independencePhase}). */
-  readonly independence: boolean;
+  /** Where stages first try independence proposals (see {@link independencePhase}), their state. */
+  readonly independence: IndependenceState | undefined;
   /** Each particle's log density under the stage's independence proposal. */
   readonly logQ: Float64Array;
   /** Which particles a move of this stage moved. */
@@ -394,8 +397,14 @@ function moveStage(
   const total: SweepOutcome = { moved: 0, acceptSum: 0, divergent: 0, failed: 0 };
   c.movedFlags.fill(0);
   let independent: IndependencePhase | undefined;
-  if (c.independence && sweeps === "auto") {
-    independent = independencePhase(c, beta, draws, observer);
+  if (c.independence !== undefined && sweeps === "auto" && c.independence.tryNow()) {
+    independent = independencePhase(
+      { ...c, islandShapes: c.independence.islandShapes },
+      beta,
+      draws,
+      observer,
+    );
+    c.independence.record(independent.mixed);
     addOutcome(total, independent);
     if (independent.mixed) {
       if (move !== "hmc") return { ...total, sweeps: independent.sweeps, stepSize, independent };

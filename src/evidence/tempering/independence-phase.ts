@@ -1,10 +1,15 @@
 /**
  * The independence phase of a tempering stage: sweeps of independence proposals from a Student-t
- * fitted to the cloud, until nearly every particle has moved (the cloud is then mixed and the move's
+ * fitted, for each island, to the other islands' particles, until nearly every particle has moved (the cloud is then mixed and the move's
  * own sweeps are not needed), or until their acceptance says they will not get there.
  */
 import type { Rng } from "../../random/rng.js";
-import type { CloudShape, LikelihoodCounter, ParticleCloud } from "./cloud.js";
+import {
+  IslandComplementShapes,
+  islandStart,
+  type LikelihoodCounter,
+  type ParticleCloud,
+} from "./cloud.js";
 import {
   independenceLogDensities,
   independenceProposal,
@@ -16,7 +21,8 @@ import {
 /** What the independence phase uses of a stage (see the engine's stage context). */
 export interface IndependenceContext {
   readonly cloud: ParticleCloud;
-  readonly shape: CloudShape;
+  /** The shape each island's proposal is fitted to: the other islands'. */
+  readonly islandShapes: IslandComplementShapes;
   readonly rng: Rng;
   readonly counter: LikelihoodCounter;
   readonly scratch: MoveScratch;
@@ -41,6 +47,39 @@ export interface IndependencePhase extends SweepOutcome {
   readonly mixed: boolean;
   /** The fraction of particles no independence proposal moved. */
   readonly unmoved: number;
+}
+
+/**
+ * What the independence phase carries from stage to stage: each island's proposal shape, and when to
+ * try the phase. After a stage where it did not mix the cloud it sits out one stage, then two, four, …
+ * (a stage where it mixes starts the count again): where it cannot mix (a posterior far from
+ * elliptical, or one in many dimensions) its sweeps then cost a few stages' worth, not every stage's.
+ */
+export class IndependenceState {
+  readonly islandShapes: IslandComplementShapes;
+  private skip = 0;
+  private wait = 1;
+
+  constructor(islands: number, d: number) {
+    this.islandShapes = new IslandComplementShapes(islands, d);
+  }
+
+  /** Whether this stage tries the phase (a stage that does not counts towards the wait). */
+  tryNow(): boolean {
+    if (this.skip === 0) return true;
+    this.skip--;
+    return false;
+  }
+
+  /** Records whether the phase mixed the cloud. */
+  record(mixed: boolean): void {
+    if (mixed) {
+      this.wait = 1;
+    } else {
+      this.skip = this.wait;
+      this.wait *= 2;
+    }
+  }
 }
 
 /** The most independence sweeps one temperature may take. */
@@ -69,14 +108,19 @@ export function independencePhase(
   observer: { draws(beta: number, cloud: ParticleCloud): void } | undefined,
 ): IndependencePhase {
   const { cloud } = c;
-  const proposal = independenceProposal(c.shape, cloud.dim);
-  independenceLogDensities(cloud, proposal, c.logQ, c.scratch);
+  const { shapes, islands: G } = c.islandShapes;
+  const proposals = shapes.map((shape) => independenceProposal(shape, cloud.dim));
+  const from = (g: number) => islandStart(g, G, cloud.n);
+  for (let g = 0; g < G; g++) {
+    independenceLogDensities(cloud, proposals[g], c.logQ, c.scratch, from(g), from(g + 1));
+  }
   const total: SweepOutcome = { moved: 0, acceptSum: 0, divergent: 0, failed: 0 };
-  const sweep = () =>
-    addOutcome(
-      total,
-      independenceSweep(cloud, beta, proposal, c.rng, c.counter, c.scratch, c.logQ, c.movedFlags),
-    );
+  const sweep = () => {
+    for (let g = 0; g < G; g++) {
+      const outcome = independenceSweep(cloud, beta, proposals[g], c, from(g), from(g + 1));
+      addOutcome(total, outcome);
+    }
+  };
   let done = 0;
   // The unmoved fraction after each sweep so far (1 before the first).
   const unmovedAfter = [1];

@@ -408,44 +408,52 @@ export function independenceProposal(shape: CloudShape, d: number): Multivariate
   return multivariateStudentT({ dof: nu, location: shape.mean, choleskyL });
 }
 
-/** log q(θ) of every particle under the stage's independence proposal, written to `logQ`. */
+/** log q(θ) of particles `from` to `to` (exclusive) under an independence proposal, written to `logQ`. */
 export function independenceLogDensities(
   cloud: ParticleCloud,
   proposal: MultivariateStudentT,
   logQ: Float64Array,
   s: MoveScratch,
+  from: number,
+  to: number,
 ): void {
   const d = cloud.dim;
-  for (let i = 0; i < cloud.n; i++) {
+  for (let i = from; i < to; i++) {
     for (let a = 0; a < d; a++) s.theta[a] = cloud.positions[i * d + a];
     logQ[i] = proposal.logPdf(s.theta);
   }
 }
 
 /**
- * One independence Metropolis–Hastings transition of every particle: y ~ q, the stage's
+ * One independence Metropolis–Hastings transition of particles `from` to `to` (exclusive): y ~ q, an
  * {@link independenceProposal}, accepted with probability min(1, π(y) q(θ) / (π(θ) q(y))). Needs one
  * likelihood evaluation and no gradient; where the cloud is close to Gaussian a few sweeps give fresh
  * draws (PyMC's SMC moves its particles so). `logQ` holds each particle's log q (see
- * {@link independenceLogDensities}); `movedFlags[i]` is set when particle i accepts. Allocates nothing.
+ * {@link independenceLogDensities}); `movedFlags[i]` is set when particle i accepts. Allocates only
+ * the outcome.
  */
 export function independenceSweep(
   cloud: ParticleCloud,
   beta: number,
   proposal: MultivariateStudentT,
-  rng: Rng,
-  counter: LikelihoodCounter,
-  s: MoveScratch,
-  logQ: Float64Array,
-  movedFlags: Uint8Array,
+  buffers: {
+    readonly rng: Rng;
+    readonly counter: LikelihoodCounter;
+    readonly scratch: MoveScratch;
+    readonly logQ: Float64Array;
+    readonly movedFlags: Uint8Array;
+  },
+  from: number,
+  to: number,
 ): SweepOutcome {
+  const { rng, counter, scratch: s, logQ, movedFlags } = buffers;
   const d = cloud.dim;
   const y = s.theta;
   const score: ProposalScore = { logPrior: 0, logLikelihood: 0 };
   let acceptSum = 0;
   let count = 0;
   let failed = 0;
-  for (let i = 0; i < cloud.n; i++) {
+  for (let i = from; i < to; i++) {
     if (cloud.logLikelihood[i] === Number.NEGATIVE_INFINITY) continue;
     count++;
     proposal.sample(rng, y);

@@ -2,6 +2,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import {
   cloudShape,
+  IslandComplementShapes,
   islandStart,
   measureCloud,
   type ParticleCloud,
@@ -95,6 +96,35 @@ describe("the particle cloud", () => {
         let llt = 0;
         for (let k = 0; k < 3; k++) llt += L[a * 3 + k] * L[b * 3 + k];
         expect(llt).toBeCloseTo(cov(a, b), 12);
+      }
+    }
+  });
+
+  it("measures, for each island, the shape of the other islands' particles", () => {
+    const rng = createRng(5);
+    const n = 23;
+    const G = 4;
+    const points = Array.from({ length: n }, () => [rng.normal(), 3 * rng.normal() - 2, rng.normal()]);
+    const logW = Float64Array.from({ length: n }, () => 2 * rng.normal());
+    // The last island alone carries weight in the second case.
+    const onlyLast = logW.map((w, i) => (i >= islandStart(G - 1, G, n) ? w : Number.NEGATIVE_INFINITY));
+    for (const weights of [logW, onlyLast]) {
+      const complements = new IslandComplementShapes(G, 3);
+      complements.measure(cloudOf(points), weights);
+      for (let g = 0; g < G; g++) {
+        const own = (i: number) => i >= islandStart(g, G, n) && i < islandStart(g + 1, G, n);
+        const othersWeigh = [...weights.keys()].some((i) => !own(i) && weights[i] > Number.NEGATIVE_INFINITY);
+        const keep = [...weights.keys()].filter((i) => !othersWeigh || !own(i));
+        const expected = cloudShape(3);
+        measureCloud(
+          cloudOf(keep.map((i) => points[i])),
+          Float64Array.from(keep, (i) => weights[i]),
+          expected,
+          new Float64Array(9),
+        );
+        const got = complements.shapes[g];
+        for (let j = 0; j < 3; j++) expect(got.mean[j]).toBeCloseTo(expected.mean[j], 10);
+        for (let k = 0; k < 9; k++) expect(got.cholesky[k]).toBeCloseTo(expected.cholesky[k], 10);
       }
     }
   });
