@@ -6,6 +6,7 @@ import {
   runWarnings,
   studentFactor,
 } from "../../../src/evidence/tempering/estimates.js";
+import { IndependenceState } from "../../../src/evidence/tempering/independence-phase.js";
 import {
   nodeMoments,
   pathIslands,
@@ -158,6 +159,27 @@ describe("independence proposals first", () => {
     const moved = run.stages.slice(0, -1);
     // Once the modes have parted, the Student-t over both proposes between them and is given up.
     expect(moved.some((s) => s.independent?.mixed === false && s.sweeps > s.independent.sweeps)).toBe(true);
+    // After a stage where they did not mix, the next stage does not try them.
+    moved.forEach((s, k) => {
+      if (s.independent?.mixed === false && k + 1 < moved.length)
+        expect(moved[k + 1].independent).toBeUndefined();
+    });
+  });
+
+  it("sit out one stage after one where they did not mix, then two, four, …, until they mix again", () => {
+    const state = new IndependenceState(2, 3);
+    const tries = (stages: number) => Array.from({ length: stages }, () => state.tryNow());
+    expect(tries(2)).toEqual([true, true]);
+    state.record(false);
+    expect(tries(2)).toEqual([false, true]);
+    state.record(false);
+    expect(tries(3)).toEqual([false, false, true]);
+    state.record(false);
+    expect(tries(5)).toEqual([false, false, false, false, true]);
+    state.record(true);
+    expect(tries(1)).toEqual([true]);
+    state.record(false);
+    expect(tries(2)).toEqual([false, true]);
   });
 
   it("stop moving the particles once maxEvaluations are spent, and say where", () => {
