@@ -42,37 +42,45 @@ export function parseSubsets(text: string): "all" | "none" | { max: number } {
 type PriorFlag = "v" | "a" | "b" | "r" | "alpha" | "beta" | "alphaW" | "betaW";
 
 /**
- * The flags of the linear priors' parameters: the prior each belongs to, where its value goes in that
- * prior (a path into `LinearPrior`, and into LINEAR_PRIOR_DEFAULTS for the default the help shows),
- * the option and its help.
+ * The flags of the linear priors' parameters: the priors each belongs to, where its value goes in
+ * such a prior (a path into `LinearPrior`, and into LINEAR_PRIOR_DEFAULTS for the default the help
+ * shows), the option and its help.
  */
 const PRIOR_FLAGS: Readonly<
-  Record<PriorFlag, { prior: LinearPriorName; path: readonly string[]; option: string; help: string }>
+  Record<
+    PriorFlag,
+    { priors: readonly LinearPriorName[]; path: readonly string[]; option: string; help: string }
+  >
 > = {
-  v: { prior: "nig", path: ["v"], option: "--v <v>", help: "NIG prior scale of the coefficients" },
-  a: { prior: "nig", path: ["a"], option: "--a <a>", help: "NIG inverse-gamma shape" },
-  b: { prior: "nig", path: ["b"], option: "--b <b>", help: "NIG inverse-gamma scale" },
-  r: { prior: "zellner-siow", path: ["r"], option: "--r <r>", help: "Zellner–Siow prior scale" },
+  v: { priors: ["nig"], path: ["v"], option: "--v <v>", help: "NIG prior scale of the coefficients" },
+  a: {
+    priors: ["nig", "hyper-g", "hyper-g-n"],
+    path: ["a"],
+    option: "--a <a>",
+    help: "NIG inverse-gamma shape, or hyper-g's a > 2",
+  },
+  b: { priors: ["nig"], path: ["b"], option: "--b <b>", help: "NIG inverse-gamma scale" },
+  r: { priors: ["zellner-siow"], path: ["r"], option: "--r <r>", help: "Zellner–Siow prior scale" },
   alpha: {
-    prior: "independent",
+    priors: ["independent"],
     path: ["noise", "shape"],
     option: "--alpha <α>",
     help: "independent: Gamma shape of the noise precision",
   },
   beta: {
-    prior: "independent",
+    priors: ["independent"],
     path: ["noise", "scale"],
     option: "--beta <β>",
     help: "independent: Gamma scale of the noise precision",
   },
   alphaW: {
-    prior: "independent",
+    priors: ["independent"],
     path: ["weights", "shape"],
     option: "--alpha-w <α>",
     help: "independent: Gamma shape of the weight precision",
   },
   betaW: {
-    prior: "independent",
+    priors: ["independent"],
     path: ["weights", "scale"],
     option: "--beta-w <β>",
     help: "independent: Gamma scale of the weight precision",
@@ -223,15 +231,18 @@ export function registerCompare(program: Command, io: Io): void {
     .action((path: string, flags: CompareFlags, command: Command) => runCompare(path, flags, command, io));
 }
 
-/** The options of the linear priors' parameters (NIG, Zellner–Siow, independent), with their defaults. */
+/** The options of the linear priors' parameters, with their defaults (each prior's, where several share one). */
 function linearPriorOptions(): Option[] {
   return (Object.keys(PRIOR_FLAGS) as PriorFlag[]).map((key) => {
-    const { prior, path, option, help } = PRIOR_FLAGS[key];
-    const value = path.reduce<unknown>(
-      (at, k) => (at as Record<string, unknown>)[k],
-      LINEAR_PRIOR_DEFAULTS[prior],
-    );
-    return new Option(option, `${help} (default ${defaultText(value as number)})`).argParser(
+    const { priors, path, option, help } = PRIOR_FLAGS[key];
+    const defaults = priors.map((prior) => {
+      const value = path.reduce<unknown>(
+        (at, k) => (at as Record<string, unknown>)[k],
+        LINEAR_PRIOR_DEFAULTS[prior],
+      );
+      return defaultText(value as number) + (priors.length > 1 ? ` for ${prior}` : "");
+    });
+    return new Option(option, `${help} (default ${defaults.join(", ")})`).argParser(
       positiveNumber(flagName(key)),
     );
   });
@@ -255,11 +266,11 @@ function linearPriorOf(flags: CompareFlags, given: (name: string) => boolean): L
   const prior: Record<string, unknown> = { name };
   for (const key of Object.keys(PRIOR_FLAGS) as PriorFlag[]) {
     if (!given(key)) continue;
-    const { prior: owner, path } = PRIOR_FLAGS[key];
-    if (owner !== name) {
+    const { priors, path } = PRIOR_FLAGS[key];
+    if (!priors.includes(name)) {
       throw new OccamError(
         "invalid-argument",
-        `${flagName(key)} applies only to --prior ${owner}, not to ${name}.`,
+        `${flagName(key)} applies only to --prior ${priors.length > 1 ? `${priors.slice(0, -1).join(", ")} or ` : ""}${priors.at(-1)}, not to ${name}.`,
       );
     }
     let at = prior;

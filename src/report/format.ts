@@ -62,8 +62,8 @@ export function describePrior(prior: LinearPriorSummary): string {
       );
     case "independent":
       return (
-        `independent precisions (τ ~ Gamma(${formatNumber(prior.alpha, 3)}, scale ${formatNumber(prior.beta, 4)}), ` +
-        `τ_w ~ Gamma(${formatNumber(prior.alphaW, 3)}, scale ${formatNumber(prior.betaW, 4)})` +
+        `independent precisions (τ ~ Gamma(${formatNumber(prior.noise.shape, 3)}, scale ${formatNumber(prior.noise.scale, 4)}), ` +
+        `τ_w ~ Gamma(${formatNumber(prior.weights.shape, 3)}, scale ${formatNumber(prior.weights.scale, 4)})` +
         `${prior.standardized ? ", standardised inputs" : ""})`
       );
   }

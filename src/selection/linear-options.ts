@@ -226,10 +226,9 @@ export type LinearPriorSummary =
   | { name: "nig"; v: number; a: number; b: number; standardized: boolean }
   | {
       name: "independent";
-      alpha: number;
-      beta: number;
-      alphaW: number;
-      betaW: number;
+      /** The Gamma priors (shape, scale) of the noise precision and of the weights' shared precision. */
+      noise: { shape: number; scale: number };
+      weights: { shape: number; scale: number };
       standardized: boolean;
     };
 

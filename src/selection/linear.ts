@@ -96,16 +96,17 @@ function buildFamily(
       };
     }
     case "independent": {
+      const { noise, weights } = prior;
       // The model's own names: α, β the noise precision's Gamma shape and scale, α_w, β_w the weights'.
-      const hyper = {
-        alpha: prior.noise.shape,
-        beta: prior.noise.scale,
-        alphaW: prior.weights.shape,
-        betaW: prior.weights.scale,
-      };
+      const hyper = { alpha: noise.shape, beta: noise.scale, alphaW: weights.shape, betaW: weights.scale };
       return {
         family: independentFamily(design, stats, { ...hyper, intercept, standardize }),
-        summary: { name: "independent", ...hyper, standardized: standardize },
+        summary: {
+          name: "independent",
+          noise: { ...noise },
+          weights: { ...weights },
+          standardized: standardize,
+        },
       };
     }
   }

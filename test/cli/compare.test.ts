@@ -187,11 +187,15 @@ describe("occam compare", () => {
       [good, "--target", "y", "--prior", "zellner-siow", "--v", "10"],
       /^occam: --v applies only to --prior nig, not to zellner-siow\.$/m,
     ],
-    // hyper-g has an a of its own; --a stays NIG's inverse-gamma shape.
     [
-      "--a with hyper-g",
-      [good, "--target", "y", "--prior", "hyper-g", "--a", "4"],
-      /^occam: --a applies only to --prior nig, not to hyper-g\.$/m,
+      "--a with Zellner–Siow",
+      [good, "--target", "y", "--prior", "zellner-siow", "--a", "4"],
+      /^occam: --a applies only to --prior nig, hyper-g or hyper-g-n, not to zellner-siow\.$/m,
+    ],
+    [
+      "--a ≤ 2 with hyper-g",
+      [good, "--target", "y", "--prior", "hyper-g", "--a", "2"],
+      /a must be a finite number > 2/,
     ],
     [
       "--alpha-w with NIG",
@@ -369,7 +373,10 @@ describe("occam compare", () => {
     const { nig, independent } = LINEAR_PRIOR_DEFAULTS;
     const r = LINEAR_PRIOR_DEFAULTS["zellner-siow"].r;
     expect(help).toContain(`--v <v> NIG prior scale of the coefficients (default ${nig.v})`);
-    expect(help).toContain(`--a <a> NIG inverse-gamma shape (default ${nig.a})`);
+    const hyperG = LINEAR_PRIOR_DEFAULTS["hyper-g"].a;
+    expect(help).toContain(
+      `--a <a> NIG inverse-gamma shape, or hyper-g's a > 2 (default ${nig.a} for nig, ${hyperG} for hyper-g, ${hyperG} for hyper-g-n)`,
+    );
     expect(help).toContain(`--b <b> NIG inverse-gamma scale (default ${nig.b})`);
     expect(help).toContain(`--r <r> Zellner–Siow prior scale (default ${r.toPrecision(4)})`);
     expect(help).toContain(`(default 1/${1 / independent.noise.shape})`);
@@ -387,12 +394,28 @@ describe("occam compare", () => {
     expect(code).toBe(0);
     expect(JSON.parse(stdout).prior).toEqual({
       name: "independent",
-      alpha: 2,
-      beta: LINEAR_PRIOR_DEFAULTS.independent.noise.scale,
-      alphaW: LINEAR_PRIOR_DEFAULTS.independent.weights.shape,
-      betaW: 3,
+      noise: { shape: 2, scale: LINEAR_PRIOR_DEFAULTS.independent.noise.scale },
+      weights: { shape: LINEAR_PRIOR_DEFAULTS.independent.weights.shape, scale: 3 },
       standardized: true,
     });
+  });
+
+  it("gives hyper-g and hyper-g/n the a of --a", async () => {
+    for (const prior of ["hyper-g", "hyper-g-n"]) {
+      const { code, stdout } = await run([
+        "compare",
+        good,
+        "--target",
+        "y",
+        "--prior",
+        prior,
+        "--a",
+        "4",
+        "--json",
+      ]);
+      expect(code).toBe(0);
+      expect(JSON.parse(stdout).prior).toEqual({ name: prior, a: 4 });
+    }
   });
 
   it("estimates evidences under the independent prior by stepping-stone by default", async () => {

@@ -55,10 +55,8 @@ describe("the prior of compareLinearModels", () => {
     const independent = run({ name: "independent", noise: { scale: 3 }, weights: { shape: 2 } });
     expect(independent.prior).toEqual({
       name: "independent",
-      alpha: LINEAR_PRIOR_DEFAULTS.independent.noise.shape,
-      beta: 3,
-      alphaW: 2,
-      betaW: LINEAR_PRIOR_DEFAULTS.independent.weights.scale,
+      noise: { shape: LINEAR_PRIOR_DEFAULTS.independent.noise.shape, scale: 3 },
+      weights: { shape: 2, scale: LINEAR_PRIOR_DEFAULTS.independent.weights.scale },
       standardized: true,
     });
     expect(run({ name: "hyper-g-n", a: 3.5 }).prior).toEqual({ name: "hyper-g-n", a: 3.5 });

@@ -236,7 +236,12 @@ describe("compareLinearModels under the independent-precision prior", () => {
       seed: 4,
     });
     expect(result.estimator).toBe("stepping-stone");
-    expect(result.prior).toEqual({ name: "independent", ...hyper, standardized: false });
+    expect(result.prior).toEqual({
+      name: "independent",
+      noise: { shape: hyper.alpha, scale: hyper.beta },
+      weights: { shape: hyper.alphaW, scale: hyper.betaW },
+      standardized: false,
+    });
     expect(result.agreement).toBeUndefined();
     expect(result.modelCount).toBe(4);
     for (const model of result.models) {

@@ -4,12 +4,7 @@
  * own sweeps are not needed), or until their acceptance says they will not get there.
  */
 import type { Rng } from "../../random/rng.js";
-import {
-  IslandComplementShapes,
-  islandStart,
-  type LikelihoodCounter,
-  type ParticleCloud,
-} from "./cloud.js";
+import { IslandComplementShapes, islandStart, type LikelihoodCounter, type ParticleCloud } from "./cloud.js";
 import {
   independenceLogDensities,
   independenceProposal,
