@@ -140,16 +140,7 @@ export function measureCloud(
 ): void {
   const { n, dim: d, positions } = cloud;
   const { mean, cholesky: out } = shape;
-  let max = Number.NEGATIVE_INFINITY;
-  for (let i = 0; i < n; i++) if (logW[i] > max) max = logW[i];
-  let total = 0;
-  mean.fill(0);
-  for (let i = 0; i < n; i++) {
-    const w = Math.exp(logW[i] - max);
-    total += w;
-    for (let j = 0; j < d; j++) mean[j] += w * positions[i * d + j];
-  }
-  for (let j = 0; j < d; j++) mean[j] /= total;
+  const { max, total } = weightedMean(cloud, logW, mean);
   out.fill(0);
   let sumW2 = 0;
   for (let i = 0; i < n; i++) {
@@ -204,16 +195,7 @@ export class IslandComplementShapes {
   measure(cloud: ParticleCloud, logW: Float64Array): void {
     const { n, positions } = cloud;
     const { d, islands: G, mean: m, scatter, weight, squares } = this;
-    let max = Number.NEGATIVE_INFINITY;
-    for (let i = 0; i < n; i++) if (logW[i] > max) max = logW[i];
-    m.fill(0);
-    let allWeight = 0;
-    for (let i = 0; i < n; i++) {
-      const w = Math.exp(logW[i] - max);
-      allWeight += w;
-      for (let a = 0; a < d; a++) m[a] += w * positions[i * d + a];
-    }
-    for (let a = 0; a < d; a++) m[a] /= allWeight;
+    const { max, total: allWeight } = weightedMean(cloud, logW, m);
     scatter.fill(0);
     weight.fill(0);
     squares.fill(0);
@@ -256,6 +238,29 @@ export class IslandComplementShapes {
       factorCovariance(s, this.work, d);
     }
   }
+}
+
+/**
+ * Writes the cloud's mean under weights e^{logW} (any scale) into `mean`; returns the largest log
+ * weight and the total of the weights e^{logW − max}.
+ */
+function weightedMean(
+  cloud: ParticleCloud,
+  logW: Float64Array,
+  mean: Float64Array,
+): { max: number; total: number } {
+  const { n, dim: d, positions } = cloud;
+  let max = Number.NEGATIVE_INFINITY;
+  for (let i = 0; i < n; i++) if (logW[i] > max) max = logW[i];
+  let total = 0;
+  mean.fill(0);
+  for (let i = 0; i < n; i++) {
+    const w = Math.exp(logW[i] - max);
+    total += w;
+    for (let j = 0; j < d; j++) mean[j] += w * positions[i * d + j];
+  }
+  for (let j = 0; j < d; j++) mean[j] /= total;
+  return { max, total };
 }
 
 /**

@@ -18,7 +18,7 @@ import {
   randomWalkSweep,
   resolveCloudMove,
 } from "../../../src/evidence/tempering/moves.js";
-import { createRng } from "../../../src/random/rng.js";
+import { createRng, type Rng } from "../../../src/random/rng.js";
 import { thrown } from "../../support/assertions.js";
 import {
   exactPowerPosteriorKernel,
@@ -32,21 +32,21 @@ import {
 const BETA = 0.3;
 const N = 4000;
 
-/** N exact draws from the test model's power posterior at β, as a cloud. */
-function exactCloud(d: number, seed: number): ParticleCloud {
+/** `n` exact draws from the test model's power posterior at β, as a cloud. */
+function exactCloud(d: number, seed: number | Rng, n = N): ParticleCloud {
   const model = testModel(d);
   const { mean, sd } = powerPosterior(model, BETA);
-  const rng = createRng(seed);
-  const positions = new Float64Array(N * d);
-  const logPrior = new Float64Array(N);
-  const logLikelihood = new Float64Array(N);
-  for (let i = 0; i < N; i++) {
+  const rng = typeof seed === "number" ? createRng(seed) : seed;
+  const positions = new Float64Array(n * d);
+  const logPrior = new Float64Array(n);
+  const logLikelihood = new Float64Array(n);
+  for (let i = 0; i < n; i++) {
     const x = positions.subarray(i * d, (i + 1) * d);
     for (let j = 0; j < d; j++) x[j] = mean[j] + sd * rng.normal();
     logPrior[i] = model.logPrior(x);
     logLikelihood[i] = model.logLikelihood(x);
   }
-  return { n: N, dim: d, positions, logPrior, logLikelihood };
+  return { n, dim: d, positions, logPrior, logLikelihood };
 }
 
 /** The cloud's mean log L and first coordinate are within 4.5 standard errors of the exact ones. */
@@ -147,22 +147,12 @@ describe("the engine's moves leave the power posterior invariant", () => {
     const n = 200;
     const G = 8;
     const model = testModel(d);
-    const { mean, sd } = powerPosterior(model, BETA);
     const exact = expectedLogLikelihood(model, BETA);
     const deviation = (fit: "own" | "others") => {
       const deviations: number[] = [];
       for (let r = 0; r < 150; r++) {
         const rng = createRng(100 + r);
-        const positions = new Float64Array(n * d);
-        const logPrior = new Float64Array(n);
-        const logLikelihood = new Float64Array(n);
-        for (let i = 0; i < n; i++) {
-          const x = positions.subarray(i * d, (i + 1) * d);
-          for (let j = 0; j < d; j++) x[j] = mean[j] + sd * rng.normal();
-          logPrior[i] = model.logPrior(x);
-          logLikelihood[i] = model.logLikelihood(x);
-        }
-        const cloud = { n, dim: d, positions, logPrior, logLikelihood };
+        const cloud = exactCloud(d, rng, n);
         const shapes = new IslandComplementShapes(G, d);
         shapes.measure(cloud, new Float64Array(n));
         const whole = cloudShape(d);
@@ -183,7 +173,7 @@ describe("the engine's moves leave the power posterior invariant", () => {
           for (let g = 0; g < G; g++)
             independenceSweep(cloud, BETA, proposals[g], buffers, from(g), from(g + 1));
         }
-        deviations.push(logLikelihood.reduce((a, b) => a + b, 0) / n - exact);
+        deviations.push(cloud.logLikelihood.reduce((a, b) => a + b, 0) / n - exact);
       }
       const m = deviations.reduce((a, b) => a + b, 0) / deviations.length;
       const variance = deviations.reduce((a, b) => a + (b - m) ** 2, 0) / (deviations.length - 1);
