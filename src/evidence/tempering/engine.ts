@@ -93,8 +93,8 @@ export interface TemperingSettings {
   /** HMC's target acceptance in place of the model's `hmcTargetAccept` (or 0.8 without one). */
   readonly hmcTargetAccept?: number;
   /**
-   * Try independence proposals from a Student-t fitted to the cloud first at each temperature, and
-   * make the move's own sweeps only where they do not mix the particles (see {@link independencePhase}).
+   * Try independence proposals from a Student-t fitted to the other islands first at each temperature,
+   * and make the move's own sweeps only where they do not mix the particles (see {@link independencePhase}).
    */
   readonly independence?: boolean;
 }

@@ -79,9 +79,10 @@ export interface TemperingOptions {
    */
   hmcTargetAccept?: number;
   /**
-   * At each temperature, first try independence proposals from a Student-t fitted to the cloud (one
-   * likelihood evaluation each, no gradient), and make the move's own sweeps only where those do not
-   * mix the particles: fewer evaluations where the tempered posteriors are close to Gaussian.
+   * At each temperature, first try independence proposals from a Student-t fitted, for each island, to
+   * the other islands' particles (one likelihood evaluation each, no gradient), and make the move's own
+   * sweeps only where those do not mix the particles: fewer evaluations where the tempered posteriors
+   * are close to Gaussian.
    * @defaultValue the estimator's own
    */
   independence?: boolean;

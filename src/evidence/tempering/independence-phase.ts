@@ -1,7 +1,8 @@
 /**
  * The independence phase of a tempering stage: sweeps of independence proposals from a Student-t
- * fitted, for each island, to the other islands' particles, until nearly every particle has moved (the cloud is then mixed and the move's
- * own sweeps are not needed), or until their acceptance says they will not get there.
+ * fitted, for each island, to the other islands' particles, until nearly every particle has moved
+ * (the cloud is then mixed and the move's own sweeps are not needed), or until their acceptance says
+ * they will not get there.
  */
 import type { Rng } from "../../random/rng.js";
 import { IslandComplementShapes, islandStart, type LikelihoodCounter, type ParticleCloud } from "./cloud.js";

@@ -394,8 +394,8 @@ export function kernelSweep(
 export const INDEPENDENCE_DOF = 30;
 
 /**
- * The independence proposal of one temperature: a multivariate Student-t with the cloud's mean and
- * covariance (ν = {@link INDEPENDENCE_DOF}, scale matrix (ν − 2)/ν · L Lᵀ). Thirty degrees of freedom
+ * An independence proposal: a multivariate Student-t with a shape's mean and covariance (the other
+ * islands', see `IslandComplementShapes`; ν = {@link INDEPENDENCE_DOF}, scale matrix (ν − 2)/ν · L Lᵀ). Thirty degrees of freedom
  * rather than five: with the covariance estimated from the particles, a heavier tail costs much of the
  * acceptance in higher dimensions (a Gaussian target in 50: about 0.45 at ν = 30, 0.3 at ν = 10), and
  * a tail the proposal misses shows as particles that stay, which ends the proposals' turn.
