@@ -14,14 +14,23 @@ describe("runEstimatorsExperiment (quick)", () => {
     }
   });
 
-  it("never returns a reliable result outside 3 standard errors + 0.01 nats of the exact log Z", () => {
-    for (const row of doc.results) {
-      if (!row.reliable || row.logZ === null || row.stdErr === null) continue;
-      const error = Math.abs(row.logZ - row.exact);
-      expect(error, `${row.problem} / ${row.method}: error ${error}, stdErr ${row.stdErr}`).toBeLessThan(
-        3 * row.stdErr + 0.01,
+  it("returns at most one reliable result beyond 3 standard errors + 0.01 nats of the exact log Z, none beyond 4", () => {
+    // About 40 reliable rows: with calibrated errors one beyond 3 standard errors comes in about one
+    // run in ten, two in one in 200, one beyond 4 in one in 400.
+    const beyond = (k: number) =>
+      doc.results.filter(
+        (row) =>
+          row.reliable &&
+          row.logZ !== null &&
+          row.stdErr !== null &&
+          Math.abs(row.logZ - row.exact) >= k * row.stdErr + 0.01,
       );
-    }
+    const show = (rows: typeof doc.results) =>
+      rows
+        .map((row) => `${row.problem} / ${row.method}: error ${row.error}, stdErr ${row.stdErr}`)
+        .join("; ");
+    expect(beyond(3).length, show(beyond(3))).toBeLessThanOrEqual(1);
+    expect(beyond(4), show(beyond(4))).toEqual([]);
     // The methods that are never reliable say so, with a reason.
     for (const row of doc.results.filter((r) => ["harmonic-mean", "laplace", "entropy"].includes(r.method))) {
       expect(row.reliable).toBe(false);
