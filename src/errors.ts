@@ -70,3 +70,10 @@ export function checkInteger(value: number, name: string, min = 0): void {
     throw new OccamError("invalid-argument", `${name} must be an integer of at least ${min}, got ${value}.`);
   }
 }
+
+/** Names as a message lists them: "a", "a and b", "a, b and c" (or "a, b or c"). */
+export function wordList(names: readonly string[], conjunction: "and" | "or" = "and"): string {
+  return names.length < 2
+    ? names.join("")
+    : `${names.slice(0, -1).join(", ")} ${conjunction} ${names[names.length - 1]}`;
+}

@@ -5,7 +5,7 @@ import type { CsvColumns } from "../data/csv.js";
 import { readCsvColumns } from "../data/csv-file.js";
 import type { LinearData } from "../data/design.js";
 import { formulaDesign, parseFormula } from "../data/formula.js";
-import { OccamError } from "../errors.js";
+import { OccamError, wordList } from "../errors.js";
 import type { GlmLink } from "../models/glm/family.js";
 import type { CompareLinearInParallelOptions } from "../parallel/compare.js";
 import { type ModelPrior, parseModelPrior } from "../selection/compare.js";
@@ -41,6 +41,16 @@ export function parseSubsets(text: string): "all" | "none" | { max: number } {
 /** A flag of one linear prior's parameter. */
 type PriorFlag = "v" | "a" | "b" | "r" | "alpha" | "beta" | "alphaW" | "betaW";
 
+/** The flag of one of the independent prior's Gamma parameters (see `GammaPrior`). */
+function gammaFlag(precision: "noise" | "weights", parameter: "shape" | "scale", option: string) {
+  return {
+    priors: ["independent"] as const,
+    path: [precision, parameter],
+    option,
+    help: `independent: Gamma ${parameter} of the ${precision === "noise" ? "noise" : "weight"} precision`,
+  };
+}
+
 /**
  * The flags of the linear priors' parameters: the priors each belongs to, where its value goes in
  * such a prior (a path into `LinearPrior`, and into LINEAR_PRIOR_DEFAULTS for the default the help
@@ -61,30 +71,10 @@ const PRIOR_FLAGS: Readonly<
   },
   b: { priors: ["nig"], path: ["b"], option: "--b <b>", help: "NIG inverse-gamma scale" },
   r: { priors: ["zellner-siow"], path: ["r"], option: "--r <r>", help: "Zellner–Siow prior scale" },
-  alpha: {
-    priors: ["independent"],
-    path: ["noise", "shape"],
-    option: "--alpha <α>",
-    help: "independent: Gamma shape of the noise precision",
-  },
-  beta: {
-    priors: ["independent"],
-    path: ["noise", "scale"],
-    option: "--beta <β>",
-    help: "independent: Gamma scale of the noise precision",
-  },
-  alphaW: {
-    priors: ["independent"],
-    path: ["weights", "shape"],
-    option: "--alpha-w <α>",
-    help: "independent: Gamma shape of the weight precision",
-  },
-  betaW: {
-    priors: ["independent"],
-    path: ["weights", "scale"],
-    option: "--beta-w <β>",
-    help: "independent: Gamma scale of the weight precision",
-  },
+  alpha: gammaFlag("noise", "shape", "--alpha <α>"),
+  beta: gammaFlag("noise", "scale", "--beta <β>"),
+  alphaW: gammaFlag("weights", "shape", "--alpha-w <α>"),
+  betaW: gammaFlag("weights", "scale", "--beta-w <β>"),
 };
 
 /** The flag of a prior's parameter as the user types it. */
@@ -270,7 +260,7 @@ function linearPriorOf(flags: CompareFlags, given: (name: string) => boolean): L
     if (!priors.includes(name)) {
       throw new OccamError(
         "invalid-argument",
-        `${flagName(key)} applies only to --prior ${priors.length > 1 ? `${priors.slice(0, -1).join(", ")} or ` : ""}${priors.at(-1)}, not to ${name}.`,
+        `${flagName(key)} applies only to --prior ${wordList(priors, "or")}, not to ${name}.`,
       );
     }
     let at = prior;
@@ -284,7 +274,10 @@ function linearPriorOf(flags: CompareFlags, given: (name: string) => boolean): L
     if (given(key) && G_PRIORS.includes(name)) {
       throw new OccamError(
         "invalid-argument",
-        `${key === "intercept" ? "--no-intercept" : "--standardize"} applies only to --prior ${LINEAR_PRIORS.filter((p) => !G_PRIORS.includes(p)).join(" or ")}, not to ${name}` +
+        `${key === "intercept" ? "--no-intercept" : "--standardize"} applies only to --prior ${wordList(
+          LINEAR_PRIORS.filter((p) => !G_PRIORS.includes(p)),
+          "or",
+        )}, not to ${name}` +
           (key === "standardize" ? ": that prior is invariant to the columns' units." : "."),
       );
     }

@@ -6,7 +6,7 @@
  */
 // zod/mini, not zod: the browser bundle holds this module, and the full zod would triple its size.
 import * as z from "zod/mini";
-import { OccamError } from "../errors.js";
+import { OccamError, wordList } from "../errors.js";
 
 /**
  * A Gamma prior of a precision by its shape and its **scale** (mean shape × scale): a rate ρ, as
@@ -191,13 +191,6 @@ function shown(value: unknown): string {
     : (JSON.stringify(value) ?? String(value));
 }
 
-/** "a", "a and b", "a, b and c". */
-function listed(names: readonly string[]): string {
-  return names.length < 2
-    ? names.join("")
-    : `${names.slice(0, -1).join(", ")} and ${names[names.length - 1]}`;
-}
-
 /** The error of a prior the schema refused: the first issue, in words that name the field and the fix. */
 function priorError(prior: unknown, issues: readonly z.core.$ZodIssue[]): OccamError {
   let issue = issues[0];
@@ -224,8 +217,8 @@ function priorError(prior: unknown, issues: readonly z.core.$ZodIssue[]): OccamE
       issue.path.length === 0 ? LINEAR_PRIORS.filter((p) => key in LINEAR_PRIOR_DEFAULTS[p]) : [];
     return bad(
       `${field}.${key} does not apply to ${issue.path.length === 0 ? `the ${name} prior` : field}, which takes ` +
-        `${takes.length === 0 ? "no parameters" : listed(takes)}` +
-        (owners.length === 0 ? "" : ` (${key} is a parameter of ${listed(owners)})`) +
+        `${takes.length === 0 ? "no parameters" : wordList(takes)}` +
+        (owners.length === 0 ? "" : ` (${key} is a parameter of ${wordList(owners)})`) +
         (key === "rate" && takes.includes("scale") ? ": a Gamma's rate ρ is the scale 1/ρ." : ": drop it."),
     );
   }

@@ -398,12 +398,7 @@ function moveStage(
   c.movedFlags.fill(0);
   let independent: IndependencePhase | undefined;
   if (c.independence !== undefined && sweeps === "auto" && c.independence.tryNow()) {
-    independent = independencePhase(
-      { ...c, islandShapes: c.independence.islandShapes },
-      beta,
-      draws,
-      observer,
-    );
+    independent = independencePhase(c, c.independence.islandShapes, beta, draws, observer);
     c.independence.record(independent.mixed);
     addOutcome(total, independent);
     if (independent.mixed) {

@@ -17,8 +17,6 @@ import {
 /** What the independence phase uses of a stage (see the engine's stage context). */
 export interface IndependenceContext {
   readonly cloud: ParticleCloud;
-  /** The shape each island's proposal is fitted to: the other islands'. */
-  readonly islandShapes: IslandComplementShapes;
   readonly rng: Rng;
   readonly counter: LikelihoodCounter;
   readonly scratch: MoveScratch;
@@ -89,8 +87,8 @@ const MAX_UNMOVED = 0.01;
 const MIN_INDEPENDENCE_ACCEPTANCE = 0.2;
 
 /**
- * Independence sweeps at β (see `independenceSweep`) until all but {@link MAX_UNMOVED} of the
- * particles have moved, within {@link MAX_INDEPENDENCE_SWEEPS}: then they mixed the cloud, and `draws`
+ * Independence sweeps at β (see `independenceSweep`), each island's proposal fitted to its shape in
+ * `islandShapes`, until all but {@link MAX_UNMOVED} of the particles have moved, within {@link MAX_INDEPENDENCE_SWEEPS}: then they mixed the cloud, and `draws`
  * more go to the observer. They are given up as soon as their acceptance, or the rate at which the
  * unmoved particles thin out, says they would need more sweeps than that: where the tempered posterior
  * is far from elliptical (several modes, a curved ridge, a high dimension whose covariance the cloud
@@ -99,12 +97,13 @@ const MIN_INDEPENDENCE_ACCEPTANCE = 0.2;
  */
 export function independencePhase(
   c: IndependenceContext,
+  islandShapes: IslandComplementShapes,
   beta: number,
   draws: number,
   observer: { draws(beta: number, cloud: ParticleCloud): void } | undefined,
 ): IndependencePhase {
   const { cloud } = c;
-  const { shapes, islands: G } = c.islandShapes;
+  const { shapes, islands: G } = islandShapes;
   const proposals = shapes.map((shape) => independenceProposal(shape, cloud.dim));
   const from = (g: number) => islandStart(g, G, cloud.n);
   for (let g = 0; g < G; g++) {
