@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { temperedSmc, temperedSmcDraws } from "../../src/evidence/tempered-smc.js";
-import { poolRuns, spreadRatio } from "../../src/evidence/tempering/precision.js";
+import { poolRuns, spreadRatio } from "../../src/evidence/tempering/pooling.js";
 import { powerLadder } from "../../src/evidence/tempering/schedule.js";
 import { correlatedGaussianProblem, hardProblem } from "../../src/models/hard-problems/index.js";
 import { expectAccurate, thrown } from "../support/assertions.js";
@@ -95,6 +95,9 @@ describe("temperedSmc", () => {
     expect(thrown(() => temperedSmc(model, { maxParticles: 1000 })).message).toMatch(
       /maxParticles must be an integer ≥ 2048/,
     );
+    expect(thrown(() => temperedSmc(model, { referenceRuns: "yes" as unknown as boolean })).message).toBe(
+      "temperedSmc: referenceRuns must be true or false, got yes.",
+    );
   });
 
   it("runs again until its standard error is at most targetStdErr (d = 10)", () => {
@@ -102,7 +105,7 @@ describe("temperedSmc", () => {
     const one = temperedSmc(model, { particles: 512, seed: 6 });
     expect(one.diagnostics.runs).toHaveLength(1);
     expect(one.stdErr).toBeGreaterThan(0.05);
-    const r = temperedSmc(model, { particles: 512, seed: 6, targetStdErr: 0.05 });
+    const r = temperedSmc(model, { particles: 512, seed: 6, targetStdErr: 0.05, referenceRuns: false });
     const runs = r.diagnostics.runs;
     expect(runs.length).toBeGreaterThanOrEqual(2);
     // The first run is the single run's, the others as large (a further run has at least 16 particles
@@ -122,7 +125,7 @@ describe("temperedSmc", () => {
 
   it("sizes its last run to what the target still needs (d = 10)", () => {
     const model = testModel(10);
-    const r = temperedSmc(model, { particles: 1024, seed: 4, targetStdErr: 0.05 });
+    const r = temperedSmc(model, { particles: 1024, seed: 4, targetStdErr: 0.05, referenceRuns: false });
     const runs = r.diagnostics.runs.map((run) => ({ ...run, islands: 32 }));
     expect(runs.map((run) => run.particles)).toEqual([1024, 1024, 1024, 1024, 768]);
     // 1.2 P (s²/t² − 1) more particles, in whole islands: P the particles pooled, s their standard error.
@@ -133,6 +136,30 @@ describe("temperedSmc", () => {
     expect(r.stdErr).toBeLessThanOrEqual(0.05);
     expect(r.reliable).toBe(true);
     expectAccurate(r.logZ, r.stdErr, model.exactLogEvidence());
+  });
+
+  it("runs again from a Student-t fitted to its first run, at a fraction of the cost (d = 10)", () => {
+    const model = testModel(10);
+    const options = { particles: 1024, seed: 4, targetStdErr: 0.02 };
+    const r = temperedSmc(model, options);
+    const runs = r.diagnostics.runs;
+    // The first run from the prior (0.13 nats) is the reference's pilot and cross-check; from the
+    // reference, runs of as many particles, each one importance step, until the target is met.
+    expect([runs[0].start, runs[0].particles, runs[0].pooled]).toEqual(["prior", 1024, false]);
+    for (const run of runs.slice(1)) {
+      expect([run.start, run.particles, run.evaluations, run.pooled]).toEqual([
+        "reference",
+        1024,
+        1024,
+        true,
+      ]);
+    }
+    expect(r.stdErr).toBeLessThanOrEqual(0.02);
+    expect(r.reliable).toBe(true);
+    expectAccurate(r.logZ, r.stdErr, model.exactLogEvidence());
+    const fromPrior = temperedSmc(model, { ...options, referenceRuns: false });
+    expect(fromPrior.diagnostics.runs.every((run) => run.start === "prior")).toBe(true);
+    expect(r.nLikelihoodEvals).toBeLessThan(fromPrior.nLikelihoodEvals / 4);
   });
 
   it("leaves out a run whose islands disagree, and says so when maxParticles runs out first", () => {

@@ -5,9 +5,8 @@
  * within their errors.
  */
 
+import type { MultivariateStudentT } from "../../distributions/multivariate-student-t.js";
 import { OccamError } from "../../errors.js";
-import { logSumExp } from "../../math/logspace.js";
-import { chisquareQuantile } from "../../math/stdlib.js";
 import type { BayesModel } from "../../model/model.js";
 import { unbounded } from "../../model/transform.js";
 import { checkCount, type RandomOptions, resolveRng } from "../checks.js";
@@ -19,13 +18,14 @@ import {
   type IslandKind,
   resolveTemperingOptions,
   runWarnings,
-  studentFactor,
   type TemperingDefaults,
   type TemperingDiagnostics,
   type TemperingOptions,
   temperingDiagnostics,
 } from "./estimates.js";
 import { type LadderRecord, recordLadder } from "./ladder.js";
+import { birgeRatioOf, poolRuns, spreadRatio } from "./pooling.js";
+import { fitReference } from "./reference.js";
 
 /** Options of an estimator with a precision target. */
 export interface PrecisionOptions {
@@ -59,7 +59,12 @@ export interface TemperingRunSummary {
   readonly evaluations: number;
   readonly divergences: number;
   readonly outOfSupport: number;
-  /** Whether the run is in the estimate (runs before the first whose islands agree are left out). */
+  /** Where its tempering started: the prior, or a reference fitted to the first run. */
+  readonly start: RunStart;
+  /**
+   * Whether the run is in the estimate (runs before the first whose islands agree are left out, and
+   * so are the runs of the start that spent more evaluations per unit of variance).
+   */
   readonly pooled: boolean;
 }
 
@@ -134,6 +139,11 @@ export interface Pooling {
    * than made as large as the first.
    */
   readonly sizedRuns?: boolean;
+  /**
+   * Whether the run after the first may start from a reference fitted to it (see
+   * {@link temperingToPrecision}).
+   */
+  readonly referenceRuns?: boolean;
 }
 
 /**
@@ -174,10 +184,27 @@ export function ladderToPrecision<M extends string, X extends object>(
   });
 }
 
-/** A run with its settings and its checks. */
+/** Where a run's tempering starts: the prior, or a reference fitted to the first run's cloud (see `referenceModel`). */
+export type RunStart = "prior" | "reference";
+
+/** A run with its settings, its checks and where it started. */
 interface CheckedRun<X extends object> extends EstimatorRun<X> {
   readonly settings: TemperingSettings;
   readonly checks: { unreliable: string[]; warnings: string[] };
+  readonly start: RunStart;
+  /** A run from the reference that failed its checks: left out of the estimate and its checks. */
+  readonly failed: boolean;
+}
+
+/** What the runs so far give: the runs pooled, their estimate, and why its standard error was scaled. */
+interface RunsSoFar<X extends object> {
+  readonly start: RunStart;
+  readonly pooled: CheckedRun<X>[];
+  readonly estimate: { logZ: number; stdErr: number };
+  /** The Birge ratio of pooled runs (or of the prior's and the reference's estimates) that disagree. */
+  readonly birgeRatio: number | undefined;
+  /** Whether the disagreement is between the run from the prior and the runs from the reference. */
+  readonly startsDisagree: boolean;
 }
 
 /**
@@ -189,6 +216,15 @@ interface CheckedRun<X extends object> extends EstimatorRun<X> {
  * moves that stalled or diverged, the estimator's own reasons, runs that disagree beyond their errors
  * (whose pooled standard error is scaled by their {@link birgeRatioOf}), or a shared error at or above
  * the target once the runs due are pooled: more particles do not mend them, and the result says so.
+ *
+ * With `pooling.referenceRuns`, the run after a first run from the prior whose islands agreed starts
+ * from a Student-t fitted to its cloud instead (`runOnce` gets it; see {@link fitReference}), with as
+ * many particles. From then on the runs of whichever start spent fewer evaluations per unit
+ * of variance are pooled and continued; the other start's estimate is the cross-check: where the two
+ * disagree beyond their standard errors, the standard error is scaled by their Birge ratio and no
+ * further run follows. A run from the reference that fails its checks, or that would spend more than
+ * {@link REFERENCE_BUDGET} of the first run's evaluations, is left out, with a warning that says why,
+ * and the runs from the prior go on.
  */
 export function temperingToPrecision<M extends string, X extends object>(
   method: M,
@@ -196,28 +232,39 @@ export function temperingToPrecision<M extends string, X extends object>(
   start: number,
   settings: TemperingSettings,
   precision: Precision | undefined,
-  runOnce: (settings: TemperingSettings) => EstimatorRun<X>,
+  runOnce: (settings: TemperingSettings, reference: MultivariateStudentT | undefined) => EstimatorRun<X>,
 ): EvidenceEstimate<M, PooledDiagnostics & X> {
   const runs: CheckedRun<X>[] = [];
-  let pooled: CheckedRun<X>[] = [];
-  let estimate = { logZ: Number.NaN, stdErr: Number.NaN };
-  let birgeRatio: number | undefined;
+  let soFar: RunsSoFar<X> | undefined;
+  let reference: MultivariateStudentT | undefined;
+  let nextStart: RunStart = "prior";
   const minRuns = pooling.countRunSpread ? 2 : 1;
   for (let particles = settings.particles; particles > 0; ) {
     // The budget of evaluations is the estimator's: each run has what the runs before it left.
     const spentSoFar = runs.reduce((n, r) => n + r.run.evaluations, 0);
-    const maxEvaluations = (settings.maxEvaluations ?? Number.POSITIVE_INFINITY) - spentSoFar;
-    const runSettings = { ...settings, particles, maxEvaluations };
-    const run = runOnce(runSettings);
+    const left = (settings.maxEvaluations ?? Number.POSITIVE_INFINITY) - spentSoFar;
+    const referenceBudget =
+      nextStart === "reference" ? REFERENCE_BUDGET * runs[0].run.evaluations : Number.POSITIVE_INFINITY;
+    const runSettings = { ...settings, particles, maxEvaluations: Math.min(left, referenceBudget) };
+    const run = runOnce(runSettings, nextStart === "reference" ? reference : undefined);
     const checks = runWarnings(run.run, runSettings);
     checks.unreliable.push(...run.reasons);
-    runs.push({ ...run, settings: runSettings, checks });
-    pooled = poolable(runs);
-    const summaries = pooled.map((r) => ({ ...r.settings, ...r.estimate }));
-    estimate = poolRuns(summaries, pooling.kind);
-    birgeRatio = birgeRatioOf(summaries, estimate.logZ);
-    const ratio = birgeRatio ?? (pooling.countRunSpread ? spreadRatio(summaries, estimate.logZ) : undefined);
-    if (ratio !== undefined && ratio > 1) estimate.stdErr *= ratio;
+    // A path from the reference that is long (a posterior far from elliptical) or that the moves
+    // could not follow says nothing about the runs from the prior, which go on without it.
+    const failed = nextStart === "reference" && checks.unreliable.length > 0;
+    if (failed) {
+      const why =
+        run.run.budgetSpentAt !== undefined && referenceBudget < left
+          ? `it was stopped at β = ${run.run.budgetSpentAt.toPrecision(3)}, having spent a quarter of the first run's evaluations`
+          : `it failed its checks: ${checks.unreliable.join("; ")}`;
+      checks.warnings.push(
+        `the run from a Student-t fitted to the first run is left out (${why}); the runs from the prior went on.`,
+      );
+      checks.unreliable.length = 0;
+    }
+    runs.push({ ...run, settings: runSettings, checks, start: nextStart, failed });
+    soFar = poolSoFar(runs, pooling, settings.islands);
+    const { pooled, estimate, birgeRatio } = soFar;
     // The last pooled run's, as the diagnostics that report it.
     const sharedStdErr = pooled[pooled.length - 1].shared?.stdErr ?? 0;
     // More particles mend neither failed checks nor an error the runs share: the result says so.
@@ -227,11 +274,111 @@ export function temperingToPrecision<M extends string, X extends object>(
       (sharedStdErr >= precision.target && pooled.length >= minRuns) ||
       runs.some((r) => r.checks.unreliable.length > 0);
     const spent = runs.reduce((n, r) => n + r.run.evaluations, 0);
-    particles =
-      stop || spent >= (settings.maxEvaluations ?? Number.POSITIVE_INFINITY)
-        ? 0
-        : moreParticles(Math.hypot(estimate.stdErr, sharedStdErr), precision, runs, pooled, minRuns, pooling);
+    const stdErr = Math.hypot(estimate.stdErr, sharedStdErr);
+    if (stop || spent >= (settings.maxEvaluations ?? Number.POSITIVE_INFINITY)) {
+      particles = 0;
+    } else if (
+      reference === undefined &&
+      referenceAllowed(pooling, settings, runs) &&
+      stdErr > precision.target
+    ) {
+      reference = fitReference(run.run.cloud, run.run.logW);
+      nextStart = "reference";
+      particles = withinBudget(settings.particles, runs, precision);
+    } else {
+      nextStart = soFar.start;
+      particles = moreParticles(stdErr, precision, settings, runs, pooled, minRuns, pooling);
+    }
   }
+  if (soFar === undefined) throw new OccamError("internal", `${method}: no run was made.`);
+  return pooledResult(method, start, precision, pooling, runs, soFar);
+}
+
+/**
+ * Whether the next run may start from a reference fitted to the first: asked for by `pooling`, after
+ * one run from the prior whose islands agree, on an adaptive ladder (a fixed one is a path from the
+ * prior), with a move that targets any density (not the model's own kernel, which targets its
+ * tempered posterior only), and without the runs' spread counted.
+ */
+function referenceAllowed(
+  pooling: Pooling,
+  settings: TemperingSettings,
+  runs: readonly CheckedRun<object>[],
+): boolean {
+  return (
+    pooling.referenceRuns === true &&
+    !pooling.countRunSpread &&
+    settings.ladder === undefined &&
+    settings.move !== "model" &&
+    runs.length === 1 &&
+    runs[0].estimate.unreliable.length === 0
+  );
+}
+
+/**
+ * The most evaluations a run from the reference may spend, as a fraction of the first run's: where the
+ * posterior is near elliptical it needs a few percent (1 % on the Pima regression, 9 % on the
+ * 50-dimensional Gaussian); where it needs more (a curved ridge, thin shells, separated modes: 40–75 %)
+ * the runs from the prior do as well, and the reference's run is cut short and left out.
+ */
+const REFERENCE_BUDGET = 0.25;
+
+/** `particles` if the runs so far leave room for them within `maxParticles`, else 0. */
+function withinBudget(particles: number, runs: readonly CheckedRun<object>[], precision: Precision): number {
+  const spent = runs.reduce((n, r) => n + r.settings.particles, 0);
+  return spent + particles <= precision.maxParticles ? particles : 0;
+}
+
+/**
+ * The runs to pool and their estimate: those of the start with the smaller variance × evaluations (the
+ * prior's while no run started from the reference), from its first run whose islands agree (see
+ * {@link poolable}); their standard error scaled by their Birge ratio when they disagree, or, when
+ * they agree, by that of the two starts' estimates when those disagree, and else by the runs' spread
+ * ratio when `pooling` counts it.
+ */
+function poolSoFar<X extends object>(
+  runs: readonly CheckedRun<X>[],
+  pooling: Pooling,
+  islands: number,
+): RunsSoFar<X> {
+  const byStart = (start: RunStart) => {
+    const mine = runs.filter((r) => r.start === start && !r.failed);
+    const pooled = poolable(mine);
+    const summaries = pooled.map((r) => ({ ...r.settings, ...r.estimate }));
+    const evaluations = mine.reduce((n, r) => n + r.run.evaluations, 0);
+    return { pooled, summaries, estimate: poolRuns(summaries, pooling.kind), evaluations };
+  };
+  const prior = byStart("prior");
+  const fromReference = runs.some((r) => r.start === "reference" && !r.failed)
+    ? byStart("reference")
+    : undefined;
+  const cost = (s: typeof prior) => s.estimate.stdErr ** 2 * s.evaluations;
+  const chosen = fromReference !== undefined && cost(fromReference) < cost(prior) ? fromReference : prior;
+  const { pooled, summaries, estimate } = chosen;
+  let birgeRatio = birgeRatioOf(summaries, estimate.logZ);
+  let startsDisagree = false;
+  if (birgeRatio === undefined && fromReference !== undefined) {
+    // The two starts' estimates about their inverse-variance mean, the centre of the χ² of unequal errors.
+    const both = [prior.estimate, fromReference.estimate].map((e) => ({ ...e, islands }));
+    const [a, b] = both.map((e) => e.stdErr ** -2);
+    birgeRatio = birgeRatioOf(both, (a * both[0].logZ + b * both[1].logZ) / (a + b));
+    startsDisagree = birgeRatio !== undefined;
+  }
+  const ratio = birgeRatio ?? (pooling.countRunSpread ? spreadRatio(summaries, estimate.logZ) : undefined);
+  if (ratio !== undefined && ratio > 1) estimate.stdErr *= ratio;
+  return { start: chosen === prior ? "prior" : "reference", pooled, estimate, birgeRatio, startsDisagree };
+}
+
+/** The estimator's result from its runs and what they pool to (see {@link temperingToPrecision}). */
+function pooledResult<M extends string, X extends object>(
+  method: M,
+  start: number,
+  precision: Precision | undefined,
+  pooling: Pooling,
+  runs: readonly CheckedRun<X>[],
+  { pooled, estimate, birgeRatio, startsDisagree, start: pooledStart }: RunsSoFar<X>,
+): EvidenceEstimate<M, PooledDiagnostics & X> {
+  const minRuns = pooling.countRunSpread ? 2 : 1;
   const last = pooled[pooled.length - 1];
   const shared = last.shared;
   const sharedStdErr = shared?.stdErr ?? 0;
@@ -243,13 +390,18 @@ export function temperingToPrecision<M extends string, X extends object>(
     for (const reason of checks.unreliable) unreliable.add(reason);
     for (const warning of checks.warnings) warnings.add(warning);
   }
-  const left = runs.length - pooled.length;
+  const left = runs.filter((r) => r.start === pooledStart && !r.failed).length - pooled.length;
   if (left > 0) {
     warnings.add(
       `${left} of the ${runs.length} runs left out: the islands of each spread by more than a nat, and those of a larger run agreed.`,
     );
   }
-  if (birgeRatio !== undefined) {
+  if (startsDisagree) {
+    warnings.add(
+      `the run from the prior and the runs from the reference fitted to it disagree beyond their standard errors ` +
+        `(Birge ratio ${(birgeRatio as number).toFixed(2)}): one of them misses part of the posterior; the standard error is scaled by that ratio.`,
+    );
+  } else if (birgeRatio !== undefined) {
     warnings.add(
       `the pooled runs disagree beyond their standard errors (Birge ratio ${birgeRatio.toFixed(2)}): they share an ` +
         "error their islands' spread cannot see, which more particles would not shrink; the standard error is scaled by that ratio.",
@@ -288,6 +440,7 @@ export function temperingToPrecision<M extends string, X extends object>(
       ...last.extra,
       runs: runs.map((r) => ({
         particles: r.settings.particles,
+        start: r.start,
         logZ: r.estimate.logZ,
         stdErr: r.estimate.stdErr,
         evaluations: r.run.evaluations,
@@ -322,97 +475,6 @@ function spreadReasons(pooled: readonly { estimate: IslandEstimate }[], kind: Is
 }
 
 /**
- * Pools independent runs, each weighted by w_r, its share of the particles (an island's variance falls
- * as 1/particles). Islands that each estimate Z without bias (`"product"`: smc, stepping-stone,
- * chaining's lower ends) pool on Z's scale: Ẑ = Σ_r w_r Ẑ_r, relative variance
- * Σ_r w_r² (Ẑ_r/Ẑ)² (s_r/f_r)²; islands that each estimate log Z (`"sum"`: path, chaining's geometric
- * bridges) on log Z's: log Ẑ = Σ_r w_r log Ẑ_r, variance Σ_r w_r² (s_r/f_r)²; s_r is each run's
- * standard error and f_r the {@link studentFactor} it carries, and the pooled
- * standard error is scaled by the Student factor of the Welch–Satterthwaite degrees of freedom. One
- * run is returned as it is; a standard error that is not finite makes the pooled one +∞.
- */
-export function poolRuns(
-  runs: readonly { particles: number; islands: number; logZ: number; stdErr: number }[],
-  kind: IslandKind,
-): { logZ: number; stdErr: number } {
-  if (runs.length === 1) return { logZ: runs[0].logZ, stdErr: runs[0].stdErr };
-  const total = runs.reduce((n, r) => n + r.particles, 0);
-  const logZ =
-    kind === "sum"
-      ? runs.reduce((sum, r) => sum + (r.particles / total) * r.logZ, 0)
-      : logSumExp(runs.map((r) => Math.log(r.particles / total) + r.logZ));
-  let variance = 0;
-  let spread = 0;
-  for (const run of runs) {
-    if (kind === "product" && run.logZ === Number.NEGATIVE_INFINITY) continue; // Ẑ_r = 0 adds nothing
-    const G = run.islands;
-    const scale = kind === "sum" ? 1 : Math.exp(run.logZ - logZ);
-    const part = ((run.particles / total) * scale * (run.stdErr / studentFactor(G - 1))) ** 2;
-    variance += part;
-    spread += part ** 2 / (G - 1);
-  }
-  if (!Number.isFinite(variance)) return { logZ, stdErr: Number.POSITIVE_INFINITY };
-  const degrees = spread > 0 ? variance ** 2 / spread : runs[0].islands - 1;
-  return { logZ, stdErr: Math.sqrt(variance) * studentFactor(degrees) };
-}
-
-/** Above this quantile of χ² with k − 1 degrees of freedom, k pooled runs disagree beyond their standard errors. */
-const DISAGREEMENT_QUANTILE = 0.999;
-
-/**
- * χ² = Σ_r (log Ẑ_r − log Ẑ)² / σ_r² of the runs with finite estimates about log Ẑ, σ_r each run's
- * standard error without its Student factor, and its degrees of freedom (undefined for fewer than two
- * such runs).
- */
-function runsChiSquare(
-  runs: readonly { islands: number; logZ: number; stdErr: number }[],
-  logZ: number,
-): { chiSquare: number; degrees: number } | undefined {
-  const finite = runs.filter((r) => Number.isFinite(r.logZ) && Number.isFinite(r.stdErr) && r.stdErr > 0);
-  if (finite.length < 2 || !Number.isFinite(logZ)) return undefined;
-  let chiSquare = 0;
-  for (const run of finite)
-    chiSquare += ((run.logZ - logZ) / (run.stdErr / studentFactor(run.islands - 1))) ** 2;
-  return { chiSquare, degrees: finite.length - 1 };
-}
-
-/**
- * The spread ratio (Birge ratio) √(χ²/(k − 1)) of k runs about their pooled log Ẑ (see
- * {@link runsChiSquare}): about 1 when the standard errors are the right size. Undefined for fewer
- * than two runs with finite estimates.
- */
-export function spreadRatio(
-  runs: readonly { islands: number; logZ: number; stdErr: number }[],
-  logZ: number,
-): number | undefined {
-  const spread = runsChiSquare(runs, logZ);
-  return spread === undefined ? undefined : Math.sqrt(spread.chiSquare / spread.degrees);
-}
-
-/**
- * The {@link spreadRatio} of k pooled runs when they disagree: χ² above the 0.999 quantile of χ²_{k−1}
- * (a guard against gross disagreement, such as a run that missed a mode: the delta method's errors
- * from 32 islands have heavier tails than a Gaussian's, and on lognormal islands of sd 0.8 two runs
- * with calibrated errors were called disagreeing 0.8 % of the time, four 1.7 %, eight 2.2 %; at the
- * 0.99 quantile two runs 2.8 %).
- * Independent runs that disagree beyond their errors share an error the spread of each run's islands
- * cannot see (the temperatures and tuning its islands share); scaling the standard error by the ratio
- * makes it cover their disagreement, as the Particle Data Group scales a weighted mean's. Undefined
- * when they agree, or for fewer than two runs with finite estimates.
- */
-export function birgeRatioOf(
-  runs: readonly { islands: number; logZ: number; stdErr: number }[],
-  logZ: number,
-): number | undefined {
-  const spread = runsChiSquare(runs, logZ);
-  if (spread === undefined) return undefined;
-  const { chiSquare, degrees } = spread;
-  return chiSquare > chisquareQuantile(DISAGREEMENT_QUANTILE, degrees)
-    ? Math.sqrt(chiSquare / degrees)
-    : undefined;
-}
-
-/**
  * The particles of the next run: as many as the first run whose islands agreed, or twice the last
  * run's while none agreed, within `maxParticles` over all runs; 0 when the standard error is at most
  * the target (and `minRuns` are pooled) or not finite, or the budget left is too small. Runs of equal size rather than one
@@ -431,6 +493,7 @@ export function birgeRatioOf(
 function moreParticles(
   stdErr: number,
   precision: Precision,
+  settings: TemperingSettings,
   runs: readonly CheckedRun<object>[],
   pooled: readonly CheckedRun<object>[],
   minRuns: number,
@@ -438,16 +501,19 @@ function moreParticles(
 ): number {
   if (!Number.isFinite(stdErr) || (stdErr <= precision.target && pooled.length >= minRuns)) return 0;
   const agreeing = pooled[0].estimate.unreliable.length === 0;
-  let particles = agreeing ? pooled[0].settings.particles : 2 * runs[runs.length - 1].settings.particles;
-  if (pooling.sizedRuns === true && agreeing && pooled.length >= minRuns) {
-    const { islands } = pooled[0].settings;
+  let particles = agreeing
+    ? Math.max(pooled[0].settings.particles, settings.particles)
+    : 2 * runs[runs.length - 1].settings.particles;
+  // Runs from the reference keep the first run's size: smaller islands on a posterior far from
+  // elliptical (a thin shell) spread less than their runs do.
+  if (pooling.sizedRuns === true && agreeing && pooled.length >= minRuns && pooled[0].start === "prior") {
+    const { islands } = settings;
     const pooledParticles = pooled.reduce((n, r) => n + r.settings.particles, 0);
     const needed = 1.2 * pooledParticles * ((stdErr / precision.target) ** 2 - 1);
     const perIsland = Math.max(MIN_SIZED_ISLAND, Math.ceil(needed / islands));
     particles = Math.min(particles, perIsland * islands);
   }
-  const spent = runs.reduce((n, r) => n + r.settings.particles, 0);
-  return spent + particles <= precision.maxParticles ? particles : 0;
+  return withinBudget(particles, runs, precision);
 }
 
 /** The fewest particles per island of a sized further run (see {@link moreParticles}). */

@@ -7,13 +7,8 @@ import {
   resolveTemperingOptions,
   studentFactor,
 } from "../../../src/evidence/tempering/estimates.js";
-import {
-  birgeRatioOf,
-  poolRuns,
-  resolvePrecision,
-  spreadRatio,
-  temperingToPrecision,
-} from "../../../src/evidence/tempering/precision.js";
+import { birgeRatioOf, poolRuns, spreadRatio } from "../../../src/evidence/tempering/pooling.js";
+import { resolvePrecision, temperingToPrecision } from "../../../src/evidence/tempering/precision.js";
 import { logMeanExp } from "../../../src/math/logspace.js";
 import { createRng } from "../../../src/random/rng.js";
 import { testModel } from "../tempered-models.js";
@@ -313,5 +308,164 @@ describe("pooling runs towards a precision target", () => {
       expect.stringMatching(/^the pooled runs disagree beyond their standard errors \(Birge ratio/),
     );
     expect(r.warnings.join(" ")).not.toMatch(/raise maxParticles/);
+  });
+});
+
+/**
+ * `temperingToPrecision` with reference runs, on hand-made runs of 32 islands from a first run of 1024
+ * particles: `islandsOf(reference, call)` gives each run's islands' log Z and `costOf(reference)` its
+ * evaluations per particle. Each run carries a small cloud for the reference to be fitted to.
+ */
+function startsOf(
+  islandsOf: (reference: boolean, call: number) => Float64Array,
+  costOf: (reference: boolean) => number,
+  target = 0.02,
+  reasonsOf: (reference: boolean) => string[] = () => [],
+) {
+  const settings = resolveTemperingOptions(
+    testModel(1),
+    { particles: 1024, islands: 32 },
+    SMC_DEFAULTS,
+    "test",
+  );
+  const n = 64;
+  const cloud = {
+    n,
+    dim: 1,
+    positions: Float64Array.from({ length: n }, (_, i) => i / n),
+    logPrior: new Float64Array(n),
+    logLikelihood: new Float64Array(n),
+  };
+  let call = 0;
+  const references: boolean[] = [];
+  const result = temperingToPrecision(
+    "smc",
+    { kind: "product", countRunSpread: false, sizedRuns: true, referenceRuns: true },
+    performance.now(),
+    settings,
+    { target, maxParticles: 16 * 1024 },
+    (s, reference) => {
+      references.push(reference !== undefined);
+      const islandLogZ = islandsOf(reference !== undefined, call++);
+      const run = {
+        stages: [],
+        islandLogZ,
+        cloud,
+        logW: new Float64Array(n),
+        evaluations: Math.min(s.particles * costOf(reference !== undefined), s.maxEvaluations ?? Infinity),
+        outOfSupport: 0,
+        nonFinite: 0,
+        // A run that would pass its budget stops there (as the engine does, at some β).
+        ...(s.particles * costOf(reference !== undefined) > (s.maxEvaluations ?? Infinity)
+          ? { budgetSpentAt: 0.5 }
+          : {}),
+      };
+      return {
+        run: run as unknown as TemperingRun,
+        estimate: combineIslands(islandLogZ, "product"),
+        reasons: reasonsOf(reference !== undefined),
+        extra: {},
+      };
+    },
+  );
+  return { result, references };
+}
+
+describe("pooling runs from the prior and from a reference fitted to the first", () => {
+  it("pools the runs from the reference where they cost less per unit of variance", () => {
+    // The prior's run: islands spread by 0.4 nats (standard error ≈ 0.07) at 100 evaluations a
+    // particle; the reference's: by 0.04 at 1.
+    const { result, references } = startsOf(
+      (reference) => islands(reference ? 0.03 : 0.3),
+      (reference) => (reference ? 1 : 100),
+    );
+    const runs = result.diagnostics.runs;
+    console.log(JSON.stringify(result.diagnostics.runs), result.stdErr, result.warnings);
+    expect(references).toEqual([false, true]);
+    expect(runs.map((run) => [run.start, run.particles, run.pooled])).toEqual([
+      ["prior", 1024, false],
+      ["reference", 1024, true],
+    ]);
+    expect(result.logZ).toBe(runs[1].logZ);
+    expect(result.stdErr).toBe(runs[1].stdErr);
+    expect(result.warnings).toEqual([]);
+  });
+
+  it("goes on from the prior where the reference's runs cost more, and pools the prior's", () => {
+    const { result, references } = startsOf(
+      (reference) => islands(reference ? 0.3 : 0.08),
+      (reference) => (reference ? 2 : 10),
+    );
+    const runs = result.diagnostics.runs;
+    expect(references[0]).toBe(false);
+    expect(references[1]).toBe(true);
+    expect(references.slice(2).every((reference) => !reference)).toBe(true);
+    expect(runs.length).toBeGreaterThan(2);
+    expect(runs.filter((run) => run.pooled).every((run) => run.start === "prior")).toBe(true);
+    const pooled = poolRuns(
+      runs.filter((run) => run.pooled).map((run) => ({ ...run, islands: 32 })),
+      "product",
+    );
+    expect(result.logZ).toBeCloseTo(pooled.logZ, 12);
+    expect(result.stdErr).toBeLessThanOrEqual(0.02);
+  });
+
+  it("scales the error and runs no more when the two starts disagree, and says so", () => {
+    const { result } = startsOf(
+      (reference) => islands(reference ? 0.03 : 0.3, reference ? 1 : 0),
+      (reference) => (reference ? 1 : 100),
+    );
+    const runs = result.diagnostics.runs;
+    expect(runs).toHaveLength(2);
+    expect(result.logZ).toBe(runs[1].logZ);
+    expect(result.stdErr).toBeGreaterThan(3 * runs[1].stdErr);
+    expect(result.warnings).toContainEqual(
+      expect.stringMatching(
+        /^the run from the prior and the runs from the reference fitted to it disagree beyond/,
+      ),
+    );
+  });
+
+  it("leaves out a run from the reference that fails its checks, says why, and goes on from the prior", () => {
+    const { result, references } = startsOf(
+      (reference) => islands(reference ? 0.03 : 0.08),
+      (reference) => (reference ? 1 : 10),
+      0.02,
+      (reference) => (reference ? ["made-up divergences"] : []),
+    );
+    expect(references.slice(0, 2)).toEqual([false, true]);
+    expect(references.slice(2).every((reference) => !reference)).toBe(true);
+    const runs = result.diagnostics.runs;
+    expect(runs[1].pooled).toBe(false);
+    expect(runs.filter((run) => run.pooled).every((run) => run.start === "prior")).toBe(true);
+    expect(result.reliable).toBe(true);
+    expect(result.stdErr).toBeLessThanOrEqual(0.02);
+    expect(result.warnings).toContainEqual(
+      "the run from a Student-t fitted to the first run is left out (it failed its checks: made-up divergences); the runs from the prior went on.",
+    );
+  });
+
+  it("cuts short a run from the reference that would cost more than a quarter of the first, and leaves it out", () => {
+    const { result, references } = startsOf(
+      (reference) => islands(reference ? 0.01 : 0.08),
+      (reference) => (reference ? 30 : 10),
+    );
+    const runs = result.diagnostics.runs;
+    expect(references.slice(0, 2)).toEqual([false, true]);
+    expect(runs[1].evaluations).toBe(0.25 * runs[0].evaluations);
+    expect(runs[1].pooled).toBe(false);
+    expect(runs.filter((run) => run.pooled).every((run) => run.start === "prior")).toBe(true);
+    expect(result.reliable).toBe(true);
+    expect(result.warnings).toContainEqual(
+      "the run from a Student-t fitted to the first run is left out (it was stopped at β = 0.500, having spent a quarter of the first run's evaluations); the runs from the prior went on.",
+    );
+  });
+
+  it("fits no reference to a first run whose islands disagree", () => {
+    const { references } = startsOf(
+      (_, call) => islands(call === 0 ? 2 : 0.01),
+      () => 1,
+    );
+    expect(references).toEqual([false, false]);
   });
 });

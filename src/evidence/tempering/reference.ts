@@ -1,0 +1,71 @@
+/**
+ * Tempering from a fitted reference instead of the prior (the reference distribution of Fan et al.'s
+ * generalised stepping-stone, 2011): a Student-t fitted to an earlier run's posterior cloud stands in
+ * for the prior, and the likelihood becomes p(θ) L(θ) / q(θ), so that the tempered path runs from q to
+ * the posterior. Z = ∫ q · pL/q dθ is unchanged, and the information to cross is KL(posterior ‖ q),
+ * nats where the prior's can be thousands: on an elliptical posterior the run is a single importance
+ * sampling step.
+ */
+import {
+  type MultivariateStudentT,
+  multivariateStudentT,
+} from "../../distributions/multivariate-student-t.js";
+import type { BayesModel } from "../../model/model.js";
+import type { Rng } from "../../random/rng.js";
+import { cloudShape, measureCloud, type ParticleCloud } from "./cloud.js";
+
+/**
+ * The reference's degrees of freedom: tails heavier than a posterior's, so that p L / q stays bounded
+ * where the fit is narrow; on the 50-dimensional correlated Gaussian a run of 512 particles from it
+ * still needed only two temperatures.
+ */
+export const REFERENCE_DOF = 5;
+
+/**
+ * The Student-t (ν = {@link REFERENCE_DOF}) with the weighted mean of `cloud` as location and its
+ * weighted covariance as scale matrix (see `measureCloud`).
+ */
+export function fitReference(cloud: ParticleCloud, logW: Float64Array): MultivariateStudentT {
+  const d = cloud.dim;
+  const shape = cloudShape(d);
+  measureCloud(cloud, logW, shape, new Float64Array(d * d));
+  return multivariateStudentT({ dof: REFERENCE_DOF, location: shape.mean, choleskyL: shape.cholesky });
+}
+
+/**
+ * `model` with `reference` q as its prior and p(θ) L(θ) / q(θ) as its likelihood: the same evidence,
+ * reached from q. Gradients where the model has them. One evaluation of its likelihood is one of the
+ * model's.
+ */
+export function referenceModel(model: BayesModel, reference: MultivariateStudentT): BayesModel {
+  const d = model.dim;
+  const referenceLogPdf = (theta: Float64Array): number => reference.logPdf(theta);
+  const logLikelihood = (theta: Float64Array): number => {
+    const logPrior = model.logPrior(theta);
+    // Where the prior is zero so is the integrand, whatever the likelihood there.
+    if (logPrior === Number.NEGATIVE_INFINITY) return logPrior;
+    return logPrior + model.logLikelihood(theta) - reference.logPdf(theta);
+  };
+  const wrapped: BayesModel = {
+    dim: d,
+    logPrior: referenceLogPdf,
+    logLikelihood,
+    samplePrior: (rng: Rng) => reference.sample(rng),
+    ...(model.hmcTargetAccept === undefined ? {} : { hmcTargetAccept: model.hmcTargetAccept }),
+  };
+  const { gradLogPrior, gradLogLikelihood } = model;
+  if (gradLogPrior === undefined || gradLogLikelihood === undefined) return wrapped;
+  const priorGrad = new Float64Array(d);
+  const likelihoodGrad = new Float64Array(d);
+  return {
+    ...wrapped,
+    gradLogPrior: (theta, grad) => reference.gradLogPdf(theta, grad),
+    gradLogLikelihood(theta, grad) {
+      const logPrior = gradLogPrior.call(model, theta, priorGrad);
+      const logL = gradLogLikelihood.call(model, theta, likelihoodGrad);
+      const logQ = reference.gradLogPdf(theta, grad);
+      for (let i = 0; i < d; i++) grad[i] = priorGrad[i] + likelihoodGrad[i] - grad[i];
+      return logPrior + logL - logQ;
+    },
+  };
+}

@@ -1,0 +1,107 @@
+import { describe, expect, it } from "vitest";
+import { multivariateStudentT } from "../../../src/distributions/multivariate-student-t.js";
+import { SMC_DEFAULTS } from "../../../src/evidence/tempered-smc.js";
+import {
+  cloudShape,
+  LikelihoodCounter,
+  measureCloud,
+  priorCloud,
+} from "../../../src/evidence/tempering/cloud.js";
+import { runTempering } from "../../../src/evidence/tempering/engine.js";
+import { combineIslands, resolveTemperingOptions } from "../../../src/evidence/tempering/estimates.js";
+import { fitReference, REFERENCE_DOF, referenceModel } from "../../../src/evidence/tempering/reference.js";
+import { createRng } from "../../../src/random/rng.js";
+import { expectAccurate } from "../../support/assertions.js";
+import { powerPosterior, testModel } from "../tempered-models.js";
+
+/** A Student-t reference around the gaussian-mean model's posterior, shifted by `shift` and widened by `widen`. */
+function offsetReference(d: number, shift: number, widen: number) {
+  const { mean, sd } = powerPosterior(testModel(d), 1);
+  const cholesky = new Float64Array(d * d);
+  for (let a = 0; a < d; a++) cholesky[a * d + a] = widen * sd;
+  return multivariateStudentT({
+    dof: REFERENCE_DOF,
+    location: mean.map((m) => m + shift * sd),
+    choleskyL: cholesky,
+  });
+}
+
+describe("tempering from a reference", () => {
+  it("keeps the evidence: tempering from a shifted, widened Student-t matches it in fewer temperatures (d = 5)", () => {
+    const model = testModel(5);
+    const settings = resolveTemperingOptions(model, { particles: 2048 }, SMC_DEFAULTS, "test");
+    const fromPrior = runTempering(model, createRng(2), settings, "test");
+    const wrapped = referenceModel(model, offsetReference(5, 1, 2));
+    const fromReference = runTempering(wrapped, createRng(2), settings, "test");
+    const estimate = combineIslands(fromReference.islandLogZ, "product");
+    expectAccurate(estimate.logZ, estimate.stdErr, model.exactLogEvidence());
+    expect(fromReference.stages.length).toBeLessThan(fromPrior.stages.length / 2);
+    // An evaluation of the reference model's likelihood (or its gradient) is one of the model's.
+    let calls = 0;
+    const counted = {
+      ...model,
+      logLikelihood(theta: Float64Array) {
+        calls++;
+        return model.logLikelihood(theta);
+      },
+      gradLogLikelihood(theta: Float64Array, grad: Float64Array) {
+        calls++;
+        return model.gradLogLikelihood(theta, grad);
+      },
+    };
+    const run = runTempering(
+      referenceModel(counted, offsetReference(5, 1, 2)),
+      createRng(3),
+      settings,
+      "test",
+    );
+    expect(run.evaluations).toBe(calls);
+  });
+
+  it("has the reference as prior and p L / q as likelihood, with their gradients", () => {
+    const model = testModel(3);
+    const q = offsetReference(3, 0.5, 1.5);
+    const wrapped = referenceModel(model, q);
+    const rng = createRng(4);
+    const grad = new Float64Array(3);
+    for (let k = 0; k < 5; k++) {
+      const theta = q.sample(rng);
+      expect(wrapped.logPrior(theta)).toBe(q.logPdf(theta));
+      const logL = model.logPrior(theta) + model.logLikelihood(theta) - q.logPdf(theta);
+      expect(wrapped.logLikelihood(theta)).toBeCloseTo(logL, 12);
+      expect(wrapped.gradLogLikelihood?.(theta, grad)).toBeCloseTo(logL, 12);
+      for (let a = 0; a < 3; a++) {
+        const h = 1e-6;
+        const up = Float64Array.from(theta);
+        const down = Float64Array.from(theta);
+        up[a] += h;
+        down[a] -= h;
+        const numeric = (wrapped.logLikelihood(up) - wrapped.logLikelihood(down)) / (2 * h);
+        expect(grad[a]).toBeCloseTo(numeric, 5);
+      }
+    }
+  });
+
+  it("has no gradients where the model has none, and is zero where the prior is", () => {
+    const model = testModel(2);
+    const { gradLogPrior: _prior, gradLogLikelihood: _likelihood, ...withoutGradients } = model;
+    const wrapped = referenceModel(
+      { ...withoutGradients, logPrior: () => Number.NEGATIVE_INFINITY },
+      offsetReference(2, 0, 1),
+    );
+    expect(wrapped.gradLogLikelihood).toBeUndefined();
+    expect(wrapped.logLikelihood(new Float64Array(2))).toBe(Number.NEGATIVE_INFINITY);
+  });
+
+  it("fits the cloud's weighted mean and covariance, with ν = 5", () => {
+    const model = testModel(3);
+    const cloud = priorCloud(model, 400, createRng(5), new LikelihoodCounter(model, "test"));
+    const logW = Float64Array.from(cloud.logLikelihood, (l) => 0.01 * l);
+    const reference = fitReference(cloud, logW);
+    const shape = cloudShape(3);
+    measureCloud(cloud, logW, shape, new Float64Array(9));
+    expect(reference.dof).toBe(5);
+    expect(Array.from(reference.location)).toEqual(Array.from(shape.mean));
+    expect(Array.from(reference.choleskyL)).toEqual(Array.from(shape.cholesky));
+  });
+});
