@@ -41,8 +41,8 @@ export type EvidenceSettingsByMethod = { readonly [M in EvidenceMethod]?: Eviden
 /**
  * The default cross-check's size: one tempered SMC run of 1024 particles in 8 islands, moved until a
  * hundredth of each temperature's memory is left (rather than a thousandth): a standard error of
- * 0.1–0.2 nats, enough to tell whether bridge sampling's answer is right, at about a fifth of smc's
- * own default cost (which runs until its standard error is 0.05 nats). Islands of 128 particles
+ * 0.1–0.2 nats, enough to tell whether bridge sampling's answer is right, from the prior alone (smc's
+ * own defaults temper a second run from a reference fitted to the first). Islands of 128 particles
  * rather than smc's 64: on the Pima regressions 16 islands of 32 left the standard error about 1.2
  * times too small, with one run in 20 beyond 3.4 of them, where 8 of 128 gave errors of the size
  * they claim (rms z 1.04 over 60 runs, none beyond 2.6). At most 400 000 likelihood evaluations (about
