@@ -96,8 +96,8 @@ export type TemperedSmcResult = EvidenceEstimate<"smc", PooledDiagnostics>;
  * of 2048 at 0.06 nats is followed by one of 1088); runs from the reference keep the first run's
  * size. Runs are pooled with each run's mean Ẑ weighted by its particles, the delta method's
  * standard error and Welch–Satterthwaite's degrees of freedom; no further run follows one whose moves
- * stalled or diverged (a run from the reference that does is left out instead, and the runs from the
- * prior go on), and runs that disagree beyond their standard errors, or the two starts' estimates,
+ * stalled or diverged (a run from the reference that does, or that passes a quarter of the first
+ * run's evaluations, is left out instead, and the runs from the prior go on), and runs that disagree beyond their standard errors, or the two starts' estimates,
  * have it scaled by their Birge ratio √(χ²/(k − 1)). Easy problems stop after the first run.
  * With `countRunSpread`, at least two runs are pooled and their spread counts: on a one-hidden-layer
  * network's posterior (iris) single runs of 256 particles were 0.2 nats low on average, two of seven

@@ -13,6 +13,10 @@ import { logMeanExp } from "../../../src/math/logspace.js";
 import { createRng } from "../../../src/random/rng.js";
 import { testModel } from "../tempered-models.js";
 
+/** The engine's settings for hand-made runs: `particles` in 32 islands. */
+const settingsOf = (particles: number) =>
+  resolveTemperingOptions(testModel(1), { particles, islands: 32 }, SMC_DEFAULTS, "test");
+
 /**
  * `temperingToPrecision` on hand-made runs of 32 islands whose log Z are `islandsOf(particles, call)`,
  * from a first run of 64 particles, towards a target of `target` nats within `maxParticles`, pooled
@@ -28,12 +32,7 @@ function runsOf(
     shared,
   }: { kind?: IslandKind; countRunSpread?: boolean; target?: number; shared?: number } = {},
 ) {
-  const settings = resolveTemperingOptions(
-    testModel(1),
-    { particles: 64, islands: 32 },
-    SMC_DEFAULTS,
-    "test",
-  );
+  const settings = settingsOf(64);
   let call = 0;
   return temperingToPrecision(
     "smc",
@@ -322,12 +321,7 @@ function startsOf(
   target = 0.02,
   reasonsOf: (reference: boolean) => string[] = () => [],
 ) {
-  const settings = resolveTemperingOptions(
-    testModel(1),
-    { particles: 1024, islands: 32 },
-    SMC_DEFAULTS,
-    "test",
-  );
+  const settings = settingsOf(1024);
   const n = 64;
   const cloud = {
     n,
