@@ -88,12 +88,13 @@ const MIN_INDEPENDENCE_ACCEPTANCE = 0.2;
 
 /**
  * Independence sweeps at β (see `independenceSweep`), each island's proposal fitted to its shape in
- * `islandShapes`, until all but {@link MAX_UNMOVED} of the particles have moved, within {@link MAX_INDEPENDENCE_SWEEPS}: then they mixed the cloud, and `draws`
- * more go to the observer. They are given up as soon as their acceptance, or the rate at which the
- * unmoved particles thin out, says they would need more sweeps than that: where the tempered posterior
- * is far from elliptical (several modes, a curved ridge, a high dimension whose covariance the cloud
- * estimates loosely), or where particles stay (a region the proposal misses, a heavy tail). The move's
- * own sweeps then follow from where they left the cloud.
+ * `islandShapes`, until all but {@link MAX_UNMOVED} of the particles have moved, within
+ * {@link MAX_INDEPENDENCE_SWEEPS}: then they mixed the cloud, and `draws` more go to the observer. They
+ * are given up as soon as their acceptance, or the rate at which the unmoved particles thin out,
+ * says they would need more sweeps than that: where the tempered posterior is far from elliptical
+ * (several modes, a curved ridge, a high dimension whose covariance the cloud estimates loosely),
+ * or where particles stay (a region the proposal misses, a heavy tail). The move's own sweeps then
+ * follow from where they left the cloud.
  */
 export function independencePhase(
   c: IndependenceContext,

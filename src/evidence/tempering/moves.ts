@@ -395,10 +395,11 @@ export const INDEPENDENCE_DOF = 30;
 
 /**
  * An independence proposal: a multivariate Student-t with a shape's mean and covariance (the other
- * islands', see `IslandComplementShapes`; ν = {@link INDEPENDENCE_DOF}, scale matrix (ν − 2)/ν · L Lᵀ). Thirty degrees of freedom
- * rather than five: with the covariance estimated from the particles, a heavier tail costs much of the
- * acceptance in higher dimensions (a Gaussian target in 50: about 0.45 at ν = 30, 0.3 at ν = 10), and
- * a tail the proposal misses shows as particles that stay, which ends the proposals' turn.
+ * islands', see `IslandComplementShapes`; ν = {@link INDEPENDENCE_DOF}, scale matrix
+ * (ν − 2)/ν · L Lᵀ). Thirty degrees of freedom rather than five: with the covariance estimated from the
+ * particles, a heavier tail costs much of the acceptance in higher dimensions (a Gaussian target in
+ * 50: about 0.45 at ν = 30, 0.3 at ν = 10), and a tail the proposal misses shows as particles that
+ * stay, which ends the proposals' turn.
  */
 export function independenceProposal(shape: CloudShape, d: number): MultivariateStudentT {
   const nu = INDEPENDENCE_DOF;

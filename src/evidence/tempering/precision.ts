@@ -318,8 +318,9 @@ function referenceAllowed(
 /**
  * The most evaluations a run from the reference may spend, as a fraction of the first run's: where the
  * posterior is near elliptical it needs a few percent (1 % on the Pima regression, 9 % on the
- * 50-dimensional Gaussian); where it needs more (a curved ridge, thin shells, separated modes: 40–75 %)
- * the runs from the prior do as well, and the reference's run is cut short and left out.
+ * 50-dimensional Gaussian); where it needs more (a curved ridge, thin shells, separated modes: 43–95 %
+ * with runs of 2048) the runs from the prior do as well, and the reference's run is cut short and left
+ * out.
  */
 const REFERENCE_BUDGET = 0.25;
 

@@ -16,8 +16,8 @@ import { cloudShape, measureCloud, type ParticleCloud } from "./cloud.js";
 
 /**
  * The reference's degrees of freedom: tails heavier than a posterior's, so that p L / q stays bounded
- * where the fit is narrow; on the 50-dimensional correlated Gaussian a run of 512 particles from it
- * still needed only two temperatures.
+ * where the fit is narrow; on the 50-dimensional correlated Gaussian a run of 2048 particles from it
+ * still needs only two temperatures.
  */
 export const REFERENCE_DOF = 5;
 
@@ -39,7 +39,6 @@ export function fitReference(cloud: ParticleCloud, logW: Float64Array): Multivar
  */
 export function referenceModel(model: BayesModel, reference: MultivariateStudentT): BayesModel {
   const d = model.dim;
-  const referenceLogPdf = (theta: Float64Array): number => reference.logPdf(theta);
   const logLikelihood = (theta: Float64Array): number => {
     const logPrior = model.logPrior(theta);
     // Where the prior is zero so is the integrand, whatever the likelihood there.
@@ -48,7 +47,7 @@ export function referenceModel(model: BayesModel, reference: MultivariateStudent
   };
   const wrapped: BayesModel = {
     dim: d,
-    logPrior: referenceLogPdf,
+    logPrior: (theta: Float64Array) => reference.logPdf(theta),
     logLikelihood,
     samplePrior: (rng: Rng) => reference.sample(rng),
     ...(model.hmcTargetAccept === undefined ? {} : { hmcTargetAccept: model.hmcTargetAccept }),
