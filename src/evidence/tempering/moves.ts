@@ -10,7 +10,7 @@ import {
   multivariateStudentT,
 } from "../../distributions/multivariate-student-t.js";
 import { OccamError } from "../../errors.js";
-import { solveLower } from "../../math/linalg.js";
+import { lowerSolve, lowerTimesPlus, lowerTransposeTimes } from "../../math/triangular.js";
 import type { BayesModel } from "../../model/model.js";
 import type { Rng } from "../../random/rng.js";
 import { standardNormals } from "../../random/variates.js";
@@ -157,11 +157,7 @@ export function hmcSweep(
   // log π(z) and ∇_z log π = Lᵀ(∇ log p + β ∇ log L) at θ = m + Lz; records the parts for the cloud.
   // Where the model fails (NaN or +∞, a non-finite gradient) it returns NaN, which ends the trajectory.
   const density = (zz: Float64Array, g: Float64Array): number => {
-    for (let a = 0; a < d; a++) {
-      let v = mean[a];
-      for (let b = 0; b <= a; b++) v += L[a * d + b] * zz[b];
-      theta[a] = v;
-    }
+    lowerTimesPlus(L, d, zz, mean, theta);
     lastPrior = gradLogPrior.call(model, theta, gradPrior);
     if (!isUsableLogDensity(lastPrior)) {
       modelFailed = true;
@@ -182,11 +178,9 @@ export function hmcSweep(
       modelFailed = true;
       return Number.NaN;
     }
-    for (let b = 0; b < d; b++) {
-      let v = 0;
-      for (let a = b; a < d; a++) v += L[a * d + b] * (gradPrior[a] + beta * gradLikelihood[a]);
-      g[b] = v;
-    }
+    // g = Lᵀ(∇ log p + β ∇ log L); the prior's gradient buffer holds the sum.
+    for (let a = 0; a < d; a++) gradPrior[a] += beta * gradLikelihood[a];
+    lowerTransposeTimes(L, d, gradPrior, g);
     return lastPrior + beta * lastLikelihood;
   };
   const nominal = Math.max(1, Math.min(MAX_LEAPFROG_STEPS, Math.round(TRAJECTORY_LENGTH / stepSize)));
@@ -200,7 +194,7 @@ export function hmcSweep(
     const row = i * d;
     // z = L⁻¹(θ − m).
     for (let a = 0; a < d; a++) z[a] = cloud.positions[row + a] - mean[a];
-    solveLower(L, d, z, z);
+    lowerSolve(L, d, z, z);
     modelFailed = false;
     const logStart = density(z, gradZ);
     if (modelFailed) {
@@ -279,11 +273,8 @@ export function randomWalkSweep(
     moved++;
     const row = i * d;
     for (let j = 0; j < d; j++) z[j] = rng.normal();
-    for (let a = 0; a < d; a++) {
-      let v = 0;
-      for (let b = 0; b <= a; b++) v += L[a * d + b] * z[b];
-      y[a] = cloud.positions[row + a] + scale * v;
-    }
+    lowerTimesPlus(L, d, z, null, y);
+    for (let a = 0; a < d; a++) y[a] = cloud.positions[row + a] + scale * y[a];
     const status = scoreProposal(counter, y, score);
     if (status === "failed") failed++;
     const logRatio =
