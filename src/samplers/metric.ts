@@ -5,6 +5,7 @@
  */
 import { OccamError } from "../errors.js";
 import { choleskyInPlace } from "../math/linalg.js";
+import { lowerTimesPlus, lowerTransposeTimes } from "../math/triangular.js";
 import type { Rng } from "../random/rng.js";
 
 /** A Euclidean metric: the kinetic energy, the velocity and the momentum distribution of M. */
@@ -60,14 +61,9 @@ export function denseMetric(covariance: Float64Array, d: number): Metric {
   const L = Float64Array.from(covariance);
   choleskyInPlace(L, d);
   const scratch = new Float64Array(d);
-  // scratch ← Lᵀ p (upper triangular times p).
-  const transposeTimes = (p: Float64Array) => {
-    for (let a = 0; a < d; a++) {
-      let v = 0;
-      for (let b = a; b < d; b++) v += L[b * d + a] * p[b];
-      scratch[a] = v;
-    }
-  };
+  const product = new Float64Array(d);
+  // scratch ← Lᵀ p.
+  const transposeTimes = (p: Float64Array) => lowerTransposeTimes(L, d, p, scratch);
   return {
     dim: d,
     kind: "dense",
@@ -79,19 +75,12 @@ export function denseMetric(covariance: Float64Array, d: number): Metric {
     },
     velocity(p, out) {
       transposeTimes(p);
-      for (let a = 0; a < d; a++) {
-        let v = 0;
-        for (let b = 0; b <= a; b++) v += L[a * d + b] * scratch[b];
-        out[a] = v;
-      }
+      lowerTimesPlus(L, d, scratch, null, out);
     },
     drift(q, p, a) {
       transposeTimes(p);
-      for (let r = 0; r < d; r++) {
-        let v = 0;
-        for (let b = 0; b <= r; b++) v += L[r * d + b] * scratch[b];
-        q[r] += a * v;
-      }
+      lowerTimesPlus(L, d, scratch, null, product);
+      for (let r = 0; r < d; r++) q[r] += a * product[r];
     },
     sampleMomentum(rng, out) {
       // Solve Lᵀ p = z by back substitution.
