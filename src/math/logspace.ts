@@ -57,3 +57,13 @@ export function kishEss(logW: ArrayLike<number>): number {
   }
   return (s * s) / s2;
 }
+
+/** log(1 + eˣ) without overflow. */
+export function softplus(x: number): number {
+  return x > 0 ? x + Math.log1p(Math.exp(-x)) : Math.log1p(Math.exp(x));
+}
+
+/** The logistic function 1/(1 + e⁻ˣ) without overflow. */
+export function logistic(x: number): number {
+  return x >= 0 ? 1 / (1 + Math.exp(-x)) : Math.exp(x) / (1 + Math.exp(x));
+}

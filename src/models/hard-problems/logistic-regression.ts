@@ -10,6 +10,7 @@ import { fileURLToPath } from "node:url";
 import { standardize } from "../../data/csv.js";
 import { readCsv } from "../../data/csv-file.js";
 import { OccamError } from "../../errors.js";
+import { softplus } from "../../math/logspace.js";
 import { type BayesModel, defineModel } from "../../model/model.js";
 import { classificationTable } from "../mixture-classifier/data.js";
 import { checkTheta, type EvidenceProblem, isotropicNormalPrior } from "./problem.js";
@@ -83,18 +84,6 @@ export function pimaDesign(path: string = DEFAULT_PATH): PimaDesign {
   return Object.freeze({ X, y, n, p, names: Object.freeze(["intercept", ...INPUTS]) });
 }
 
-/** log(1 + e^a) without overflow for large a or loss of digits for very negative a. */
-function softplus(a: number): number {
-  return a > 0 ? a + Math.log1p(Math.exp(-a)) : Math.log1p(Math.exp(a));
-}
-
-/** 1 / (1 + e^{−a}) without overflow in either direction. */
-function sigmoid(a: number): number {
-  if (a >= 0) return 1 / (1 + Math.exp(-a));
-  const e = Math.exp(a);
-  return e / (1 + e);
-}
-
 /**
  * The logistic model on a design: log L(θ) = Σ_i [y_i η_i − log(1 + e^{η_i})], η = X θ, written as
  * θ · Xᵀy − Σ softplus(η_i); ∇ log L = Σ_i (y_i − σ(η_i)) x_i. Allocation-free per call.
@@ -128,8 +117,10 @@ export function logisticModel(design: PimaDesign, priorSd: number): BayesModel {
       }
       for (let i = 0; i < n; i++) {
         const a = eta(theta, i);
-        value -= softplus(a);
-        const prob = sigmoid(a);
+        // log(1 + e^a) and σ(a) from one exponential, stable for either sign.
+        const z = Math.exp(-Math.abs(a));
+        value -= Math.max(a, 0) + Math.log1p(z);
+        const prob = a >= 0 ? 1 / (1 + z) : z / (1 + z);
         for (let j = 0; j < p; j++) grad[j] -= prob * X[i * p + j];
       }
       return value;

@@ -18,6 +18,7 @@
  */
 import { OccamError } from "../../errors.js";
 import { LOG_PI } from "../../math/constants.js";
+import { logistic, softplus } from "../../math/logspace.js";
 import { adaptiveGaussKronrod, peakPanelBreaks } from "../../math/quadrature.js";
 import { logGammaRatio } from "../../math/special.js";
 
@@ -38,16 +39,6 @@ export interface GMixingDensity {
   /** P(u) ≤ rightIntercept + rightSlope · u for every u, with rightSlope < 0 … see {@link gMixtureLogIntegral}. */
   readonly rightIntercept: number;
   readonly rightSlope: number;
-}
-
-/** log(1 + eˣ) without overflow. */
-export function softplus(x: number): number {
-  return x > 0 ? x + Math.log1p(Math.exp(-x)) : Math.log1p(Math.exp(x));
-}
-
-/** The logistic function 1/(1 + e⁻ˣ) without overflow. */
-export function logistic(x: number): number {
-  return x >= 0 ? 1 / (1 + Math.exp(-x)) : Math.exp(x) / (1 + Math.exp(x));
 }
 
 /**

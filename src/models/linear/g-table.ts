@@ -24,6 +24,7 @@
  * cost little more than direct quadrature, and dense ones (2^20 subsets) build each panel once.
  */
 
+import { softplus } from "../../math/logspace.js";
 import { adaptiveGaussKronrodVector, peakPanelBreaks } from "../../math/quadrature.js";
 import {
   type GMixingDensity,
@@ -31,7 +32,6 @@ import {
   gMixtureLogIntegral,
   gShrinkageQuantiles,
   locatePeak,
-  softplus,
 } from "./g-mixture.js";
 import type { GPriorScorer } from "./g-prior.js";
 
