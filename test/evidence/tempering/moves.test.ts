@@ -8,6 +8,7 @@ import {
   type ParticleCloud,
 } from "../../../src/evidence/tempering/cloud.js";
 import {
+  type GradientMemo,
   hmcSweep,
   independenceLogDensities,
   independenceProposal,
@@ -205,6 +206,47 @@ describe("the engine's moves leave the power posterior invariant", () => {
     const touched = moved.reduce((n, m) => n + m, 0);
     expect(touched).toBeGreaterThan(0);
     expect(touched).toBeLessThanOrEqual(N / 8);
+  });
+
+  it("a trajectory from where the particle's last accepted one ended takes its gradient from the memo", () => {
+    const d = 3;
+    const model = testModel(d);
+    const cloud = exactCloud(d, 21);
+    const shape = cloudShape(d);
+    measureCloud(cloud, new Float64Array(N), shape, new Float64Array(d * d));
+    // A step of 1.2 makes every trajectory one leapfrog step: two evaluations, or one from the memo.
+    const sweep = (c: ParticleCloud, scratch: MoveScratch, seed: number, moved: Uint8Array) => {
+      const counter = new LikelihoodCounter(model, "test");
+      const out = hmcSweep(model, c, BETA, shape, 1.2, createRng(seed), counter, scratch, moved);
+      return { ...out, evaluations: counter.evaluations };
+    };
+    const scratch = new MoveScratch(d);
+    const firstMoved = new Uint8Array(N);
+    const first = sweep(cloud, scratch, 22, firstMoved);
+    expect(first.evaluations).toBe(2 * first.moved);
+    const accepted = firstMoved.reduce((n, m) => n + m, 0);
+    expect(accepted).toBeGreaterThan(N / 2);
+    // The same second sweep with the memo and without it (a fresh scratch): the memo saves one
+    // evaluation per particle accepted before, and the particles end where they would have ended.
+    const copy: ParticleCloud = {
+      ...cloud,
+      positions: Float64Array.from(cloud.positions),
+      logPrior: Float64Array.from(cloud.logPrior),
+      logLikelihood: Float64Array.from(cloud.logLikelihood),
+    };
+    const withMemo = sweep(cloud, scratch, 23, new Uint8Array(N));
+    const without = sweep(copy, new MoveScratch(d), 23, new Uint8Array(N));
+    expect(without.evaluations).toBe(2 * without.moved);
+    expect(withMemo.evaluations).toBe(without.evaluations - accepted);
+    for (let k = 0; k < N * d; k++) expect(cloud.positions[k]).toBeCloseTo(copy.positions[k], 9);
+    expectStillExact(cloud);
+    // A particle put where another one is (as resampling does) no longer matches its memo.
+    const memo = scratch.memo as GradientMemo;
+    const held = (i: number) => memo.holds(cloud.positions, i * d, d);
+    const i = Array.from({ length: N - 1 }, (_, k) => k + 1).find(held) as number;
+    cloud.positions.copyWithin(0, i * d, (i + 1) * d);
+    expect(held(0)).toBe(false);
+    expect(held(i)).toBe(true);
   });
 
   it("the model's own kernel, one draw per particle", () => {
