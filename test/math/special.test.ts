@@ -2,7 +2,7 @@ import digamma from "@stdlib/math-base-special-digamma";
 import gammaln from "@stdlib/math-base-special-gammaln";
 import { describe, expect, it } from "vitest";
 import { OccamError } from "../../src/errors.js";
-import { logGammaRatio } from "../../src/math/special.js";
+import { logGammaRatio, standardNormalQuantile } from "../../src/math/special.js";
 
 describe("logGammaRatio", () => {
   it.each([
@@ -29,5 +29,37 @@ describe("logGammaRatio", () => {
   it("rejects arguments outside the domain", () => {
     expect(() => logGammaRatio(0, 1)).toThrow(OccamError);
     expect(() => logGammaRatio(1, -1)).toThrow(OccamError);
+  });
+});
+
+describe("standardNormalQuantile", () => {
+  it.each([
+    // Reference values: √2 · mpmath.erfinv(2p − 1) at 800 digits, p the double as written, rounded to doubles.
+    [5e-324, -38.467405617144344],
+    [1e-300, -37.0470962993612],
+    [1e-20, -9.262340089798407],
+    [1e-5, -4.264890793922825],
+    [0.02, -2.053748910631823],
+    [0.0749, -1.4402382675279637],
+    [0.3, -0.5244005127080408],
+    [0.5, 0],
+    [0.7, 0.5244005127080407],
+    [0.93, 1.4757910281791711],
+    [0.99999, 4.264890793923841],
+  ])("Φ⁻¹(%s) = %s to a few units in the last place, in the centre and both tails", (p, exact) => {
+    expect(Math.abs(standardNormalQuantile(p) - exact)).toBeLessThanOrEqual(
+      4 * Number.EPSILON * Math.abs(exact),
+    );
+  });
+
+  it("is odd about ½ and increasing", () => {
+    let last = Number.NEGATIVE_INFINITY;
+    for (let k = 1; k < 1000; k++) {
+      const p = k / 1000;
+      const x = standardNormalQuantile(p);
+      expect(x).toBeGreaterThan(last);
+      last = x;
+      if (k < 500) expect(standardNormalQuantile(1 - p)).toBeCloseTo(-x, 13);
+    }
   });
 });

@@ -5,7 +5,7 @@
 
 import { OccamError } from "../../errors.js";
 import { LOG_2PI } from "../../math/constants.js";
-import { erfcinv } from "../../math/stdlib.js";
+import { standardNormalQuantile } from "../../math/special.js";
 import type { BayesModel, ParameterBounds } from "../../model/model.js";
 import type { Rng } from "../../random/rng.js";
 
@@ -137,17 +137,6 @@ export function isotropicNormalPrior(dim: number, sd: number, where: string): Pr
       return theta;
     },
   };
-}
-
-/**
- * Φ⁻¹(p), the standard normal quantile, accurate in both tails: −√2 erfc⁻¹(2p) below ½ and
- * √2 erfc⁻¹(2(1 − p)) above (1 − p is exact there). The form √2 erf⁻¹(2p − 1) of stdlib's normal
- * quantile loses p below 1e-16 to the rounding of 2p − 1 and returns −Infinity under 5.5e-17, where a
- * nested-sampling proposal near the cube's face can land; here every p in the open (0, 1) maps to a
- * finite point (|Φ⁻¹(p)| < 38.5 even for p = 5e-324).
- */
-export function standardNormalQuantile(p: number): number {
-  return p < 0.5 ? -Math.SQRT2 * erfcinv(2 * p) : Math.SQRT2 * erfcinv(2 * (1 - p));
 }
 
 /** Names θ1 … θd (1-based, as the papers number them). */

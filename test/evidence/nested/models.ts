@@ -2,9 +2,10 @@
  * Test support for nested sampling (not a test file): the gaussian-mean model with a prior transform,
  * and models that break the contract in the ways nested sampling must catch.
  */
+
+import { standardNormalQuantile } from "../../../src/math/special.js";
 import type { BayesModel } from "../../../src/model/model.js";
 import { type GaussianMeanModel, gaussianMeanModel } from "../../../src/models/gaussian-mean/index.js";
-import { standardNormalQuantile } from "../../../src/models/hard-problems/problem.js";
 
 /** The gaussian-mean model of dimension d (n = 20, σ = 1, prior N(0, 1), data seed 3). */
 export function meanModel(d: number): GaussianMeanModel {
