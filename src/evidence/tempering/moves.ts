@@ -177,7 +177,9 @@ export interface SweepOutcome {
  * Lᵀ∇, unit mass, leapfrog steps of size ε (jittered ±20 %) for a time π/2 (jittered ±50 % in steps,
  * at most {@link MAX_LEAPFROG_STEPS}). A hand-written sweep rather than the samplers' HMC kernel: the
  * metric is dense, the particles share the buffers, and each particle's log prior and log likelihood
- * are kept; `movedFlags[i]` is set when particle i accepts. Allocates nothing.
+ * are kept, with their gradients in a {@link GradientMemo} that starts the next trajectory from the
+ * same point without evaluating the model; `movedFlags[i]` is set when particle i accepts. Allocates
+ * nothing after the first sweep of a run.
  */
 export function hmcSweep(
   model: BayesModel,
