@@ -61,7 +61,8 @@ export function lowerTimesPlus(
  * `out` must not be `x`.
  */
 export function lowerTransposeTimes(L: Float64Array, d: number, x: Float64Array, out: Float64Array): void {
-  out.fill(0);
+  // A loop rather than fill, whose call costs more than the work in a few dimensions.
+  for (let b = 0; b < d; b++) out[b] = 0;
   let a = 0;
   for (; a + 3 < d; a += 4) {
     const r0 = a * d;

@@ -153,9 +153,12 @@ export class GradientMemo {
 
   /** Records the gradients at `theta` for the particle whose row starts at `row`. */
   record(row: number, theta: Float64Array, gradPrior: Float64Array, gradLikelihood: Float64Array): void {
-    this.positions.set(theta, row);
-    this.gradPrior.set(gradPrior, row);
-    this.gradLikelihood.set(gradLikelihood, row);
+    // A loop rather than TypedArray.set, whose call costs more than the copy in a few dimensions.
+    for (let a = 0; a < theta.length; a++) {
+      this.positions[row + a] = theta[a];
+      this.gradPrior[row + a] = gradPrior[a];
+      this.gradLikelihood[row + a] = gradLikelihood[a];
+    }
   }
 }
 
