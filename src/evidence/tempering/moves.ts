@@ -231,13 +231,8 @@ export function hmcSweep(
       modelFailed = true;
       return Number.NaN;
     }
-    whitenGradient(gradPrior, gradLikelihood, g);
+    whitenGradient(L, d, beta, gradPrior, gradLikelihood, 0, gradSum, g);
     return lastPrior + beta * lastLikelihood;
-  };
-  // g = Lᵀ(∇ log p + β ∇ log L).
-  const whitenGradient = (gp: Float64Array, gl: Float64Array, g: Float64Array, from = 0): void => {
-    for (let a = 0; a < d; a++) gradSum[a] = gp[from + a] + beta * gl[from + a];
-    lowerTransposeTimes(L, d, gradSum, g);
   };
   const nominal = Math.max(1, Math.min(MAX_LEAPFROG_STEPS, Math.round(TRAJECTORY_LENGTH / stepSize)));
   let acceptSum = 0;
@@ -252,13 +247,9 @@ export function hmcSweep(
     for (let a = 0; a < d; a++) z[a] = cloud.positions[row + a] - mean[a];
     lowerSolve(L, d, z, z);
     modelFailed = false;
-    let logStart: number;
-    if (memo.holds(cloud.positions, row, d)) {
-      logStart = cloud.logPrior[i] + beta * cloud.logLikelihood[i];
-      whitenGradient(memo.gradPrior, memo.gradLikelihood, gradZ, row);
-    } else {
-      logStart = density(z, gradZ);
-    }
+    const fromMemo = memo.holds(cloud.positions, row, d);
+    if (fromMemo) whitenGradient(L, d, beta, memo.gradPrior, memo.gradLikelihood, row, gradSum, gradZ);
+    const logStart = fromMemo ? cloud.logPrior[i] + beta * cloud.logLikelihood[i] : density(z, gradZ);
     if (modelFailed) {
       // The model fails at the particle itself (a finite value with a non-finite gradient, far out at
       // small β): it cannot start a trajectory, and stays.
@@ -307,6 +298,24 @@ export function hmcSweep(
     }
   }
   return { moved, acceptSum, divergent, failed };
+}
+
+/**
+ * g = Lᵀ(∇ log p + β ∇ log L), the gradient of the tempered density in whitened coordinates, from
+ * the gradients at `from` in `gradPrior` and `gradLikelihood`; `sum` is scratch.
+ */
+function whitenGradient(
+  L: Float64Array,
+  d: number,
+  beta: number,
+  gradPrior: Float64Array,
+  gradLikelihood: Float64Array,
+  from: number,
+  sum: Float64Array,
+  g: Float64Array,
+): void {
+  for (let a = 0; a < d; a++) sum[a] = gradPrior[from + a] + beta * gradLikelihood[from + a];
+  lowerTransposeTimes(L, d, sum, g);
 }
 
 /**
