@@ -61,6 +61,11 @@ export function referenceModel(model: BayesModel, reference: MultivariateStudent
     gradLogPrior: (theta, grad) => reference.gradLogPdf(theta, grad),
     gradLogLikelihood(theta, grad) {
       const logPrior = gradLogPrior.call(model, theta, priorGrad);
+      if (logPrior === Number.NEGATIVE_INFINITY) {
+        // As logLikelihood: the model's likelihood is not asked outside the prior's support.
+        grad.fill(0);
+        return logPrior;
+      }
       const logL = gradLogLikelihood.call(model, theta, likelihoodGrad);
       const logQ = reference.gradLogPdf(theta, grad);
       for (let i = 0; i < d; i++) grad[i] = priorGrad[i] + likelihoodGrad[i] - grad[i];

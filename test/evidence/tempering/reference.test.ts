@@ -93,6 +93,25 @@ describe("tempering from a reference", () => {
     expect(wrapped.logLikelihood(new Float64Array(2))).toBe(Number.NEGATIVE_INFINITY);
   });
 
+  it("with gradients too, does not ask the likelihood where the prior is zero (a bounded model's NaN there)", () => {
+    const model = testModel(2);
+    const bounded = {
+      ...model,
+      gradLogPrior: (theta: Float64Array, grad: Float64Array) =>
+        theta[0] < 0 ? Number.NEGATIVE_INFINITY : model.gradLogPrior(theta, grad),
+      gradLogLikelihood: (theta: Float64Array, grad: Float64Array) =>
+        theta[0] < 0 ? Number.NaN : model.gradLogLikelihood(theta, grad),
+    };
+    const wrapped = referenceModel(bounded, offsetReference(2, 0, 1));
+    const grad = new Float64Array(2).fill(7);
+    expect(wrapped.gradLogLikelihood?.(Float64Array.of(-1, 0), grad)).toBe(Number.NEGATIVE_INFINITY);
+    expect(Array.from(grad)).toEqual([0, 0]);
+    expect(wrapped.gradLogLikelihood?.(Float64Array.of(1, 0), grad)).toBeCloseTo(
+      wrapped.logLikelihood(Float64Array.of(1, 0)),
+      12,
+    );
+  });
+
   it("fits the cloud's weighted mean and covariance, with ν = 5", () => {
     const model = testModel(3);
     const cloud = priorCloud(model, 400, createRng(5), new LikelihoodCounter(model, "test"));
