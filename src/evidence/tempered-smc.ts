@@ -97,8 +97,9 @@ export type TemperedSmcResult = EvidenceEstimate<"smc", PooledDiagnostics>;
  * size. Runs are pooled with each run's mean Ẑ weighted by its particles, the delta method's
  * standard error and Welch–Satterthwaite's degrees of freedom; no further run follows one whose moves
  * stalled or diverged (a run from the reference that does, or that passes a quarter of the first
- * run's evaluations, is left out instead, and the runs from the prior go on), and runs that disagree beyond their standard errors, or the two starts' estimates,
- * have it scaled by their Birge ratio √(χ²/(k − 1)). Easy problems stop after the first run.
+ * run's evaluations, is left out instead, and the runs from the prior go on), and runs that disagree
+ * beyond their standard errors, or the two starts' estimates, have it scaled by their Birge ratio
+ * √(χ²/(k − 1)). Easy problems stop after the first run.
  * With `countRunSpread`, at least two runs are pooled and their spread counts: on a one-hidden-layer
  * network's posterior (iris) single runs of 256 particles were 0.2 nats low on average, two of seven
  * beyond 2.9 standard errors, where pairs of them pooled so were at most 1.33 from it.
