@@ -18,3 +18,17 @@ export function expectAccurate(logZ: number, stdErr: number, exact: number): voi
   expect(Math.abs(logZ - exact)).toBeLessThan(Math.max(0.05, 3 * stdErr));
   expect(Math.abs(logZ - exact) / stdErr).toBeLessThan(4);
 }
+
+/** (f(θ + h eⱼ) − f(θ − h eⱼ)) / 2h: the central difference of f along coordinate j, to check a gradient. */
+export function centralDifference(
+  f: (theta: Float64Array) => number,
+  theta: Float64Array,
+  j: number,
+  h: number,
+): number {
+  const up = Float64Array.from(theta);
+  const down = Float64Array.from(theta);
+  up[j] += h;
+  down[j] -= h;
+  return (f(up) - f(down)) / (2 * h);
+}

@@ -11,7 +11,7 @@ import { runTempering } from "../../../src/evidence/tempering/engine.js";
 import { combineIslands, resolveTemperingOptions } from "../../../src/evidence/tempering/estimates.js";
 import { fitReference, REFERENCE_DOF, referenceModel } from "../../../src/evidence/tempering/reference.js";
 import { createRng } from "../../../src/random/rng.js";
-import { expectAccurate } from "../../support/assertions.js";
+import { centralDifference, expectAccurate } from "../../support/assertions.js";
 import { powerPosterior, testModel } from "../tempered-models.js";
 
 /** A Student-t reference around the gaussian-mean model's posterior, shifted by `shift` and widened by `widen`. */
@@ -71,12 +71,7 @@ describe("tempering from a reference", () => {
       expect(wrapped.logLikelihood(theta)).toBeCloseTo(logL, 12);
       expect(wrapped.gradLogLikelihood?.(theta, grad)).toBeCloseTo(logL, 12);
       for (let a = 0; a < 3; a++) {
-        const h = 1e-6;
-        const up = Float64Array.from(theta);
-        const down = Float64Array.from(theta);
-        up[a] += h;
-        down[a] -= h;
-        const numeric = (wrapped.logLikelihood(up) - wrapped.logLikelihood(down)) / (2 * h);
+        const numeric = centralDifference((t) => wrapped.logLikelihood(t), theta, a, 1e-6);
         expect(grad[a]).toBeCloseTo(numeric, 5);
       }
     }

@@ -6,6 +6,7 @@ import { OccamError } from "../../../src/errors.js";
 import { cholesky, invertFromCholesky, logDetFromCholesky } from "../../../src/math/linalg.js";
 import { nigRegression } from "../../../src/models/linear/index.js";
 import { createRng } from "../../../src/random/rng.js";
+import { centralDifference } from "../../support/assertions.js";
 
 /** A random symmetric positive-definite p × p matrix B Bᵀ + p·0.1 I. */
 function randomSpd(p: number, seed: number): Float64Array {
@@ -202,12 +203,7 @@ describe("nigRegression: densities", () => {
         const v = gradient.call(model, theta, grad);
         expect(v).toBeCloseTo(value.call(model, theta), 10);
         for (let j = 0; j < 4; j++) {
-          const h = 1e-5;
-          const up = Float64Array.from(theta);
-          const down = Float64Array.from(theta);
-          up[j] += h;
-          down[j] -= h;
-          const fd = (value.call(model, up) - value.call(model, down)) / (2 * h);
+          const fd = centralDifference((t) => value.call(model, t), theta, j, 1e-5);
           expect(Math.abs(grad[j] - fd)).toBeLessThan(1e-5 * (1 + Math.abs(fd)));
         }
       }

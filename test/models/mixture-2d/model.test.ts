@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import { bridgeSampling } from "../../../src/evidence/bridge-sampling.js";
 import { mixture2dModel } from "../../../src/models/mixture-2d/index.js";
 import { createRng } from "../../../src/random/rng.js";
+import { centralDifference } from "../../support/assertions.js";
 
 /** Composite Simpson weights on an odd number of equally spaced points. */
 function simpson(k: number, h: number): Float64Array {
@@ -42,12 +43,7 @@ describe("mixture2dModel", () => {
       ] as const) {
         expect(gradient.call(model, theta, grad)).toBeCloseTo(value.call(model, theta), 12);
         for (let j = 0; j < 2; j++) {
-          const h = 1e-5;
-          const up = Float64Array.from(theta);
-          const down = Float64Array.from(theta);
-          up[j] += h;
-          down[j] -= h;
-          const fd = (value.call(model, up) - value.call(model, down)) / (2 * h);
+          const fd = centralDifference((t) => value.call(model, t), theta, j, 1e-5);
           expect(Math.abs(grad[j] - fd)).toBeLessThan(1e-6 * (1 + Math.abs(fd)));
         }
       }
