@@ -20,6 +20,7 @@
  *    temperature keeping the third. The thesis ran it on a single data set ("the model was not run
  *    a 100 times", §6.2.4) and only for the nine nested models, not 1023 subsets; so does this.
  */
+import { HALF_LOG_2PI } from "../math/constants.js";
 import { nestedMasks } from "../models/linear/maximum-likelihood.js";
 import { createRng } from "../random/rng.js";
 import { type DataSet, generate } from "./fabricius-linear/data.js";
@@ -108,7 +109,7 @@ export function runFabriciusLinearExperiment(
       inputs: p,
       relevant: q,
       noiseSd: sigma,
-      trueLogPredictive: -0.5 * Math.log(2 * Math.PI * sigma * sigma) - 0.5,
+      trueLogPredictive: -HALF_LOG_2PI - Math.log(sigma) - 0.5,
     },
     table,
     mlCurves,

@@ -182,7 +182,7 @@ function importanceExperiment(rng: Rng): ImportanceRow[] {
   const streams = rng.split(PROPOSAL_VARIANCES.length * SAMPLE_SIZES.length);
   PROPOSAL_VARIANCES.forEach((variance, i) => {
     const sd = Math.sqrt(variance);
-    const logNorm = -0.5 * Math.log(2 * Math.PI * variance);
+    const logNorm = -HALF_LOG_2PI - 0.5 * Math.log(variance);
     const proposal = {
       dim: 1,
       sample: (r: Rng, out: Float64Array) => {

@@ -24,6 +24,7 @@
  * cost little more than direct quadrature, and dense ones (2^20 subsets) build each panel once.
  */
 
+import { SQRT_2PI } from "../../math/constants.js";
 import { softplus } from "../../math/logspace.js";
 import { adaptiveGaussKronrodVector, peakPanelBreaks } from "../../math/quadrature.js";
 import {
@@ -164,9 +165,9 @@ class GMixtureTable {
     };
     // Weights: the coefficients' errors relative to A₀ (each enters a value with s^q ≤ 1), the
     // remainder's relative to itself at 1e-9 (it only needs a few digits). Initial sizes from the peaks.
-    const sizeA = Math.sqrt((2 * Math.PI) / Math.max(-left.curvature(a.mode), 1e-300));
+    const sizeA = SQRT_2PI / Math.sqrt(Math.max(-left.curvature(a.mode), 1e-300));
     const sizeB =
-      Math.exp(b.peak - shift) * Math.sqrt((2 * Math.PI) / Math.max(-right.curvature(b.mode), 1e-300));
+      Math.exp(b.peak - shift) * (SQRT_2PI / Math.sqrt(Math.max(-right.curvature(b.mode), 1e-300)));
     const weights = new Float64Array(dim).fill(1 / sizeA);
     weights[DEGREE + 1] = 1e-9 / sizeB;
     const lo = Math.min(a.left, b.left);

@@ -72,7 +72,7 @@ export function unbiasedLogLikelihood(n: number, rss: number, gamma: number): nu
 /** The maximised log likelihood ℓ_max = −(N/2)(log(2π RSS/N) + 1) (τ = N/RSS); −Infinity for RSS ≤ 0. */
 export function maxLogLikelihood(n: number, rss: number): number {
   if (!(rss > 0)) return Number.NEGATIVE_INFINITY;
-  return -0.5 * n * (Math.log((2 * Math.PI * rss) / n) + 1);
+  return -0.5 * n * (LOG_2PI + Math.log(rss / n) + 1);
 }
 
 /** Schwarz's criterion as a score: ℓ_max − ((k + 1)/2) log N (k weights and the noise precision). */
