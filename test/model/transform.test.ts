@@ -113,6 +113,25 @@ describe("unbounded", () => {
     }
   });
 
+  it("sums the log Jacobian of 3000 interval coordinates, past where one product of its factors would overflow", () => {
+    // Each factor 1 + e^{−|η|} is close to 2 at η ≈ 0, so the product of 3000 is about 2^3000.
+    const d = 3000;
+    const box = defineModel({
+      dim: d,
+      bounds: { lower: new Array(d).fill(-1), upper: new Array(d).fill(1) },
+      logPrior: () => -d * Math.log(2),
+      logLikelihood: () => 0,
+      samplePrior: (rng) => Float64Array.from({ length: d }, () => 2 * rng.uniform() - 1),
+    });
+    const eta = Float64Array.from({ length: d }, (_, j) => 0.01 * Math.sin(j));
+    // log dθ/dη = log 2 + log σ(η) + log σ(−η), summed with log1p term by term.
+    let expected = -d * Math.log(2);
+    for (const e of eta) expected += Math.log(2) - Math.abs(e) - 2 * Math.log1p(Math.exp(-Math.abs(e)));
+    const logPrior = unbounded(box).model.logPrior(eta);
+    expect(Number.isFinite(logPrior)).toBe(true);
+    expect(Math.abs(logPrior - expected)).toBeLessThan(1e-9 * Math.abs(expected));
+  });
+
   it("returns a model without bounds as it is", () => {
     const plain = defineModel({
       ...boundedModel(),
