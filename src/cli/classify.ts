@@ -16,6 +16,7 @@ import type {
   CombinedScores,
   EstimateSummary,
 } from "../selection/classifier-families.js";
+import { CLASSIFY_DEFAULTS, CLASSIFY_MINIMA } from "../selection/classifier-options.js";
 import { columnList, openUnitInterval, parseSeed, wholeNumber } from "./arguments.js";
 import { type Io, progressLine } from "./io.js";
 import { checkedJson } from "./json.js";
@@ -208,13 +209,16 @@ export function registerClassify(program: Command, io: Io): void {
     .option("--inputs <list>", "comma-separated input columns (default: every column but the target)")
     .addOption(
       new Option("--folds <G>", "stratified folds of the chain rule")
-        .argParser(wholeNumber("--folds", 2))
-        .default(5),
+        .argParser(wholeNumber("--folds", CLASSIFY_MINIMA.folds))
+        .default(CLASSIFY_DEFAULTS.folds),
     )
     .addOption(
-      new Option("--draws <n>", "posterior draws kept per posterior, all 4 chains together")
-        .argParser(wholeNumber("--draws", 100))
-        .default(2000),
+      new Option(
+        "--draws <n>",
+        `posterior draws kept per posterior, all ${CLASSIFY_DEFAULTS.chains} chains together`,
+      )
+        .argParser(wholeNumber("--draws", CLASSIFY_MINIMA.draws))
+        .default(CLASSIFY_DEFAULTS.draws),
     )
     .option(
       "--everson",
@@ -226,14 +230,14 @@ export function registerClassify(program: Command, io: Io): void {
     )
     .addOption(
       new Option("--tempered-particles <n>", "particles of each of its two tempered runs")
-        .argParser(wholeNumber("--tempered-particles", 128))
-        .default(256),
+        .argParser(wholeNumber("--tempered-particles", CLASSIFY_MINIMA.temperedParticles))
+        .default(CLASSIFY_DEFAULTS.temperedParticles),
     )
     .option(
       "--include-unreliable",
       "keep families whose evidence is not reliable in the probabilities and the average",
     )
-    .addOption(new Option("--seed <s>", "random seed").argParser(parseSeed).default(1))
+    .addOption(new Option("--seed <s>", "random seed").argParser(parseSeed).default(CLASSIFY_DEFAULTS.seed))
     .option("--json", "print one JSON document")
     .option("--report <FILE.html>", REPORT_OPTION_HELP, parseReportPath)
     .addOption(workersOption())

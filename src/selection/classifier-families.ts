@@ -33,56 +33,15 @@ import {
 import type { ClassificationData } from "../models/mixture-classifier/data.js";
 import { createRng, type Rng } from "../random/rng.js";
 import { type FamilyRun, runFamily } from "./classifier-family-run.js";
+import {
+  type ClassifierComparisonSettings,
+  type CompareClassifierFamiliesOptions,
+  resolveClassifierComparison,
+} from "./classifier-options.js";
 import { familyProbabilities, stackingWeights } from "./family-weights.js";
 
 export type { FamilyRun } from "./classifier-family-run.js";
-
-/** Options of {@link compareClassifierFamilies}. */
-export interface CompareClassifierFamiliesOptions {
-  /** The families to compare. @defaultValue all five: logistic, rbf, pknn, mixture, mlp */
-  families?: readonly ClassifierFamilyName[];
-  /** Test rows (same inputs and classes as the training rows), scored by every family and both averages. @defaultValue none */
-  test?: ClassificationData | null;
-  /** Number of stratified folds G of the chain rule. @defaultValue 5 */
-  folds?: number;
-  /** Seed of everything random. @defaultValue 1 */
-  seed?: number;
-  /** Prior probabilities of the families, in the order of `families`. @defaultValue uniform */
-  familyPrior?: readonly number[];
-  /** Keep families whose evidence is not reliable in the probabilities and the average. @defaultValue false */
-  includeUnreliable?: boolean;
-  /**
-   * Cross-check each chain-rule evidence with a second estimator (bridge sampling on the chains, or the
-   * family's exact computation); a tempered run, when made, is the cross-check instead. @defaultValue true
-   */
-  crossCheck?: boolean;
-  /** Also estimate Everson's G-fold product (G more posteriors per family). @defaultValue false */
-  everson?: boolean;
-  /** Posterior draws per posterior, over all chains. @defaultValue 2000 */
-  draws?: number;
-  /** Warm-up iterations per chain. @defaultValue 500 */
-  warmup?: number;
-  /** Chains per posterior. @defaultValue 4 */
-  chains?: number;
-  /**
-   * When a family's chain rule or its HMC chains given all training rows fail their checks (chains
-   * that disagree or carry too few effective draws: separated modes, as networks' posteriors have),
-   * also run tempered SMC on all rows (two runs, their spread counted). Where it passes its own
-   * checks, its evidence of the same labels weighs the family in place of a failed chain rule (which
-   * becomes the cross-check), and its particles make the predictions in place of failed chains. Not
-   * for `pknn`, whose likelihood is a pseudo-likelihood. @defaultValue false
-   */
-  tempered?: boolean;
-  /**
-   * Particles of each of those tempered runs (32 to an island; at least 128, four islands).
-   * @defaultValue 256
-   */
-  temperedParticles?: number;
-  /** Each family's own options (sizes, priors). */
-  familyOptions?: ClassifierFamilyOptions;
-  /** Told what is being computed. */
-  onProgress?: (step: string) => void;
-}
+export type { CompareClassifierFamiliesOptions } from "./classifier-options.js";
 
 /** An evidence estimate as the comparison reports it. */
 export interface EstimateSummary {
@@ -168,54 +127,6 @@ export interface ClassifierFamilyComparison {
   readonly stacked: CombinedScores | null;
   readonly warnings: readonly string[];
   readonly seconds: number;
-}
-
-/** The settings of a comparison of classifier families, checked and with every default filled in. */
-export interface ClassifierComparisonSettings {
-  families: ClassifierFamilyName[];
-  folds: number;
-  seed: number;
-  draws: number;
-  warmup: number;
-  chains: number;
-  tempered: boolean;
-  temperedParticles: number;
-}
-
-function resolve(options: CompareClassifierFamiliesOptions): ClassifierComparisonSettings {
-  const families = (options.families ?? CLASSIFIER_FAMILIES).map((f) => checkFamilyName(f));
-  if (families.length === 0) throw new OccamError("invalid-argument", "give at least one classifier family.");
-  if (new Set(families).size !== families.length) {
-    throw new OccamError("invalid-argument", `a family is listed twice: ${families.join(", ")}.`);
-  }
-  const r: ClassifierComparisonSettings = {
-    families,
-    folds: options.folds ?? 5,
-    seed: options.seed ?? 1,
-    draws: options.draws ?? 2000,
-    warmup: options.warmup ?? 500,
-    chains: options.chains ?? 4,
-    tempered: options.tempered ?? false,
-    temperedParticles: options.temperedParticles ?? 256,
-  };
-  for (const [name, min] of [
-    ["folds", 2],
-    ["draws", 100],
-    ["warmup", 0],
-    ["chains", 1],
-    ["temperedParticles", 128],
-  ] as const) {
-    if (!(Number.isInteger(r[name]) && r[name] >= min)) {
-      throw new OccamError("invalid-argument", `${name} must be an integer ≥ ${min}, got ${r[name]}.`);
-    }
-  }
-  if (options.familyPrior !== undefined && options.familyPrior.length !== families.length) {
-    throw new OccamError(
-      "invalid-argument",
-      `familyPrior has ${options.familyPrior.length} entries for ${families.length} families.`,
-    );
-  }
-  return r;
 }
 
 /**
@@ -306,7 +217,7 @@ export function checkClassifierComparison(
   train: ClassificationData,
   options: CompareClassifierFamiliesOptions,
 ): ClassifierComparisonSettings {
-  const o = resolve(options);
+  const o = resolveClassifierComparison(options);
   checkFamilySupport(train, o.families, o.folds);
   return o;
 }
@@ -358,7 +269,7 @@ export function weighClassifierFamilies(
   runs: readonly FamilyRun[],
   start: number,
 ): ClassifierFamilyComparison {
-  const o = resolve(options);
+  const o = resolveClassifierComparison(options);
   const scaled = standardizeClassifierInputs(train, options.test ?? null);
   const K = train.classNames.length;
   // The third of the seed's streams, after the folds' and the families'.

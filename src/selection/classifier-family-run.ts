@@ -22,12 +22,8 @@ import {
 } from "../models/classifiers/index.js";
 import type { ClassificationData } from "../models/mixture-classifier/data.js";
 import type { Rng } from "../random/rng.js";
-import type {
-  ClassifierComparisonSettings,
-  ClassifierFamilyResult,
-  CompareClassifierFamiliesOptions,
-  EstimateSummary,
-} from "./classifier-families.js";
+import type { ClassifierFamilyResult, EstimateSummary } from "./classifier-families.js";
+import type { ClassifierComparisonSettings, CompareClassifierFamiliesOptions } from "./classifier-options.js";
 
 /** An estimate as reported; `method` and `warnings` replace the estimate's own when given. */
 function summarise(r: EvidenceEstimate, method = r.method, warnings = r.warnings): EstimateSummary {
