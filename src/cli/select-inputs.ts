@@ -2,6 +2,7 @@ import { type Command, Option } from "commander";
 import { readCsv } from "../data/csv-file.js";
 import { OccamError } from "../errors.js";
 import type { ClassificationData } from "../models/mixture-classifier/index.js";
+import { MIXTURE_CLASSIFIER_DEFAULTS } from "../models/mixture-classifier/options.js";
 import { columnList, openUnitInterval, parseSeed, positiveNumber, wholeNumber } from "./arguments.js";
 import type { Io } from "./io.js";
 import { checkedJson } from "./json.js";
@@ -72,21 +73,31 @@ export function registerSelectInputs(program: Command, io: Io): void {
       ).argParser(openUnitInterval("--split")),
     )
     .addOption(
-      new Option("--kernels <D>", "number of Gaussian kernels").argParser(wholeNumber("--kernels", 1)),
+      new Option(
+        "--kernels <D>",
+        "number of Gaussian kernels (default 3, or 6 with more than 20 inputs; at most a tenth of the rows)",
+      ).argParser(wholeNumber("--kernels", 1)),
     )
-    .addOption(new Option("--h <h>", "hyperprior scale h (h_i = h / R_i²)").argParser(positiveNumber("--h")))
+    .addOption(
+      new Option(
+        "--h <h>",
+        `hyperprior scale h (h_i = h / R_i²; default ${MIXTURE_CLASSIFIER_DEFAULTS.h})`,
+      ).argParser(positiveNumber("--h")),
+    )
     .addOption(
       new Option("--draws <n>", "sweeps kept after burn-in, all chains together")
         .argParser(wholeNumber("--draws", 1))
-        .default(10000),
+        .default(MIXTURE_CLASSIFIER_DEFAULTS.draws - MIXTURE_CLASSIFIER_DEFAULTS.burnIn),
     )
     .addOption(
-      new Option("--burn-in <n>", "sweeps discarded").argParser(wholeNumber("--burn-in", 0)).default(5000),
+      new Option("--burn-in <n>", "sweeps discarded")
+        .argParser(wholeNumber("--burn-in", 0))
+        .default(MIXTURE_CLASSIFIER_DEFAULTS.burnIn),
     )
     .addOption(
       new Option("--chains <n>", "independent chains, pooled")
         .argParser(wholeNumber("--chains", 1))
-        .default(1),
+        .default(MIXTURE_CLASSIFIER_DEFAULTS.chains),
     )
     .addOption(
       new Option(
@@ -94,9 +105,11 @@ export function registerSelectInputs(program: Command, io: Io): void {
         "per-input: one mixture per input (every input the class depends on); shared: Sykacek's kernels shared by the selected inputs, the others regressed on them",
       )
         .choices(["per-input", "shared"])
-        .default("per-input"),
+        .default(MIXTURE_CLASSIFIER_DEFAULTS.structure),
     )
-    .addOption(new Option("--seed <s>", "random seed").argParser(parseSeed).default(1))
+    .addOption(
+      new Option("--seed <s>", "random seed").argParser(parseSeed).default(MIXTURE_CLASSIFIER_DEFAULTS.seed),
+    )
     .option("--json", "print one JSON document")
     .option("--report <FILE.html>", REPORT_OPTION_HELP, parseReportPath)
     .action(async (path: string, flags: SelectFlags) => {
@@ -130,7 +143,7 @@ export function registerSelectInputs(program: Command, io: Io): void {
       }
       checkClassRows(train, path);
       const kernels = flags.kernels ?? defaultKernels(train.p, train.n);
-      const h = flags.h ?? 0.25;
+      const h = flags.h ?? MIXTURE_CLASSIFIER_DEFAULTS.h;
       const fit = fitMixtureClassifier(train, {
         kernels,
         h,

@@ -25,75 +25,12 @@ import { OccamError } from "../../errors.js";
 import { createRng } from "../../random/rng.js";
 import { PREDICT_EVERY } from "./conjugate.js";
 import type { ClassificationData } from "./data.js";
+import { type MixtureClassifierOptions, resolveMixtureClassifierOptions } from "./options.js";
 import { preparePerInput, runPerInputChain } from "./per-input-chain.js";
 import { runSharedChain } from "./shared-chain.js";
 import { BIRTH, DEATH, EXCHANGE } from "./subset-moves.js";
 
-/** Options of {@link fitMixtureClassifier}. */
-export interface MixtureClassifierOptions {
-  /** Number D of Gaussian kernels of each input's mixture. @defaultValue 3 */
-  kernels?: number;
-  /** h of the hyperprior β_i ~ Gamma(g, h_i) with h_i = h / R_i² (R_i the range of input i). @defaultValue 0.25 */
-  h?: number;
-  /** Shape a of the kernel precisions' prior λ ~ Gamma(a, β_i). @defaultValue 2 */
-  a?: number;
-  /** Shape g of the hyperprior on β_i. @defaultValue 0.2 */
-  g?: number;
-  /**
-   * κ₀: the prior of a kernel mean is N(ξ_i, 1/(κ₀ λ)) (in units of R_i), i.e. 1/√κ₀ kernel widths
-   * around the midpoint. @defaultValue 0.05
-   */
-  kappa0?: number;
-  /** Dirichlet prior count δ_w of the kernel weights (class-specific and pooled). @defaultValue 1 */
-  deltaW?: number;
-  /** Dirichlet prior count δ_P of the class priors. @defaultValue 1 */
-  deltaP?: number;
-  /**
-   * Resolution ρ: β_i is truncated to β_i ≥ a ρ² (in units of R_i²), which keeps kernels from collapsing
-   * onto repeated values (with ties at the midpoint the posterior is improper without a bound).
-   * @defaultValue 0.01
-   */
-  resolution?: number;
-  /** Mean c of the truncated Poisson prior on the number of inputs. @defaultValue 3 */
-  poissonMean?: number;
-  /**
-   * Smallest subset size the prior allows: 1 (the paper's truncation 1 … I_max) or 0 (the empty
-   * subset, whose predictions are the class priors, is allowed too). @defaultValue 1
-   */
-  minInputs?: 0 | 1;
-  /**
-   * "per-input": every input has its own mixture and allocations (a naive-Bayes mixture; selects every
-   * input whose distribution depends on the class). "shared": Sykacek's kernels shared by the selected
-   * inputs, each other input regressed on them (fewer inputs; see shared-chain.ts for what it assumes).
-   * @defaultValue "per-input"
-   */
-  structure?: "per-input" | "shared";
-  /** Relative weights of the birth, death and exchange moves (birth and death must be equal). @defaultValue [1, 1, 1] */
-  moveWeights?: readonly [number, number, number];
-  /**
-   * Reversible-jump proposals (birth, death, exchange) after each Gibbs scan; 0 keeps the starting
-   * subset fixed.
-   * @defaultValue 5
-   */
-  jumpsPerSweep?: number;
-  /** Sweeps per chain, burn-in included. @defaultValue 15000 */
-  draws?: number;
-  /** Sweeps discarded at the start of each chain. @defaultValue 5000 */
-  burnIn?: number;
-  /**
-   * Independent chains from random starts; their kept draws are pooled, and the spread of their input
-   * probabilities is reported. @defaultValue 1
-   */
-  chains?: number;
-  /** Seed of the random stream. @defaultValue 1 */
-  seed?: number;
-  /** Starting subset (input indices) of every chain. @defaultValue one to three inputs chosen at random */
-  initialInputs?: readonly number[];
-  /** Test inputs (m × p row-major) whose class probabilities are averaged over the kept draws. @defaultValue none */
-  test?: { readonly X: Float64Array; readonly n: number };
-  /** Called every 500 sweeps with the sweep number (counted over all chains). @defaultValue none */
-  onProgress?: (sweep: number, total: number) => void;
-}
+export type { MixtureClassifierOptions, Settings } from "./options.js";
 
 /** An input subset and its posterior probability (its share of the kept draws). */
 export interface SubsetProbability {
@@ -148,117 +85,6 @@ export interface MixtureClassifierFit {
   readonly seconds: number;
 }
 
-/** Filled-in options (internal; shared with the chains). */
-export interface Settings {
-  D: number;
-  h: number;
-  a: number;
-  g: number;
-  kappa0: number;
-  deltaW: number;
-  deltaP: number;
-  c: number;
-  minInputs: number;
-  structure: "per-input" | "shared";
-  resolution: number;
-  weights: readonly [number, number, number];
-  jumps: number;
-  draws: number;
-  burnIn: number;
-  chains: number;
-  seed: number;
-}
-
-function positive(value: number, name: string): number {
-  if (!(Number.isFinite(value) && value > 0)) {
-    throw new OccamError(
-      "invalid-argument",
-      `mixture classifier: ${name} must be a finite number > 0, got ${value}.`,
-    );
-  }
-  return value;
-}
-
-function nonNegative(value: number, name: string): number {
-  if (!(Number.isFinite(value) && value >= 0)) {
-    throw new OccamError(
-      "invalid-argument",
-      `mixture classifier: ${name} must be a finite number ≥ 0, got ${value}.`,
-    );
-  }
-  return value;
-}
-
-function integerAtLeast(value: number, min: number, name: string): number {
-  if (!(Number.isInteger(value) && value >= min)) {
-    throw new OccamError(
-      "invalid-argument",
-      `mixture classifier: ${name} must be an integer ≥ ${min}, got ${value}.`,
-    );
-  }
-  return value;
-}
-
-function minInputs(value: number | undefined): number {
-  if (value === undefined) return 1;
-  if (value !== 0 && value !== 1) {
-    throw new OccamError("invalid-argument", `mixture classifier: minInputs must be 0 or 1, got ${value}.`);
-  }
-  return value;
-}
-
-function structure(value: string | undefined): "per-input" | "shared" {
-  if (value === undefined) return "per-input";
-  if (value !== "per-input" && value !== "shared") {
-    throw new OccamError(
-      "invalid-argument",
-      `mixture classifier: structure must be "per-input" or "shared", got "${value}".`,
-    );
-  }
-  return value;
-}
-
-function fillOptions(options: MixtureClassifierOptions): Settings {
-  const D = integerAtLeast(options.kernels ?? 3, 1, "kernels");
-  const draws = options.draws ?? 15000;
-  const burnIn = options.burnIn ?? 5000;
-  if (!(Number.isInteger(draws) && Number.isInteger(burnIn) && burnIn >= 0 && draws > burnIn)) {
-    throw new OccamError(
-      "invalid-argument",
-      `mixture classifier: need integers draws > burnIn ≥ 0, got draws = ${draws}, burnIn = ${burnIn}.`,
-    );
-  }
-  const weights = options.moveWeights ?? [1, 1, 1];
-  weights.forEach((w, j) => {
-    positive(w, `moveWeights[${j}]`);
-  });
-  if (weights[0] !== weights[1]) {
-    throw new OccamError(
-      "invalid-argument",
-      "mixture classifier: the birth and death moves must have equal weights (each is the other's reverse).",
-    );
-  }
-  return {
-    D,
-    h: positive(options.h ?? 0.25, "h"),
-    a: positive(options.a ?? 2, "a"),
-    g: positive(options.g ?? 0.2, "g"),
-    kappa0: positive(options.kappa0 ?? 0.05, "kappa0"),
-    deltaW: positive(options.deltaW ?? 1, "deltaW"),
-    deltaP: positive(options.deltaP ?? 1, "deltaP"),
-    c: positive(options.poissonMean ?? 3, "poissonMean"),
-    minInputs: minInputs(options.minInputs),
-    structure: structure(options.structure),
-    resolution: nonNegative(options.resolution ?? 0.01, "resolution"),
-    weights,
-    jumps: integerAtLeast(options.jumpsPerSweep ?? 5, 0, "jumpsPerSweep"),
-    draws,
-    burnIn,
-    chains: integerAtLeast(options.chains ?? 1, 1, "chains"),
-    seed: options.seed ?? 1,
-  };
-}
-
 /**
  * Runs the collapsed reversible-jump sampler on labelled (and optionally unlabelled: label −1)
  * training data and returns posterior subset and input probabilities and, given test inputs,
@@ -274,7 +100,7 @@ export function fitMixtureClassifier(
   options: MixtureClassifierOptions = {},
 ): MixtureClassifierFit {
   const started = performance.now();
-  const s = fillOptions(options);
+  const s = resolveMixtureClassifierOptions(options);
   const { p } = data;
   const K = data.classNames.length;
   checkData(data, s.D);
