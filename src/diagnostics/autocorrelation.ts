@@ -1,5 +1,6 @@
 import { OccamError } from "../errors.js";
 import { inverseRealFft, nextPowerOfTwo, realFft } from "../math/fft.js";
+import { mean } from "./chains.js";
 
 function checkSeries(x: Float64Array, maxLag: number | undefined, where: string): number {
   if (!(x instanceof Float64Array)) {
@@ -33,17 +34,11 @@ function checkSeries(x: Float64Array, maxLag: number | undefined, where: string)
 export function autocovariance(x: Float64Array, maxLag?: number): Float64Array {
   const lag = checkSeries(x, maxLag, "autocovariance");
   const n = x.length;
-  // Two-pass mean: the correction term removes most of the rounding error of the first pass.
-  let sum = 0;
-  for (let i = 0; i < n; i++) sum += x[i];
-  let mean = sum / n;
-  let correction = 0;
-  for (let i = 0; i < n; i++) correction += x[i] - mean;
-  mean += correction / n;
+  const m = mean(x);
 
   const size = Math.max(2, nextPowerOfTwo(2 * n));
   const buffer = new Float64Array(size);
-  for (let i = 0; i < n; i++) buffer[i] = x[i] - mean;
+  for (let i = 0; i < n; i++) buffer[i] = x[i] - m;
   const re = new Float64Array(size / 2 + 1);
   const im = new Float64Array(size / 2 + 1);
   realFft(buffer, re, im);

@@ -2,6 +2,7 @@ import { essPerParameter } from "../diagnostics/ess.js";
 import { rhatPerParameter } from "../diagnostics/rhat.js";
 import { OccamError } from "../errors.js";
 import { cholesky } from "../math/linalg.js";
+import { lowerScatter, mirrorLower, rowMean } from "../math/moments.js";
 import { chisquareQuantile } from "../math/stdlib.js";
 import { Draws } from "../model/draws.js";
 import { type BayesModel, tempered } from "../model/model.js";
@@ -318,16 +319,10 @@ function temperedPilot(
 /** The covariance of a cloud's (equally weighted) particles, or undefined when it is singular. */
 function cloudCovariance(cloud: ParticleCloud): Float64Array | undefined {
   const { n, dim: d, positions } = cloud;
-  const mean = new Float64Array(d);
-  for (let i = 0; i < n; i++) for (let a = 0; a < d; a++) mean[a] += positions[i * d + a] / n;
-  const covariance = new Float64Array(d * d);
-  for (let i = 0; i < n; i++) {
-    for (let a = 0; a < d; a++) {
-      const da = positions[i * d + a] - mean[a];
-      for (let b = 0; b <= a; b++) covariance[a * d + b] += (da * (positions[i * d + b] - mean[b])) / (n - 1);
-    }
-  }
-  for (let a = 0; a < d; a++) for (let b = 0; b < a; b++) covariance[b * d + a] = covariance[a * d + b];
+  const mean = rowMean(positions, d, n, new Float64Array(d));
+  const covariance = lowerScatter(positions, d, n, mean, new Float64Array(d * d));
+  for (let a = 0; a < d; a++) for (let b = 0; b <= a; b++) covariance[a * d + b] /= n - 1;
+  mirrorLower(covariance, d);
   try {
     cholesky(covariance, d);
     return covariance;

@@ -9,6 +9,7 @@
 import { LOG_PI } from "../../math/constants.js";
 import { symmetricEigen } from "../../math/linalg.js";
 import { logAddExp, logSumExp } from "../../math/logspace.js";
+import { lowerScatter, mirrorLower, rowMean } from "../../math/moments.js";
 import { gammaln } from "../../math/stdlib.js";
 import type { Rng } from "../../random/rng.js";
 
@@ -146,22 +147,10 @@ interface PointRows {
  */
 export function fitEllipsoid({ points, rows, dim: d }: PointRows): Ellipsoid {
   const n = rows.length;
-  const center = new Float64Array(d);
-  for (const r of rows) for (let j = 0; j < d; j++) center[j] += points[r * d + j];
-  for (let j = 0; j < d; j++) center[j] /= n;
-  const cov = new Float64Array(d * d);
-  for (const r of rows) {
-    for (let i = 0; i < d; i++) {
-      const di = points[r * d + i] - center[i];
-      for (let j = 0; j <= i; j++) cov[i * d + j] += di * (points[r * d + j] - center[j]);
-    }
-  }
-  for (let i = 0; i < d; i++) {
-    for (let j = 0; j <= i; j++) {
-      cov[i * d + j] /= n;
-      cov[j * d + i] = cov[i * d + j];
-    }
-  }
+  const center = rowMean(points, d, rows, new Float64Array(d));
+  const cov = lowerScatter(points, d, rows, center, new Float64Array(d * d));
+  for (let i = 0; i < d; i++) for (let j = 0; j <= i; j++) cov[i * d + j] /= n;
+  mirrorLower(cov, d);
   const { values, vectors } = symmetricEigen(cov, d);
   const floor = Math.max(values[d - 1] * 1e-10, 1e-300);
   const axes = new Float64Array(d * d);

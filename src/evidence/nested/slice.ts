@@ -5,8 +5,10 @@
  * already lies above L*) and makes `slices` slice steps on the prior restricted to L > L*; the point
  * it ends at replaces the dead one.
  */
+
 import { OccamError } from "../../errors.js";
 import { choleskyInPlace } from "../../math/linalg.js";
+import { lowerScatter, rowMean } from "../../math/moments.js";
 import type { Rng } from "../../random/rng.js";
 import { type Likelihood, openUniform, type PointSpace } from "./live-points.js";
 
@@ -86,17 +88,8 @@ export class SliceMover {
    */
   static metric(positions: Float64Array, rows: Int32Array, d: number): Float64Array {
     const count = rows.length;
-    const mean = new Float64Array(d);
-    for (const r of rows) for (let j = 0; j < d; j++) mean[j] += positions[r * d + j];
-    for (let j = 0; j < d; j++) mean[j] /= count;
-    const cov = new Float64Array(d * d);
-    for (const r of rows) {
-      const o = r * d;
-      for (let i = 0; i < d; i++) {
-        const di = positions[o + i] - mean[i];
-        for (let j = 0; j <= i; j++) cov[i * d + j] += di * (positions[o + j] - mean[j]);
-      }
-    }
+    const mean = rowMean(positions, d, rows, new Float64Array(d));
+    const cov = lowerScatter(positions, d, rows, mean, new Float64Array(d * d));
     let maxVar = 0;
     for (let i = 0; i < d; i++) {
       for (let j = 0; j <= i; j++) cov[i * d + j] /= Math.max(count - 1, 1);

@@ -40,6 +40,7 @@
 
 import { LOG_2PI } from "../../math/constants.js";
 import { logSumExp } from "../../math/logspace.js";
+import { lowerScatter, mirrorLower, rowMean } from "../../math/moments.js";
 import { gammaln } from "../../math/stdlib.js";
 import type { Rng } from "../../random/rng.js";
 import { metropolisHastings } from "../../samplers/accept.js";
@@ -90,20 +91,11 @@ export class RegressionBackground {
     a: number,
     kappa0: number,
   ) {
-    const mean = new Float64Array(p);
-    for (let r = 0; r < n; r++) for (let i = 0; i < p; i++) mean[i] += u[r * p + i] / n;
-    const G = new Float64Array(p * p);
-    for (let r = 0; r < n; r++) {
-      for (let i = 0; i < p; i++) {
-        const ei = u[r * p + i] - mean[i];
-        for (let j = 0; j <= i; j++) G[i * p + j] += ei * (u[r * p + j] - mean[j]);
-      }
-    }
-    for (let i = 0; i < p; i++) for (let j = 0; j < i; j++) G[j * p + i] = G[i * p + j];
-    this.gram = G;
+    const mean = rowMean(u, p, n, new Float64Array(p));
+    this.gram = mirrorLower(lowerScatter(u, p, n, mean, new Float64Array(p * p)), p);
     this.base = new Float64Array(p);
     for (let j = 0; j < p; j++)
-      this.base[j] = ((n * kappa0) / (kappa0 + n)) * mean[j] * mean[j] + G[j * p + j];
+      this.base[j] = ((n * kappa0) / (kappa0 + n)) * mean[j] * mean[j] + this.gram[j * p + j];
     const g = n; // unit information
     this.shrink = g / (1 + g);
     this.logOnePlusG = Math.log(1 + g);
