@@ -9,8 +9,10 @@
  *
  * Rows are numbered as a spreadsheet shows them: the header is row 1, the first data row is row 2.
  */
+
 import { parse } from "csv-parse/sync";
 import { invalidData, OccamError } from "../errors.js";
+import { columnMoments } from "../math/moments.js";
 import { type ColumnBuilder, columnFromCells, type TypedColumn } from "./columns.js";
 
 /** Options of {@link parseCsv} and `readCsv`. */
@@ -326,27 +328,18 @@ export function standardize(X: ArrayLike<number>, n: number, p: number): Standar
       `standardize: X has length ${X.length}, expected n·p = ${n * p}; check n and p.`,
     );
   }
-  const means = new Float64Array(p);
+  const { means, variances } = columnMoments(X, n, p);
   const sds = new Float64Array(p);
   const out = new Float64Array(n * p);
   for (let j = 0; j < p; j++) {
-    let mean = 0;
-    for (let i = 0; i < n; i++) mean += X[i * p + j];
-    mean /= n;
-    // Two-pass variance: summing squared deviations from the mean avoids the cancellation of E[x²] − E[x]².
-    let ss = 0;
-    for (let i = 0; i < n; i++) {
-      const d = X[i * p + j] - mean;
-      ss += d * d;
-    }
-    const sd = Math.sqrt(ss / (n - 1));
+    const mean = means[j];
+    const sd = Math.sqrt(variances[j]);
     if (!(sd > 0 && Number.isFinite(sd))) {
       throw new OccamError(
         "invalid-data",
         `standardize: column ${j} has standard deviation ${sd}: a constant or non-finite column cannot be standardized; remove it.`,
       );
     }
-    means[j] = mean;
     sds[j] = sd;
     for (let i = 0; i < n; i++) out[i * p + j] = (X[i * p + j] - mean) / sd;
   }

@@ -10,6 +10,7 @@ import { eversonData } from "../data/generators/everson.js";
 import { OccamError } from "../errors.js";
 import type { CrossValidatedResult } from "../evidence/cross-validated.js";
 import { crossValidatedEvidence, type SubsettableModel } from "../evidence/cross-validated.js";
+import { centredProducts } from "../math/moments.js";
 import { defineModel } from "../model/model.js";
 import { type NigRegressionModel, nigRegression } from "../models/linear/index.js";
 import { createRng, type Rng } from "../random/rng.js";
@@ -210,18 +211,9 @@ export function spearmanCorrelation(a: ArrayLike<number>, b: ArrayLike<number>):
       `spearmanCorrelation: needs two samples of the same length ≥ 2, got ${a.length} and ${b.length}.`,
     );
   }
-  const ra = ranks(a);
-  const rb = ranks(b);
-  const m = (ra.length + 1) / 2; // the mean of the ranks 1 … n, ties or not
-  let sab = 0;
-  let saa = 0;
-  let sbb = 0;
-  for (let i = 0; i < ra.length; i++) {
-    sab += (ra[i] - m) * (rb[i] - m);
-    saa += (ra[i] - m) ** 2;
-    sbb += (rb[i] - m) ** 2;
-  }
-  return sab / Math.sqrt(saa * sbb);
+  // The ranks' means, (n + 1)/2 ties or not, come out exact: their sums are whole or half numbers.
+  const { ab, aa, bb } = centredProducts(ranks(a), ranks(b));
+  return ab / Math.sqrt(aa * bb);
 }
 
 /** Ranks 1 … n, ties given their mean rank. */

@@ -11,8 +11,10 @@
  * correlation inside a run: between the states of one chain, between temperatures, and through
  * resampling. Estimators watch the run through a {@link TemperingObserver}.
  */
+
 import { OccamError } from "../../errors.js";
 import { logSumExp } from "../../math/logspace.js";
+import { centredProducts } from "../../math/moments.js";
 import type { BayesModel } from "../../model/model.js";
 import type { Rng } from "../../random/rng.js";
 import {
@@ -496,24 +498,8 @@ const PROBE_STRIDE = 16;
 
 /** Pearson's correlation of two equally long arrays (0 when either is constant). */
 function correlation(a: Float64Array, b: Float64Array): number {
-  const n = a.length;
-  let ma = 0;
-  let mb = 0;
-  for (let i = 0; i < n; i++) {
-    ma += a[i];
-    mb += b[i];
-  }
-  ma /= n;
-  mb /= n;
-  let sab = 0;
-  let saa = 0;
-  let sbb = 0;
-  for (let i = 0; i < n; i++) {
-    sab += (a[i] - ma) * (b[i] - mb);
-    saa += (a[i] - ma) ** 2;
-    sbb += (b[i] - mb) ** 2;
-  }
-  return saa > 0 && sbb > 0 ? sab / Math.sqrt(saa * sbb) : 0;
+  const { ab, aa, bb } = centredProducts(a, b);
+  return aa > 0 && bb > 0 ? ab / Math.sqrt(aa * bb) : 0;
 }
 
 /**

@@ -15,6 +15,7 @@ import { paretoKHat } from "../../evidence/importance-sampling.js";
 import { MAX_PARETO_K } from "../../evidence/weights.js";
 import { LOG_2PI } from "../../math/constants.js";
 import { cholesky, logDetFromCholesky, solveLower, solveLowerTranspose } from "../../math/linalg.js";
+import { centredProducts } from "../../math/moments.js";
 import { gammaln } from "../../math/stdlib.js";
 import type { Rng } from "../../random/rng.js";
 import { type GlmOutcome, logLikelihoodSum, rowTerms } from "./family.js";
@@ -554,22 +555,11 @@ function controlledEstimate(
   for (let i = 0; i < 2 * pairs; i++) max = Math.max(max, logW[i], logV[i]);
   const w = new Float64Array(pairs);
   const v = new Float64Array(pairs);
-  let mw = 0;
-  let mv = 0;
   for (let s = 0; s < pairs; s++) {
     w[s] = 0.5 * (Math.exp(logW[2 * s] - max) + Math.exp(logW[2 * s + 1] - max));
     v[s] = 0.5 * (Math.exp(logV[2 * s] - max) + Math.exp(logV[2 * s + 1] - max));
-    mw += w[s];
-    mv += v[s];
   }
-  mw /= pairs;
-  mv /= pairs;
-  let cov = 0;
-  let varV = 0;
-  for (let s = 0; s < pairs; s++) {
-    cov += (w[s] - mw) * (v[s] - mv);
-    varV += (v[s] - mv) ** 2;
-  }
+  const { meanA: mw, meanB: mv, ab: cov, bb: varV } = centredProducts(w, v);
   const c = varV > 0 ? cov / varV : 0;
   const z = mw - c * (mv - Math.exp(logG - max));
   let residual = 0;

@@ -1,4 +1,5 @@
 import { OccamError } from "../../errors.js";
+import { columnMoments } from "../../math/moments.js";
 import { type BayesianMlp, type BayesianMlpOptions, bayesianMlp } from "./bayesian.js";
 import { checkMlpData, type MlpData } from "./data.js";
 import { type MlpPredictive, type PredictBayesianMlpOptions, predictBayesianMlp } from "./prediction.js";
@@ -57,31 +58,23 @@ export function fitBayesianMlp(data: MlpData, options: FitBayesianMlpOptions): B
     if (n < 2) {
       throw new OccamError("invalid-data", `${where}: standardising needs at least 2 cases, got ${n}.`);
     }
+    const inputs = columnMoments(data.X, n, I);
     for (let i = 0; i < I; i++) {
-      let m = 0;
-      for (let r = 0; r < n; r++) m += data.X[r * I + i];
-      m /= n;
-      let v = 0;
-      for (let r = 0; r < n; r++) v += (data.X[r * I + i] - m) ** 2;
-      const sd = Math.sqrt(v / (n - 1));
+      const sd = Math.sqrt(inputs.variances[i]);
       if (!(sd > 0)) {
         throw new OccamError(
           "invalid-data",
           `${where}: input ${i} is constant (every case is ${data.X[i]}); it carries no information — leave it out.`,
         );
       }
-      inputMean[i] = m;
+      inputMean[i] = inputs.means[i];
       inputSd[i] = sd;
     }
+    const targets = columnMoments(data.Y, n, O);
     let meanVariance = 0;
     for (let o = 0; o < O; o++) {
-      let m = 0;
-      for (let r = 0; r < n; r++) m += data.Y[r * O + o];
-      m /= n;
-      let v = 0;
-      for (let r = 0; r < n; r++) v += (data.Y[r * O + o] - m) ** 2;
-      targetMean[o] = m;
-      meanVariance += v / (n - 1) / O;
+      targetMean[o] = targets.means[o];
+      meanVariance += targets.variances[o] / O;
     }
     targetScale = Math.sqrt(meanVariance);
     if (!(targetScale > 0)) {
