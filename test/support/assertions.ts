@@ -30,5 +30,6 @@ export function centralDifference(
   const down = Float64Array.from(theta);
   up[j] += h;
   down[j] -= h;
-  return (f(up) - f(down)) / (2 * h);
+  // Divided by the step as it was rounded, not by 2h.
+  return (f(up) - f(down)) / (up[j] - down[j]);
 }

@@ -5,6 +5,7 @@ import { mixtureClassifier } from "../../../src/models/classifiers/mixture.js";
 import { mlpClassifier } from "../../../src/models/classifiers/mlp.js";
 import { rbfClassifier } from "../../../src/models/classifiers/rbf.js";
 import { createRng } from "../../../src/random/rng.js";
+import { centralDifference } from "../../support/assertions.js";
 import { simulatedInputs } from "./support.js";
 
 const data3 = simulatedInputs(30, 3, 3, 1);
@@ -27,12 +28,7 @@ function gradientError(
   g(theta, grad);
   let worst = 0;
   for (let j = 0; j < theta.length; j++) {
-    const h = 1e-5 * (1 + Math.abs(theta[j]));
-    const a = Float64Array.from(theta);
-    const b = Float64Array.from(theta);
-    a[j] += h;
-    b[j] -= h;
-    const numeric = (f(a) - f(b)) / (2 * h);
+    const numeric = centralDifference(f, theta, j, 1e-5 * (1 + Math.abs(theta[j])));
     worst = Math.max(worst, Math.abs(numeric - grad[j]) / (1 + Math.abs(numeric)));
   }
   return worst;

@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import { mixtureClassifier } from "../../../src/models/classifiers/mixture.js";
 import type { ClassificationData } from "../../../src/models/mixture-classifier/data.js";
 import { createRng } from "../../../src/random/rng.js";
+import { centralDifference } from "../../support/assertions.js";
 import { simulatedInputs } from "./support.js";
 
 /** log Σ exp(v), written out. */
@@ -60,11 +61,7 @@ function gradientError(model: ReturnType<typeof mixtureClassifier>, theta: Float
   let worst = 0;
   for (let j = 0; j < theta.length; j++) {
     const h = 1e-5 * (1 + Math.abs(theta[j]));
-    const up = Float64Array.from(theta);
-    const down = Float64Array.from(theta);
-    up[j] += h;
-    down[j] -= h;
-    const numeric = (model.logLikelihood(up) - model.logLikelihood(down)) / (2 * h);
+    const numeric = centralDifference((t) => model.logLikelihood(t), theta, j, h);
     worst = Math.max(worst, Math.abs(numeric - grad[j]) / (1 + Math.abs(numeric)));
   }
   return worst;

@@ -7,6 +7,7 @@ import {
   type RandomTermData,
 } from "../../../src/models/glm/random-effects.js";
 import { createRng } from "../../../src/random/rng.js";
+import { centralDifference } from "../../support/assertions.js";
 
 /** A grouped binary data set: n rows in G groups, one input, η = 0.3 + 0.8 x + u_g + v_g x. */
 function grouped(n: number, G: number, effects: number) {
@@ -56,12 +57,7 @@ describe("RandomEffectsGlm", () => {
         expect(gradient(theta)).toBeCloseTo(value(theta), 10);
         const analytic = Float64Array.from(grad);
         for (let j = 0; j < model.dim; j++) {
-          const h = 1e-5;
-          const up = Float64Array.from(theta);
-          const down = Float64Array.from(theta);
-          up[j] += h;
-          down[j] -= h;
-          const numeric = (value(up) - value(down)) / (2 * h);
+          const numeric = centralDifference(value, theta, j, 1e-5);
           expect(Math.abs(analytic[j] - numeric)).toBeLessThan(1e-5 * Math.max(1, Math.abs(numeric)));
         }
       }

@@ -7,7 +7,7 @@ import {
   hardProblem,
 } from "../../../src/models/hard-problems/index.js";
 import { createRng } from "../../../src/random/rng.js";
-import { thrown } from "../../support/assertions.js";
+import { centralDifference, thrown } from "../../support/assertions.js";
 
 type PriorSpec = { kind: "box"; lower: number; upper: number } | { kind: "normal"; sd: number };
 
@@ -66,12 +66,7 @@ function expectGradient(
   const grad = new Float64Array(theta.length);
   expect(gradient(theta, grad)).toBeCloseTo(value(theta), 9);
   for (let j = 0; j < theta.length; j++) {
-    const h = 1e-5 * Math.max(1, Math.abs(theta[j]));
-    const up = Float64Array.from(theta);
-    const down = Float64Array.from(theta);
-    up[j] += h;
-    down[j] -= h;
-    const fd = (value(up) - value(down)) / (up[j] - down[j]);
+    const fd = centralDifference(value, theta, j, 1e-5 * Math.max(1, Math.abs(theta[j])));
     expect(Math.abs(grad[j] - fd)).toBeLessThan(1e-6 * (1 + Math.abs(fd)));
   }
 }

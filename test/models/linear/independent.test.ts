@@ -14,7 +14,7 @@ import { tempered } from "../../../src/model/model.js";
 import { independentPrecisionRegression } from "../../../src/models/linear/index.js";
 import { createRng } from "../../../src/random/rng.js";
 import { runChain } from "../../../src/samplers/run.js";
-import { thrown } from "../../support/assertions.js";
+import { centralDifference, thrown } from "../../support/assertions.js";
 
 interface Hyper {
   alpha: number;
@@ -260,11 +260,7 @@ describe("independentPrecisionRegression", () => {
         const value = gradFn.call(model, theta, grad);
         expect(value).toBeCloseTo(fn.call(model, theta), 10);
         for (let j = 0; j < model.dim; j++) {
-          const plus = Float64Array.from(theta);
-          const minus = Float64Array.from(theta);
-          plus[j] += h;
-          minus[j] -= h;
-          const fd = (fn.call(model, plus) - fn.call(model, minus)) / (2 * h);
+          const fd = centralDifference((t) => fn.call(model, t), theta, j, h);
           expect(Math.abs(grad[j] - fd)).toBeLessThan(1e-5 * (1 + Math.abs(fd)));
         }
       }
