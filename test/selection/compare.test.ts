@@ -202,16 +202,14 @@ describe("compareSubsets", () => {
     expect(Array.from(cmp.top.slice(0, 3))).toEqual([0b001, 0b110, 0b011]);
   });
 
-  it("handles 2^20 subsets quickly and normalises in log space", () => {
+  // Its speed is measured in bench/compare.bench.ts, not here: a wall-clock bound fails on a loaded machine.
+  it("handles 2^20 subsets and normalises in log space", () => {
     const table = randomTable(20, 3, 30);
-    const t0 = performance.now();
     const cmp = compareSubsets(table, { prior: "uniform-size", top: 20 });
-    const seconds = (performance.now() - t0) / 1000;
     expect(cmp.probability.reduce((s, v) => s + v, 0)).toBeCloseTo(1, 10);
     expect(cmp.top.length).toBe(20);
     for (let i = 1; i < 20; i++)
       expect(cmp.logPosterior[cmp.top[i - 1]]).toBeGreaterThanOrEqual(cmp.logPosterior[cmp.top[i]]);
-    expect(seconds).toBeLessThan(5); // generous: a shared 2-core machine; typical 0.2 s
   });
 
   it("rejects malformed collections", () => {
