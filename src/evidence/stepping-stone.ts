@@ -12,10 +12,16 @@ import {
   type PooledDiagnostics,
   PRODUCT_POOLING,
   type PrecisionOptions,
+  type ReferenceRunOptions,
+  resolveReferenceRuns,
 } from "./tempering/precision.js";
 
 /** Options of {@link steppingStone}: the engine's, with stepping-stone's defaults. */
-export interface SteppingStoneOptions extends RandomOptions, TemperingOptions, PrecisionOptions {}
+export interface SteppingStoneOptions
+  extends RandomOptions,
+    TemperingOptions,
+    PrecisionOptions,
+    ReferenceRunOptions {}
 
 /**
  * Stepping-stone's defaults: 1024 particles, rungs that keep 70 % of the ESS, sweeps until a
@@ -69,7 +75,10 @@ export type SteppingStoneResult = EvidenceEstimate<"stepping-stone", SteppingSto
  * Precision: unless `particles` is given, further independent runs of the first run's size follow
  * until the pooled standard error is at most `targetStdErr` (0.05 nats), as for `temperedSmc`; no
  * further run follows a rung with heavy-tailed weights or moves that stalled or diverged, and runs
- * that disagree beyond their standard errors have it scaled by their Birge ratio.
+ * that disagree beyond their standard errors have it scaled by their Birge ratio. As for
+ * `temperedSmc` (`referenceRuns`), the second run's rungs start from a Student-t fitted to the first
+ * run's cloud instead of from the prior (Fan, Wu, Chen, Kuo & Lewis 2011, the generalised
+ * stepping-stone): where the posterior is near elliptical it needs a few rungs instead of dozens.
  *
  * @example
  * const result = steppingStone(model, { particles: 2048, seed: 1 });
@@ -79,7 +88,7 @@ export function steppingStone(model: BayesModel, options: SteppingStoneOptions =
   checkModel(model, where);
   return ladderToPrecision(
     "stepping-stone",
-    PRODUCT_POOLING,
+    { ...PRODUCT_POOLING, referenceRuns: resolveReferenceRuns(options, where) },
     model,
     options,
     STEPPING_STONE_DEFAULTS,

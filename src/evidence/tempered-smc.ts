@@ -21,13 +21,19 @@ import {
   type Pooling,
   PRODUCT_POOLING,
   type PrecisionOptions,
+  type ReferenceRunOptions,
   resolvePrecision,
+  resolveReferenceRuns,
   temperingToPrecision,
 } from "./tempering/precision.js";
 import { referenceModel } from "./tempering/reference.js";
 
 /** Options of {@link temperedSmc}: the engine's, with tempered SMC's defaults. */
-export interface TemperedSmcOptions extends RandomOptions, TemperingOptions, PrecisionOptions {
+export interface TemperedSmcOptions
+  extends RandomOptions,
+    TemperingOptions,
+    PrecisionOptions,
+    ReferenceRunOptions {
   /**
    * At least two independent runs of `particles`, and the standard error scaled by their spread ratio
    * whenever it exceeds 1: for posteriors where one run's islands, which share its temperatures and
@@ -37,14 +43,6 @@ export interface TemperedSmcOptions extends RandomOptions, TemperingOptions, Pre
    * @defaultValue false
    */
   countRunSpread?: boolean;
-  /**
-   * Whether the run after a first run whose standard error is above `targetStdErr` may temper from a
-   * Student-t fitted to its posterior cloud instead of from the prior (see `temperingToPrecision`):
-   * far fewer temperatures where the posterior is near elliptical; where it is not (separated modes),
-   * runs from the prior go on. Not with a fixed `ladder`, the model's own kernel or `countRunSpread`.
-   * @defaultValue true
-   */
-  referenceRuns?: boolean;
 }
 
 /**
@@ -155,13 +153,7 @@ function smcRuns(model: BayesModel, options: TemperedSmcOptions, finalSweeps: bo
   const settings = { ...resolveTemperingOptions(view.model, options, SMC_DEFAULTS, where), finalSweeps };
   const countRunSpread = options.countRunSpread ?? false;
   const precision = resolvePrecision(options, settings.particles, where, countRunSpread ? 2 : 1);
-  const referenceRuns = options.referenceRuns ?? true;
-  if (typeof referenceRuns !== "boolean") {
-    throw new OccamError(
-      "invalid-argument",
-      `${where}: referenceRuns must be true or false, got ${String(referenceRuns)}.`,
-    );
-  }
+  const referenceRuns = resolveReferenceRuns(options, where);
   const pooling: Pooling = { ...PRODUCT_POOLING, countRunSpread, sizedRuns: true, referenceRuns };
   const rng = resolveRng(options, where);
   const clouds: ParticleCloud[] = [];

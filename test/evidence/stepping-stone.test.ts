@@ -61,7 +61,7 @@ describe("steppingStone", () => {
     expect(one.diagnostics.runs).toHaveLength(1);
     // Above the default target too: giving `particles` is what makes it one run.
     expect(one.stdErr).toBeGreaterThan(0.05);
-    const r = steppingStone(model, { particles: 256, seed: 4, targetStdErr: 0.03 });
+    const r = steppingStone(model, { particles: 256, seed: 4, targetStdErr: 0.03, referenceRuns: false });
     const runs = r.diagnostics.runs;
     expect(runs.length).toBeGreaterThanOrEqual(2);
     expect(runs[0].logZ).toBe(one.logZ);
@@ -76,6 +76,30 @@ describe("steppingStone", () => {
     );
     expect(r.reliable).toBe(true);
     expectAccurate(r.logZ, r.stdErr, model.exactLogEvidence());
+  });
+
+  it("runs again from a Student-t fitted to its first run, at a fraction of the cost (d = 10)", () => {
+    const model = testModel(10);
+    const options = { particles: 256, seed: 4, targetStdErr: 0.03 };
+    const r = steppingStone(model, options);
+    const runs = r.diagnostics.runs;
+    // The first run from the prior is the reference's pilot and cross-check; the rungs of the runs
+    // from the reference cross the little that separates it from the posterior.
+    expect([runs[0].start, runs[0].pooled]).toEqual(["prior", false]);
+    expect(runs.length).toBeGreaterThanOrEqual(2);
+    for (const run of runs.slice(1)) {
+      expect([run.start, run.particles, run.pooled]).toEqual(["reference", 256, true]);
+      expect(run.evaluations).toBeLessThan(runs[0].evaluations / 4);
+    }
+    expect(r.stdErr).toBeLessThanOrEqual(0.03);
+    expect(r.reliable).toBe(true);
+    expectAccurate(r.logZ, r.stdErr, model.exactLogEvidence());
+    const fromPrior = steppingStone(model, { ...options, referenceRuns: false });
+    expect(fromPrior.diagnostics.runs.every((run) => run.start === "prior")).toBe(true);
+    expect(r.nLikelihoodEvals).toBeLessThan(fromPrior.nLikelihoodEvals / 2);
+    expect(thrown(() => steppingStone(model, { referenceRuns: 1 as unknown as boolean })).message).toBe(
+      "steppingStone: referenceRuns must be true or false, got 1.",
+    );
   });
 
   it("handles prior draws of zero likelihood (a likelihood with bounded support, d = 1)", () => {

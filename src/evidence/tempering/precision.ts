@@ -25,7 +25,7 @@ import {
 } from "./estimates.js";
 import { type LadderRecord, recordLadder } from "./ladder.js";
 import { birgeRatioOf, poolRuns, spreadRatio } from "./pooling.js";
-import { fitReference } from "./reference.js";
+import { fitReference, referenceModel } from "./reference.js";
 
 /** Options of an estimator with a precision target. */
 export interface PrecisionOptions {
@@ -40,6 +40,30 @@ export interface PrecisionOptions {
    * @defaultValue 16 times the first run's
    */
   maxParticles?: number;
+}
+
+/** The option of the estimators (`smc`, `stepping-stone`) whose further runs may start from a reference. */
+export interface ReferenceRunOptions {
+  /**
+   * Whether the run after a first run whose standard error is above `targetStdErr` may temper from a
+   * Student-t fitted to its posterior cloud instead of from the prior (see `temperingToPrecision`):
+   * far fewer temperatures where the posterior is near elliptical; where it is not (separated modes),
+   * runs from the prior go on. Not with a fixed `ladder`, the model's own kernel or `countRunSpread`.
+   * @defaultValue true
+   */
+  referenceRuns?: boolean;
+}
+
+/** `options.referenceRuns`, checked, with its default (true). */
+export function resolveReferenceRuns(options: ReferenceRunOptions, where: string): boolean {
+  const referenceRuns = options.referenceRuns ?? true;
+  if (typeof referenceRuns !== "boolean") {
+    throw new OccamError(
+      "invalid-argument",
+      `${where}: referenceRuns must be true or false, got ${String(referenceRuns)}.`,
+    );
+  }
+  return referenceRuns;
 }
 
 /** The default `targetStdErr` (nats): a Bayes factor then rests on log Z to about a tenth of a nat. */
@@ -177,9 +201,11 @@ export function ladderToPrecision<M extends string, X extends object>(
   const settings = resolveTemperingOptions(target, options, defaults, where);
   const precision = resolvePrecision(options, settings.particles, where);
   const rng = resolveRng(options, where);
-  return temperingToPrecision(method, pooling, start, settings, precision, (runSettings) => {
+  return temperingToPrecision(method, pooling, start, settings, precision, (runSettings, reference) => {
     const { observer, record } = recordLadder(runSettings.particles, runSettings.islands);
-    const run = runTempering(target, rng, runSettings, where, observer);
+    // From a reference q, the rungs run from q to p L (Fan et al.'s generalised stepping-stone).
+    const runTarget = reference === undefined ? target : referenceModel(target, reference);
+    const run = runTempering(runTarget, rng, runSettings, where, observer);
     return { run, ...fromRecord(record) };
   });
 }
