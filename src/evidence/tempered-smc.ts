@@ -153,7 +153,9 @@ function smcRuns(model: BayesModel, options: TemperedSmcOptions, finalSweeps: bo
   const settings = { ...resolveTemperingOptions(view.model, options, SMC_DEFAULTS, where), finalSweeps };
   const countRunSpread = options.countRunSpread ?? false;
   const precision = resolvePrecision(options, settings.particles, where, countRunSpread ? 2 : 1);
-  const referenceRuns = resolveReferenceRuns(options, where);
+  // With the runs' spread counted, every run starts from the prior, as the calibration of classify's
+  // tempered runs assumes.
+  const referenceRuns = resolveReferenceRuns(options, where) && !countRunSpread;
   const pooling: Pooling = { ...PRODUCT_POOLING, countRunSpread, sizedRuns: true, referenceRuns };
   const rng = resolveRng(options, where);
   const clouds: ParticleCloud[] = [];

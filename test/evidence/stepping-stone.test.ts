@@ -143,8 +143,9 @@ describe("chaining", () => {
       expect(r.reliable).toBe(true);
       expectAccurate(r.logZ, r.stdErr, model.exactLogEvidence());
       expect(r.stdErr).toBeLessThanOrEqual(0.05);
-      const runs = r.diagnostics.runs;
-      expect(runs.every((run) => run.particles === 1024 && run.pooled)).toBe(true);
+      expect(r.diagnostics.runs.every((run) => run.particles === 1024)).toBe(true);
+      // The first run, from the prior, is the cross-check of those from the reference fitted to it.
+      const runs = r.diagnostics.runs.filter((run) => run.pooled);
       // Geometric bridges: runs averaged on the log scale; lower ends: on Z's scale, as stepping-stone.
       const pooled =
         ends === "both"
@@ -153,6 +154,25 @@ describe("chaining", () => {
       expect(r.logZ).toBeCloseTo(pooled, 12);
     });
   }
+
+  it("runs at least twice from a Student-t fitted to its first run, their spread counted (d = 10)", () => {
+    const model = testModel(10);
+    const options = { particles: 256, seed: 4, targetStdErr: 0.03 };
+    const r = chaining(model, options);
+    const runs = r.diagnostics.runs;
+    expect([runs[0].start, runs[0].pooled]).toEqual(["prior", false]);
+    expect(runs.length).toBeGreaterThanOrEqual(3);
+    for (const run of runs.slice(1)) {
+      expect([run.start, run.pooled]).toEqual(["reference", true]);
+      expect(run.evaluations).toBeLessThan(runs[0].evaluations / 4);
+    }
+    expect(r.stdErr).toBeLessThanOrEqual(0.03);
+    expect(r.reliable).toBe(true);
+    expectAccurate(r.logZ, r.stdErr, model.exactLogEvidence());
+    const fromPrior = chaining(model, { ...options, referenceRuns: false });
+    expect(fromPrior.diagnostics.runs.every((run) => run.start === "prior")).toBe(true);
+    expect(r.nLikelihoodEvals).toBeLessThan(fromPrior.nLikelihoodEvals / 2);
+  });
 
   it("makes two runs at least with geometric bridges, whose islands share an error, and one with lower ends", () => {
     const model = testModel(2);

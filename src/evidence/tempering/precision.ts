@@ -48,7 +48,8 @@ export interface ReferenceRunOptions {
    * Whether the run after a first run whose standard error is above `targetStdErr` may temper from a
    * Student-t fitted to its posterior cloud instead of from the prior (see `temperingToPrecision`):
    * far fewer temperatures where the posterior is near elliptical; where it is not (separated modes),
-   * runs from the prior go on. Not with a fixed `ladder`, the model's own kernel or `countRunSpread`.
+   * runs from the prior go on. Not with a fixed `ladder` or the model's own kernel (nor, for `smc`,
+   * with `countRunSpread`).
    * @defaultValue true
    */
   referenceRuns?: boolean;
@@ -324,7 +325,8 @@ export function temperingToPrecision<M extends string, X extends object>(
  * Whether the next run may start from a reference fitted to the first: asked for by `pooling`, after
  * one run from the prior whose islands agree, on an adaptive ladder (a fixed one is a path from the
  * prior), with a move that targets any density (not the model's own kernel, which targets its
- * tempered posterior only), and without the runs' spread counted.
+ * tempered posterior only). With the runs' spread counted (`chaining`'s bridges), the runs from the
+ * reference are at least two, and their spread is what is counted.
  */
 function referenceAllowed(
   pooling: Pooling,
@@ -333,7 +335,6 @@ function referenceAllowed(
 ): boolean {
   return (
     pooling.referenceRuns === true &&
-    !pooling.countRunSpread &&
     settings.ladder === undefined &&
     settings.move !== "model" &&
     runs.length === 1 &&
