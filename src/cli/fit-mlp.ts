@@ -3,6 +3,7 @@ import { type CsvTable, numericTable } from "../data/csv.js";
 import { readCsv } from "../data/csv-file.js";
 import { OccamError } from "../errors.js";
 import type { MlpData } from "../models/mlp/data.js";
+import { MLP_FIT_DEFAULTS } from "../models/mlp/defaults.js";
 import type { BayesianMlpFit } from "../models/mlp/fit.js";
 import type { MlpPredictive } from "../models/mlp/prediction.js";
 import { columnList, openUnitInterval, parseSeed, wholeNumber } from "./arguments.js";
@@ -66,18 +67,18 @@ export function registerFitMlp(program: Command, io: Io): void {
     .addOption(
       new Option("--draws <N>", "posterior draws kept after warm-up")
         .argParser(wholeNumber("--draws", 1))
-        .default(200),
+        .default(MLP_FIT_DEFAULTS.draws),
     )
     .addOption(
       new Option("--warmup <N>", "warm-up sweeps (step-size adaptation)")
         .argParser(wholeNumber("--warmup", 0))
-        .default(500),
+        .default(MLP_FIT_DEFAULTS.warmup),
     )
     .addOption(new Option("--seed <S>", "random seed").argParser(parseSeed).default(1))
     .addOption(
       new Option("--level <p>", "probability of the predictive intervals")
         .argParser(openUnitInterval("--level"))
-        .default(0.9),
+        .default(MLP_FIT_DEFAULTS.level),
     )
     .addOption(
       new Option("--rows <N>", "rows of predictions in the table (all with --json)")

@@ -2,6 +2,7 @@
 
 import { OccamError } from "../../errors.js";
 import { erfc } from "../../math/stdlib.js";
+import { MLP_FIT_DEFAULTS } from "./defaults.js";
 import type { Mlp } from "./network.js";
 import { BayesianMlpDraws } from "./sampling.js";
 
@@ -52,7 +53,7 @@ export function predictBayesianMlp(
   options: PredictBayesianMlpOptions = {},
 ): MlpPredictive {
   const where = "predictBayesianMlp";
-  const level = options.level ?? 0.9;
+  const level = options.level ?? MLP_FIT_DEFAULTS.level;
   if (!(level > 0 && level < 1)) {
     throw new OccamError("invalid-argument", `${where}: level must lie in (0, 1), got ${level}.`);
   }

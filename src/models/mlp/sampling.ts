@@ -4,6 +4,7 @@ import { createRng, type Rng } from "../../random/rng.js";
 import type { HmcOptions } from "../../samplers/hmc.js";
 import { type Progress, runChain } from "../../samplers/run.js";
 import type { BayesianMlp } from "./bayesian.js";
+import { MLP_FIT_DEFAULTS } from "./defaults.js";
 import { MLP_CALIBRATION, MLP_HMC_DEFAULTS, type MlpKernel } from "./kernel.js";
 import { GROUP_COUNT, randomWeights } from "./network.js";
 
@@ -141,8 +142,8 @@ export function sampleBayesianMlp(
 ): BayesianMlpDraws {
   const where = "sampleBayesianMlp";
   const beta = options.beta ?? 1;
-  const draws = options.draws ?? 200;
-  const warmup = options.warmup ?? 500;
+  const draws = options.draws ?? MLP_FIT_DEFAULTS.draws;
+  const warmup = options.warmup ?? MLP_FIT_DEFAULTS.warmup;
   const thin = options.thin ?? 1;
   if (!(beta >= 0 && beta <= 1)) {
     throw new OccamError("invalid-argument", `${where}: beta must lie in [0, 1], got ${beta}.`);
