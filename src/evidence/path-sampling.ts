@@ -20,13 +20,19 @@ import {
   ladderToPrecision,
   type PooledDiagnostics,
   type PrecisionOptions,
+  type ReferenceRunOptions,
+  resolveReferenceRuns,
 } from "./tempering/precision.js";
 import { integrate, type QuadratureRule } from "./tempering/quadrature.js";
 import { randomTemperatures, temperatureDensity } from "./tempering/schedule.js";
 import { logWeightSummary, meanAndSd } from "./weights.js";
 
 /** Options of path sampling's ladder scheme (the default): the engine's, and the quadrature rule. */
-export interface PathLadderOptions extends RandomOptions, TemperingOptions, PrecisionOptions {
+export interface PathLadderOptions
+  extends RandomOptions,
+    TemperingOptions,
+    PrecisionOptions,
+    ReferenceRunOptions {
   scheme?: "ladder";
   /**
    * The quadrature rule (see {@link QuadratureRule}): "hermite" corrects the trapezoid rule with the
@@ -139,7 +145,9 @@ export type PathSamplingResult = EvidenceEstimate<"path", PathLadderDiagnostics 
  * so the runs' log Z are averaged, their Monte Carlo errors pooled and scaled by the runs' spread
  * ratio whenever it is above 1, and the last run's discretisation error, which more runs on like
  * ladders do not shrink, added in quadrature. One run is made when `particles` is given, and when
- * `maxParticles` leaves no room for a second (with a warning).
+ * `maxParticles` leaves no room for a second (with a warning). When the first run's standard error
+ * is above the target, the runs after it start from a normal fitted to its cloud (`referenceRuns`; see
+ * `steppingStone`), which stands in for the prior: the integrand becomes E_β[log p L / q].
  *
  * When E_prior[log L] is infinite or has an infinite variance (some prior draws have log L = −∞, or
  * the lower tail of log L over the prior draws has Pareto k̂ > 0.7, as with a Gamma prior of shape
@@ -203,7 +211,13 @@ function ladderScheme(model: BayesModel, options: PathLadderOptions, where: stri
       `${where}: rule must be "hermite", "trapezoid" or "simpson", got ${String(rule)}.`,
     );
   }
-  return ladderToPrecision("path", LOG_POOLING, model, options, PATH_DEFAULTS, where, (record) =>
+  // From a normal fitted to the first run (see ReferenceFamily), not a Student-t.
+  const pooling = {
+    ...LOG_POOLING,
+    referenceRuns: resolveReferenceRuns(options, where),
+    referenceFamily: "normal" as const,
+  };
+  return ladderToPrecision("path", pooling, model, options, PATH_DEFAULTS, where, (record) =>
     integrateLadder(record, rule, where),
   );
 }

@@ -5,7 +5,6 @@
  * within their errors.
  */
 
-import type { MultivariateStudentT } from "../../distributions/multivariate-student-t.js";
 import { OccamError } from "../../errors.js";
 import type { BayesModel } from "../../model/model.js";
 import { unbounded } from "../../model/transform.js";
@@ -25,7 +24,7 @@ import {
 } from "./estimates.js";
 import { type LadderRecord, recordLadder } from "./ladder.js";
 import { birgeRatioOf, poolRuns, spreadRatio } from "./pooling.js";
-import { fitReference, referenceModel } from "./reference.js";
+import { fitReference, type Reference, type ReferenceFamily, referenceModel } from "./reference.js";
 
 /** Options of an estimator with a precision target. */
 export interface PrecisionOptions {
@@ -169,6 +168,8 @@ export interface Pooling {
    * {@link temperingToPrecision}).
    */
   readonly referenceRuns?: boolean;
+  /** The reference's family. @defaultValue "student-t" */
+  readonly referenceFamily?: ReferenceFamily;
 }
 
 /**
@@ -259,11 +260,11 @@ export function temperingToPrecision<M extends string, X extends object>(
   start: number,
   settings: TemperingSettings,
   precision: Precision | undefined,
-  runOnce: (settings: TemperingSettings, reference: MultivariateStudentT | undefined) => EstimatorRun<X>,
+  runOnce: (settings: TemperingSettings, reference: Reference | undefined) => EstimatorRun<X>,
 ): EvidenceEstimate<M, PooledDiagnostics & X> {
   const runs: CheckedRun<X>[] = [];
   let soFar: RunsSoFar<X> | undefined;
-  let reference: MultivariateStudentT | undefined;
+  let reference: Reference | undefined;
   let nextStart: RunStart = "prior";
   const minRuns = pooling.countRunSpread ? 2 : 1;
   for (let particles = settings.particles; particles > 0; ) {
@@ -309,7 +310,7 @@ export function temperingToPrecision<M extends string, X extends object>(
       referenceAllowed(pooling, settings, runs) &&
       stdErr > precision.target
     ) {
-      reference = fitReference(run.run.cloud, run.run.logW);
+      reference = fitReference(run.run.cloud, run.run.logW, pooling.referenceFamily ?? "student-t");
       nextStart = "reference";
       particles = withinBudget(settings.particles, runs, precision);
     } else {

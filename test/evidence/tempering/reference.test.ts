@@ -1,4 +1,6 @@
 import { describe, expect, it } from "vitest";
+import type { MultivariateNormal } from "../../../src/distributions/multivariate-normal.js";
+import type { MultivariateStudentT } from "../../../src/distributions/multivariate-student-t.js";
 import { multivariateStudentT } from "../../../src/distributions/multivariate-student-t.js";
 import { SMC_DEFAULTS } from "../../../src/evidence/tempered-smc.js";
 import {
@@ -107,15 +109,19 @@ describe("tempering from a reference", () => {
     );
   });
 
-  it("fits the cloud's weighted mean and covariance, with ν = 5", () => {
+  it("fits the cloud's weighted mean and covariance: a Student-t with ν = 5, or a normal", () => {
     const model = testModel(3);
     const cloud = priorCloud(model, 400, createRng(5), new LikelihoodCounter(model, "test"));
     const logW = Float64Array.from(cloud.logLikelihood, (l) => 0.01 * l);
-    const reference = fitReference(cloud, logW);
     const shape = cloudShape(3);
     measureCloud(cloud, logW, shape, new Float64Array(9));
-    expect(reference.dof).toBe(5);
-    expect(Array.from(reference.location)).toEqual(Array.from(shape.mean));
-    expect(Array.from(reference.choleskyL)).toEqual(Array.from(shape.cholesky));
+    const t = fitReference(cloud, logW, "student-t") as MultivariateStudentT;
+    expect([t.family, t.dof]).toEqual(["multivariate-student-t", 5]);
+    expect(Array.from(t.location)).toEqual(Array.from(shape.mean));
+    expect(Array.from(t.choleskyL)).toEqual(Array.from(shape.cholesky));
+    const normal = fitReference(cloud, logW, "normal") as MultivariateNormal;
+    expect(normal.family).toBe("multivariate-normal");
+    expect(Array.from(normal.mean)).toEqual(Array.from(shape.mean));
+    expect(Array.from(normal.choleskyL)).toEqual(Array.from(shape.cholesky));
   });
 });
