@@ -5,6 +5,7 @@ import { powerLadder } from "../../src/evidence/tempering/schedule.js";
 import { logMeanExp } from "../../src/math/logspace.js";
 import { expectAccurate, thrown } from "../support/assertions.js";
 import {
+  expectReferenceRuns,
   failingModel,
   gradientFreeModel,
   modelWithExactKernel,
@@ -79,27 +80,11 @@ describe("steppingStone", () => {
   });
 
   it("runs again from a Student-t fitted to its first run, at a fraction of the cost (d = 10)", () => {
-    const model = testModel(10);
-    const options = { particles: 256, seed: 4, targetStdErr: 0.03 };
-    const r = steppingStone(model, options);
-    const runs = r.diagnostics.runs;
-    // The first run from the prior is the reference's pilot and cross-check; the rungs of the runs
-    // from the reference cross the little that separates it from the posterior.
-    expect([runs[0].start, runs[0].pooled]).toEqual(["prior", false]);
-    expect(runs.length).toBeGreaterThanOrEqual(2);
-    for (const run of runs.slice(1)) {
-      expect([run.start, run.particles, run.pooled]).toEqual(["reference", 256, true]);
-      expect(run.evaluations).toBeLessThan(runs[0].evaluations / 4);
-    }
-    expect(r.stdErr).toBeLessThanOrEqual(0.03);
-    expect(r.reliable).toBe(true);
-    expectAccurate(r.logZ, r.stdErr, model.exactLogEvidence());
-    const fromPrior = steppingStone(model, { ...options, referenceRuns: false });
-    expect(fromPrior.diagnostics.runs.every((run) => run.start === "prior")).toBe(true);
-    expect(r.nLikelihoodEvals).toBeLessThan(fromPrior.nLikelihoodEvals / 2);
-    expect(thrown(() => steppingStone(model, { referenceRuns: 1 as unknown as boolean })).message).toBe(
-      "steppingStone: referenceRuns must be true or false, got 1.",
-    );
+    // The rungs of the runs from the reference cross the little that separates it from the posterior.
+    expectReferenceRuns(steppingStone, 1);
+    expect(
+      thrown(() => steppingStone(testModel(1), { referenceRuns: 1 as unknown as boolean })).message,
+    ).toBe("steppingStone: referenceRuns must be true or false, got 1.");
   });
 
   it("handles prior draws of zero likelihood (a likelihood with bounded support, d = 1)", () => {
@@ -156,22 +141,7 @@ describe("chaining", () => {
   }
 
   it("runs at least twice from a Student-t fitted to its first run, their spread counted (d = 10)", () => {
-    const model = testModel(10);
-    const options = { particles: 256, seed: 4, targetStdErr: 0.03 };
-    const r = chaining(model, options);
-    const runs = r.diagnostics.runs;
-    expect([runs[0].start, runs[0].pooled]).toEqual(["prior", false]);
-    expect(runs.length).toBeGreaterThanOrEqual(3);
-    for (const run of runs.slice(1)) {
-      expect([run.start, run.pooled]).toEqual(["reference", true]);
-      expect(run.evaluations).toBeLessThan(runs[0].evaluations / 4);
-    }
-    expect(r.stdErr).toBeLessThanOrEqual(0.03);
-    expect(r.reliable).toBe(true);
-    expectAccurate(r.logZ, r.stdErr, model.exactLogEvidence());
-    const fromPrior = chaining(model, { ...options, referenceRuns: false });
-    expect(fromPrior.diagnostics.runs.every((run) => run.start === "prior")).toBe(true);
-    expect(r.nLikelihoodEvals).toBeLessThan(fromPrior.nLikelihoodEvals / 2);
+    expectReferenceRuns(chaining, 2);
   });
 
   it("makes two runs at least with geometric bridges, whose islands share an error, and one with lower ends", () => {

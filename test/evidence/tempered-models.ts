@@ -1,11 +1,16 @@
 /**
  * Test support for the tempered evidence estimators (not a test file): the gaussian-mean model with
- * an exact power-posterior kernel, the exact E_β[log L], and a model whose likelihood turns NaN.
+ * an exact power-posterior kernel, the exact E_β[log L], a model whose likelihood turns NaN, and the
+ * check of runs from a fitted reference.
  */
+import { expect } from "vitest";
+import type { EvidenceEstimate } from "../../src/evidence/result.js";
+import type { PooledDiagnostics } from "../../src/evidence/tempering/precision.js";
 import { type BayesModel, tempered } from "../../src/model/model.js";
 import { type GaussianMeanModel, gaussianMeanModel } from "../../src/models/gaussian-mean/index.js";
 import type { Rng } from "../../src/random/rng.js";
 import type { Kernel, PositionState, StepInfo } from "../../src/samplers/kernel.js";
+import { expectAccurate } from "../support/assertions.js";
 
 /** The gaussian-mean test model of dimension d (n = 20, σ = 1, prior N(0, 1)), data from seed 3. */
 export function testModel(d: number): GaussianMeanModel {
@@ -144,4 +149,36 @@ export function truncatedModel(): BayesModel & { exactLogEvidence(): number } {
     logLikelihood: (t) => (t[0] > m ? Number.NEGATIVE_INFINITY : base.logLikelihood(t)),
     exactLogEvidence: () => base.exactLogEvidence() - Math.LN2,
   };
+}
+
+/**
+ * Checks an estimator's runs from a reference fitted to its first run, on the 10-dimensional test
+ * model with 256 particles and a target of 0.03 nats: the first run, from the prior, is their
+ * cross-check and not pooled; at least `minRuns` from the reference follow, each at under a quarter
+ * of the first's evaluations; the result is accurate; and with `referenceRuns: false` every run
+ * starts from the prior at more than twice the cost.
+ */
+export function expectReferenceRuns(
+  estimate: (
+    model: BayesModel,
+    options: { particles: number; seed: number; targetStdErr: number; referenceRuns?: boolean },
+  ) => EvidenceEstimate<string, PooledDiagnostics>,
+  minRuns: number,
+): void {
+  const model = testModel(10);
+  const options = { particles: 256, seed: 4, targetStdErr: 0.03 };
+  const r = estimate(model, options);
+  const runs = r.diagnostics.runs;
+  expect([runs[0].start, runs[0].pooled]).toEqual(["prior", false]);
+  expect(runs.length).toBeGreaterThanOrEqual(1 + minRuns);
+  for (const run of runs.slice(1)) {
+    expect([run.start, run.particles, run.pooled]).toEqual(["reference", 256, true]);
+    expect(run.evaluations).toBeLessThan(runs[0].evaluations / 4);
+  }
+  expect(r.stdErr).toBeLessThanOrEqual(0.03);
+  expect(r.reliable).toBe(true);
+  expectAccurate(r.logZ, r.stdErr, model.exactLogEvidence());
+  const fromPrior = estimate(model, { ...options, referenceRuns: false });
+  expect(fromPrior.diagnostics.runs.every((run) => run.start === "prior")).toBe(true);
+  expect(r.nLikelihoodEvals).toBeLessThan(fromPrior.nLikelihoodEvals / 2);
 }
