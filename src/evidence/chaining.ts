@@ -98,9 +98,9 @@ export type ChainingResult = EvidenceEstimate<"chaining", ChainingDiagnostics>;
  * both ends at least two, their spread counted, as `pathSampling`'s (single runs' errors had sd 0.088
  * against a mean standard error of 0.076 on the 50-dimensional Gaussian above). As for
  * `steppingStone` (`referenceRuns`), the runs after the first start from a Student-t fitted to its
- * cloud where that costs less for the same variance; the first is then their cross-check. Both ends' sweeps go
- * on until a thousandth of the start's memory is left; `memoryLeft: "none"` with `particles` gives
- * the single run that stops at decorrelation.
+ * cloud where that costs less for the same variance; the first is then their cross-check. Both ends'
+ * sweeps go on until a thousandth of the start's memory is left; `memoryLeft: "none"` with
+ * `particles` gives the single run that stops at decorrelation.
  *
  * @example
  * const result = chaining(model, { ladder: powerLadder(19, 4), ends: "lower", seed: 1 });

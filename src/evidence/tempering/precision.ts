@@ -41,13 +41,13 @@ export interface PrecisionOptions {
   maxParticles?: number;
 }
 
-/** The option of the estimators (`smc`, `stepping-stone`) whose further runs may start from a reference. */
+/** The option of the estimators whose further runs may start from a reference: smc, stepping-stone, chaining, path. */
 export interface ReferenceRunOptions {
   /**
    * Whether the run after a first run whose standard error is above `targetStdErr` may temper from a
-   * Student-t fitted to its posterior cloud instead of from the prior (see `temperingToPrecision`):
-   * far fewer temperatures where the posterior is near elliptical; where it is not (separated modes),
-   * runs from the prior go on. Not with a fixed `ladder` or the model's own kernel (nor, for `smc`,
+   * Student-t (for `path` a normal) fitted to its posterior cloud instead of from the prior (see
+   * `temperingToPrecision`): far fewer temperatures where the posterior is near elliptical; where it
+   * is not (separated modes), runs from the prior go on. Not with a fixed `ladder` or the model's own kernel (nor, for `smc`,
    * with `countRunSpread`).
    * @defaultValue true
    */
