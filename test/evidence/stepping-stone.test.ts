@@ -144,6 +144,13 @@ describe("chaining", () => {
     expectReferenceRuns(chaining, 2);
   });
 
+  it("says a run stopped by maxEvaluations is unreliable, its bridges lacking draws at β = 1", () => {
+    const r = chaining(testModel(10), { particles: 256, seed: 1, maxEvaluations: 5000 });
+    expect(r.reliable).toBe(false);
+    expect(r.warnings.join(" ")).toMatch(/maxEvaluations\) ran out at β = /);
+    expect(Number.isFinite(r.logZ)).toBe(true);
+  });
+
   it("makes two runs at least with geometric bridges, whose islands share an error, and one with lower ends", () => {
     const model = testModel(2);
     expect(chaining(model, { ends: "both", targetStdErr: 1, seed: 7 }).diagnostics.runs).toHaveLength(2);

@@ -183,7 +183,11 @@ export function ratioRun(
   ends: "lower" | "both",
   kind: IslandKind,
 ): { estimate: IslandEstimate; reasons: string[]; rungs: RungSummary[] } {
-  const { islandLogZ, rungs } = ratioIslands(record, ends);
+  // A run stopped by its budget (maxEvaluations, or a run from a reference cut short) has no draws at
+  // β = 1, which the geometric bridge needs: its rungs are then the lower ends', and the run is
+  // unreliable for its budget anyway.
+  const reachedOne = record.betas[record.betas.length - 1] === 1;
+  const { islandLogZ, rungs } = ratioIslands(record, reachedOne ? ends : "lower");
   return { estimate: combineIslands(islandLogZ, kind), reasons: rungReasons(rungs), rungs };
 }
 
