@@ -15,8 +15,6 @@ import {
   type PooledDiagnostics,
   PRODUCT_POOLING,
   type PrecisionOptions,
-  type ReferenceRunOptions,
-  resolveReferenceRuns,
 } from "./tempering/precision.js";
 
 /**
@@ -28,11 +26,7 @@ import {
 export type RatioEnds = "lower" | "both";
 
 /** Options of {@link chaining}: the engine's, with chaining's defaults, and the ends of each link. */
-export interface ChainingOptions
-  extends RandomOptions,
-    TemperingOptions,
-    PrecisionOptions,
-    ReferenceRunOptions {
+export interface ChainingOptions extends RandomOptions, TemperingOptions, PrecisionOptions {
   /**
    * Which draws estimate each link's ratio (see {@link RatioEnds}).
    * @defaultValue "both"
@@ -96,11 +90,12 @@ export type ChainingResult = EvidenceEstimate<"chaining", ChainingDiagnostics>;
  * Precision: unless `particles` is given, further independent runs of the first run's size follow
  * until the pooled standard error is at most `targetStdErr` (0.05 nats), as for `steppingStone`; with
  * both ends at least two, their spread counted, as `pathSampling`'s (single runs' errors had sd 0.088
- * against a mean standard error of 0.076 on the 50-dimensional Gaussian above). As for
- * `steppingStone` (`referenceRuns`), the runs after the first start from a Student-t fitted to its
- * cloud where that costs less for the same variance; the first is then their cross-check. Both ends'
- * sweeps go on until a thousandth of the start's memory is left; `memoryLeft: "none"` with
- * `particles` gives the single run that stops at decorrelation.
+ * against a mean standard error of 0.076 on the 50-dimensional Gaussian above). Every run starts
+ * from the prior: from a Student-t fitted to the first run (as `steppingStone`'s further runs do), the
+ * geometric bridges came out low on the Pima regression (mean −0.019 at a standard error of 0.025, 20
+ * seeds, one at −3.4 standard errors). Both ends' sweeps go on until a thousandth of the start's
+ * memory is left; `memoryLeft: "none"` with `particles` gives the single run that stops at
+ * decorrelation.
  *
  * @example
  * const result = chaining(model, { ladder: powerLadder(19, 4), ends: "lower", seed: 1 });
@@ -115,10 +110,7 @@ export function chaining(model: BayesModel, options: ChainingOptions = {}): Chai
       `${where}: ends must be "lower" or "both", got ${String(ends)}.`,
     );
   }
-  const pooling = {
-    ...(ends === "both" ? LOG_POOLING : PRODUCT_POOLING),
-    referenceRuns: resolveReferenceRuns(options, where),
-  };
+  const pooling = ends === "both" ? LOG_POOLING : PRODUCT_POOLING;
   return ladderToPrecision(
     "chaining",
     pooling,

@@ -128,9 +128,8 @@ describe("chaining", () => {
       expect(r.reliable).toBe(true);
       expectAccurate(r.logZ, r.stdErr, model.exactLogEvidence());
       expect(r.stdErr).toBeLessThanOrEqual(0.05);
-      expect(r.diagnostics.runs.every((run) => run.particles === 1024)).toBe(true);
-      // The first run, from the prior, is the cross-check of those from the reference fitted to it.
-      const runs = r.diagnostics.runs.filter((run) => run.pooled);
+      const runs = r.diagnostics.runs;
+      expect(runs.every((run) => run.particles === 1024 && run.pooled)).toBe(true);
       // Geometric bridges: runs averaged on the log scale; lower ends: on Z's scale, as stepping-stone.
       const pooled =
         ends === "both"
@@ -139,10 +138,6 @@ describe("chaining", () => {
       expect(r.logZ).toBeCloseTo(pooled, 12);
     });
   }
-
-  it("runs at least twice from a Student-t fitted to its first run, their spread counted (d = 10)", () => {
-    expectReferenceRuns(chaining, 2);
-  });
 
   it("says a run stopped by maxEvaluations is unreliable, its bridges lacking draws at β = 1", () => {
     const r = chaining(testModel(10), { particles: 256, seed: 1, maxEvaluations: 5000 });

@@ -41,7 +41,7 @@ export interface PrecisionOptions {
   maxParticles?: number;
 }
 
-/** The option of the estimators whose further runs may start from a reference: smc, stepping-stone, chaining, path. */
+/** The option of the estimators whose further runs may start from a reference: smc, stepping-stone, path. */
 export interface ReferenceRunOptions {
   /**
    * Whether the run after a first run whose standard error is above `targetStdErr` may temper from a
