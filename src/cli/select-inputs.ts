@@ -112,83 +112,86 @@ export function registerSelectInputs(program: Command, io: Io): void {
     )
     .option("--json", "print one JSON document")
     .option("--report <FILE.html>", REPORT_OPTION_HELP, parseReportPath)
-    .action(async (path: string, flags: SelectFlags) => {
-      if (flags.test !== undefined && flags.split !== undefined) {
-        throw new OccamError("invalid-argument", "Give either --test or --split, not both.");
-      }
-      // The classifier is loaded only when the command runs.
-      const { checkClassRows, classificationTable, fitMixtureClassifier, stratifiedSplit } = await import(
-        "../models/mixture-classifier/index.js"
-      );
-      const { createRng } = await import("../random/rng.js");
-      let train: ClassificationData = classificationTable(readCsv(path), {
-        target: flags.target,
-        inputs: flags.inputs === undefined ? undefined : columnList(flags.inputs, "--inputs"),
-        source: path,
-      });
-      let test: ClassificationData | null = null;
-      if (flags.test !== undefined) {
-        test = classificationTable(readCsv(flags.test), {
-          target: flags.target,
-          inputs: train.inputNames,
-          classNames: train.classNames,
-          source: flags.test,
-        });
-      } else if (flags.split !== undefined) {
-        // --split is the share held out for testing; stratifiedSplit takes the training share.
-        const parts = stratifiedSplit(train, 1 - flags.split, createRng(flags.seed).split(2)[1]);
-        checkClassRows(parts.train, `${path} after --split ${flags.split}`, train);
-        train = parts.train;
-        test = parts.test;
-      }
-      checkClassRows(train, path);
-      const kernels = flags.kernels ?? defaultKernels(train.p, train.n);
-      const h = flags.h ?? MIXTURE_CLASSIFIER_DEFAULTS.h;
-      const fit = fitMixtureClassifier(train, {
-        kernels,
-        h,
-        // The library counts a chain's sweeps with its burn-in.
-        draws: Math.ceil(flags.draws / flags.chains) + flags.burnIn,
-        burnIn: flags.burnIn,
-        seed: flags.seed,
-        chains: flags.chains,
-        structure: flags.structure,
-        test: test ? { X: test.X, n: test.n } : undefined,
-      });
-      let accuracy: number | null = null;
-      if (test && fit.predictedClasses) {
-        let right = 0;
-        for (let t = 0; t < test.n; t++) if (fit.predictedClasses[t] === test.labels[t]) right++;
-        accuracy = right / test.n;
-      }
-      const report: SelectInputsReport = {
-        accuracy,
-        meanInputs: fit.meanInputs,
-        maxInputs: fit.maxInputs,
-        distinctSubsets: fit.distinctSubsets,
-        subsets: fit.subsets.slice(0, 20).map((s) => ({ inputs: [...s.names], probability: s.probability })),
-        inputProbabilities: Object.fromEntries(
-          fit.inputNames.map((name, i) => [name, fit.inputProbabilities[i]]),
-        ),
-        draws: fit.draws,
-        burnIn: flags.burnIn,
-        chains: fit.chains,
-        seed: flags.seed,
-        split: flags.split ?? null,
-        inputProbabilitySpread: fit.inputProbabilitySpread,
-        kernels,
-        h,
-        structure: flags.structure,
-        testRows: test?.n ?? 0,
-        seconds: fit.seconds,
-      };
-      io.stdout(flags.json ? `${checkedJson(report)}\n` : `${formatReport(report)}\n`);
-      if (flags.report !== undefined) {
-        const { selectInputsReportHtml } = await import("../report/select-inputs.js");
-        const context = { data: path, target: flags.target, accuracy, testRows: test?.n ?? 0 };
-        writeReport(flags.report, await selectInputsReportHtml(fit, context));
-      }
+    .action((path: string, flags: SelectFlags) => selectInputsAction(path, flags, io));
+}
+
+/** `occam select-inputs`' action: the data read and split, the chains run, the report written. */
+async function selectInputsAction(path: string, flags: SelectFlags, io: Io): Promise<void> {
+  if (flags.test !== undefined && flags.split !== undefined) {
+    throw new OccamError("invalid-argument", "Give either --test or --split, not both.");
+  }
+  // The classifier is loaded only when the command runs.
+  const { checkClassRows, classificationTable, fitMixtureClassifier, stratifiedSplit } = await import(
+    "../models/mixture-classifier/index.js"
+  );
+  const { createRng } = await import("../random/rng.js");
+  let train: ClassificationData = classificationTable(readCsv(path), {
+    target: flags.target,
+    inputs: flags.inputs === undefined ? undefined : columnList(flags.inputs, "--inputs"),
+    source: path,
+  });
+  let test: ClassificationData | null = null;
+  if (flags.test !== undefined) {
+    test = classificationTable(readCsv(flags.test), {
+      target: flags.target,
+      inputs: train.inputNames,
+      classNames: train.classNames,
+      source: flags.test,
     });
+  } else if (flags.split !== undefined) {
+    // --split is the share held out for testing; stratifiedSplit takes the training share.
+    const parts = stratifiedSplit(train, 1 - flags.split, createRng(flags.seed).split(2)[1]);
+    checkClassRows(parts.train, `${path} after --split ${flags.split}`, train);
+    train = parts.train;
+    test = parts.test;
+  }
+  checkClassRows(train, path);
+  const kernels = flags.kernels ?? defaultKernels(train.p, train.n);
+  const h = flags.h ?? MIXTURE_CLASSIFIER_DEFAULTS.h;
+  const fit = fitMixtureClassifier(train, {
+    kernels,
+    h,
+    // The library counts a chain's sweeps with its burn-in.
+    draws: Math.ceil(flags.draws / flags.chains) + flags.burnIn,
+    burnIn: flags.burnIn,
+    seed: flags.seed,
+    chains: flags.chains,
+    structure: flags.structure,
+    test: test ? { X: test.X, n: test.n } : undefined,
+  });
+  let accuracy: number | null = null;
+  if (test && fit.predictedClasses) {
+    let right = 0;
+    for (let t = 0; t < test.n; t++) if (fit.predictedClasses[t] === test.labels[t]) right++;
+    accuracy = right / test.n;
+  }
+  const report: SelectInputsReport = {
+    accuracy,
+    meanInputs: fit.meanInputs,
+    maxInputs: fit.maxInputs,
+    distinctSubsets: fit.distinctSubsets,
+    subsets: fit.subsets.slice(0, 20).map((s) => ({ inputs: [...s.names], probability: s.probability })),
+    inputProbabilities: Object.fromEntries(
+      fit.inputNames.map((name, i) => [name, fit.inputProbabilities[i]]),
+    ),
+    draws: fit.draws,
+    burnIn: flags.burnIn,
+    chains: fit.chains,
+    seed: flags.seed,
+    split: flags.split ?? null,
+    inputProbabilitySpread: fit.inputProbabilitySpread,
+    kernels,
+    h,
+    structure: flags.structure,
+    testRows: test?.n ?? 0,
+    seconds: fit.seconds,
+  };
+  io.stdout(flags.json ? `${checkedJson(report)}\n` : `${formatReport(report)}\n`);
+  if (flags.report !== undefined) {
+    const { selectInputsReportHtml } = await import("../report/select-inputs.js");
+    const context = { data: path, target: flags.target, accuracy, testRows: test?.n ?? 0 };
+    writeReport(flags.report, await selectInputsReportHtml(fit, context));
+  }
 }
 
 function formatReport(r: SelectInputsReport): string {
