@@ -72,10 +72,7 @@ export interface ClassifierComparisonSettings {
   temperedParticles: number;
 }
 
-/**
- * The defaults of {@link compareClassifierFamilies}' numeric settings, which `occam classify`'s help
- * shows, and the least value each accepts.
- */
+/** The defaults of `compareClassifierFamilies`' numeric settings, which `occam classify`'s help shows. */
 export const CLASSIFY_DEFAULTS = Object.freeze({
   folds: 5,
   seed: 1,
@@ -85,7 +82,7 @@ export const CLASSIFY_DEFAULTS = Object.freeze({
   temperedParticles: 256,
 });
 
-/** The least value {@link compareClassifierFamilies} accepts for each of its whole-number settings. */
+/** The least value `compareClassifierFamilies` accepts for each of its whole-number settings. */
 export const CLASSIFY_MINIMA = Object.freeze({
   folds: 2,
   draws: 100,
@@ -94,6 +91,11 @@ export const CLASSIFY_MINIMA = Object.freeze({
   temperedParticles: 128,
 });
 
+/**
+ * Checks `options` and fills in {@link CLASSIFY_DEFAULTS}; throws an `invalid-argument` OccamError
+ * for an unknown or repeated family, a setting below {@link CLASSIFY_MINIMA}, or a family prior of
+ * the wrong length.
+ */
 export function resolveClassifierComparison(
   options: CompareClassifierFamiliesOptions,
 ): ClassifierComparisonSettings {
