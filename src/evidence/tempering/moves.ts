@@ -103,7 +103,7 @@ export class MoveScratch {
   readonly gradSum: Float64Array;
   readonly unitMetric: Metric;
   /** The HMC moves' memo of each particle's gradients (see {@link GradientMemo}), made at the first sweep. */
-  memo: GradientMemo | null = null;
+  private memo: GradientMemo | null = null;
   constructor(readonly dim: number) {
     const d = dim;
     this.theta = new Float64Array(d);

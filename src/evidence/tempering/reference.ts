@@ -1,10 +1,10 @@
 /**
  * Tempering from a fitted reference instead of the prior (the reference distribution of Fan et al.'s
  * generalised stepping-stone, 2011): a Student-t (or a normal) fitted to an earlier run's posterior
- * cloud stands in for the prior, and the likelihood becomes p(θ) L(θ) / q(θ), so that the tempered path runs from q to
- * the posterior. Z = ∫ q · pL/q dθ is unchanged, and the information to cross is KL(posterior ‖ q),
- * nats where the prior's can be thousands: on an elliptical posterior the run is a single importance
- * sampling step.
+ * cloud stands in for the prior, and the likelihood becomes p(θ) L(θ) / q(θ), so that the tempered
+ * path runs from q to the posterior. Z = ∫ q · pL/q dθ is unchanged, and the information to cross is
+ * KL(posterior ‖ q), nats where the prior's can be thousands: on an elliptical posterior the run is a
+ * single importance sampling step.
  */
 import type { ContinuousMultivariateDistribution } from "../../distributions/distribution.js";
 import { multivariateNormal } from "../../distributions/multivariate-normal.js";

@@ -241,7 +241,7 @@ describe("the engine's moves leave the power posterior invariant", () => {
     for (let k = 0; k < N * d; k++) expect(cloud.positions[k]).toBeCloseTo(copy.positions[k], 9);
     expectStillExact(cloud);
     // A particle put where another one is (as resampling does) no longer matches its memo.
-    const memo = scratch.memo as GradientMemo;
+    const memo = scratch.memoFor(N);
     const held = (i: number) => memo.holds(cloud.positions, i * d, d);
     const i = Array.from({ length: N - 1 }, (_, k) => k + 1).find(held) as number;
     cloud.positions.copyWithin(0, i * d, (i + 1) * d);
