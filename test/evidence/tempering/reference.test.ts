@@ -1,7 +1,9 @@
 import { describe, expect, it } from "vitest";
 import type { MultivariateNormal } from "../../../src/distributions/multivariate-normal.js";
-import type { MultivariateStudentT } from "../../../src/distributions/multivariate-student-t.js";
-import { multivariateStudentT } from "../../../src/distributions/multivariate-student-t.js";
+import {
+  type MultivariateStudentT,
+  multivariateStudentT,
+} from "../../../src/distributions/multivariate-student-t.js";
 import { SMC_DEFAULTS } from "../../../src/evidence/tempered-smc.js";
 import {
   cloudShape,
