@@ -44,8 +44,6 @@ function setup(seed: number): Setup {
     target: diagonalGaussian(DIM),
     stepSize: STEP_SIZE,
     steps: STEPS,
-    adaptStepSize: false,
-    adaptMassMatrix: false,
   });
   return { kernel, rng: createRng(seed), state: kernel.init(new Float64Array(DIM)) };
 }

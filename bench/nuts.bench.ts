@@ -10,7 +10,7 @@ import { essPerParameter } from "../src/diagnostics/ess.js";
 import { type BayesModel, type LogDensity, tempered } from "../src/model/model.js";
 import { unbounded } from "../src/model/transform.js";
 import { loadModelFile } from "../src/parallel/model-file.js";
-import { buildNutsKernel } from "../src/samplers/nuts.js";
+import { nutsWarmup } from "../src/samplers/nuts.js";
 import { runChain } from "../src/samplers/run.js";
 
 function iidNormal(d: number): LogDensity {
@@ -40,7 +40,7 @@ function run(
   const out: Record<string, number> = {};
   for (const seed of [1, 2, 3]) {
     const start = performance.now();
-    const draws = runChain(() => buildNutsKernel({ target }), {
+    const draws = runChain(nutsWarmup({ target }), {
       chains: 4,
       warmup: 1000,
       draws: 1000,

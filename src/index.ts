@@ -20,7 +20,6 @@ export {
   type DefineModelOptions,
   defineModel,
   type LogDensity,
-  type ParameterBounds,
   tempered,
 } from "./model/model.js";
 
@@ -59,7 +58,7 @@ export { samplePosterior } from "./evidence/posterior-sampling.js";
 export { priorMonteCarlo } from "./evidence/prior-monte-carlo.js";
 export { steppingStone } from "./evidence/stepping-stone.js";
 export { temperedSmc } from "./evidence/tempered-smc.js";
-export { linearLadder, powerLadder } from "./evidence/tempering/schedule.js";
+export { powerLadder } from "./evidence/tempering/schedule.js";
 export { transitionalMcmc } from "./evidence/transitional-mcmc.js";
 export { compareEstimatorsInParallel } from "./parallel/evidence.js";
 
@@ -125,16 +124,21 @@ export {
   compareClassifierFamilies,
 } from "./selection/classifier-families.js";
 
-// ---- Sampling: kernels (init + step), the integrators HMC takes, running chains, importance sampling.
+// ---- Sampling: kernels (init + step) built from their parameters, the warm-ups that tune them, the
+// integrators HMC takes, running chains, importance sampling.
 
 export { buildGibbsKernel, type GibbsOptions, type GibbsUpdate } from "./samplers/gibbs.js";
-export { buildHmcKernel, type HmcOptions } from "./samplers/hmc.js";
+export { buildHmcKernel, type HmcOptions, hmcWarmup } from "./samplers/hmc.js";
 export { importanceSample, type Proposal } from "./samplers/importance.js";
 export { leapfrog, mclachlan, yoshida } from "./samplers/integrators.js";
 export type { Kernel } from "./samplers/kernel.js";
-export { buildMalaKernel, type MalaOptions } from "./samplers/mala.js";
-export { buildNutsKernel, type NutsOptions } from "./samplers/nuts.js";
-export { buildRandomWalkKernel, type RandomWalkOptions } from "./samplers/random-walk.js";
+export { buildMalaKernel, type MalaOptions, malaWarmup } from "./samplers/mala.js";
+export { buildNutsKernel, type NutsOptions, nutsWarmup } from "./samplers/nuts.js";
+export {
+  buildRandomWalkKernel,
+  type RandomWalkOptions,
+  randomWalkWarmup,
+} from "./samplers/random-walk.js";
 export { buildRejectionKernel, type RejectionOptions } from "./samplers/rejection.js";
 export { type RunChainOptions, runChain } from "./samplers/run.js";
 
@@ -181,5 +185,5 @@ export { normal } from "./distributions/normal.js";
 export { studentT } from "./distributions/student-t.js";
 export { uniform } from "./distributions/uniform.js";
 export { OccamError, type OccamErrorCode } from "./errors.js";
-export { logAddExp, logMeanExp, logSumExp } from "./math/logspace.js";
+export { logSumExp } from "./math/logspace.js";
 export { createRng, type Rng } from "./random/rng.js";

@@ -8,10 +8,10 @@ import { Draws } from "../model/draws.js";
 import { type BayesModel, tempered } from "../model/model.js";
 import { unbounded } from "../model/transform.js";
 import type { Rng } from "../random/rng.js";
-import { buildHmcKernel } from "../samplers/hmc.js";
-import type { Kernel, PositionState, StepInfo } from "../samplers/kernel.js";
-import { buildNutsKernel } from "../samplers/nuts.js";
-import { buildRandomWalkKernel } from "../samplers/random-walk.js";
+import { hmcWarmup } from "../samplers/hmc.js";
+import type { Adaptation, Kernel, PositionState, StepInfo } from "../samplers/kernel.js";
+import { nutsWarmup } from "../samplers/nuts.js";
+import { randomWalkWarmup } from "../samplers/random-walk.js";
 import { runChain } from "../samplers/run.js";
 import { checkCount, type RandomOptions, resolveRng } from "./checks.js";
 import type { ParticleCloud } from "./tempering/cloud.js";
@@ -251,16 +251,16 @@ export function samplePosterior(given: BayesModel, options: PosteriorSamplingOpt
   };
 }
 
-/** The MCMC kernel of the posterior chains. */
+/** The MCMC kernel of the posterior chains, or the warm-up that tunes it. */
 function posteriorKernel(
   model: BayesModel,
   kind: ReturnType<typeof resolvePosteriorKernel>,
   choice: PosteriorKernelChoice | undefined,
   covariance: Float64Array | undefined,
-): Kernel<PositionState, StepInfo> {
+): Kernel<PositionState, StepInfo> | Adaptation<PositionState, StepInfo> {
   switch (kind) {
     case "nuts":
-      return buildNutsKernel({
+      return nutsWarmup({
         target: tempered(model, 1),
         maxTreeDepth: NUTS_MAX_TREE_DEPTH,
         ...(model.hmcTargetAccept === undefined ? {} : { targetAccept: model.hmcTargetAccept }),
@@ -271,7 +271,7 @@ function posteriorKernel(
       return (choice as (beta: number) => Kernel<PositionState, StepInfo>)(1);
     case "hmc":
       // A quarter period of a unit Gaussian in the adapted metric, jittered against periodicity.
-      return buildHmcKernel({
+      return hmcWarmup({
         target: tempered(model, 1),
         trajectoryLength: model.hmcTrajectoryLength ?? Math.PI / 2,
         stepSizeJitter: 0.2,
@@ -279,7 +279,7 @@ function posteriorKernel(
         ...(model.hmcTargetAccept === undefined ? {} : { targetAccept: model.hmcTargetAccept }),
       });
     default:
-      return buildRandomWalkKernel({
+      return randomWalkWarmup({
         target: tempered(model, 1),
         ...(covariance === undefined ? {} : { covariance }),
       });

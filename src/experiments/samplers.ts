@@ -134,11 +134,11 @@ function sampleCorrelatedGaussian(rho: number, sampler: SamplerName, budget: num
       costPerIteration = 2;
       break;
     case "metropolis":
-      kernel = buildRandomWalkKernel({ target, scale: sdMin, adapt: false });
+      kernel = buildRandomWalkKernel({ target, scale: sdMin });
       costPerIteration = 1;
       break;
     case "langevin":
-      kernel = buildMalaKernel({ target, stepSize: 1.5 * sdMin, adapt: false });
+      kernel = buildMalaKernel({ target, stepSize: 1.5 * sdMin });
       costPerIteration = 1;
       break;
     case "hmc": {
@@ -149,8 +149,6 @@ function sampleCorrelatedGaussian(rho: number, sampler: SamplerName, budget: num
         stepSize: 1.5 * sdMin,
         steps,
         stepsJitter: 0,
-        adaptStepSize: false,
-        adaptMassMatrix: false,
       });
       costPerIteration = steps;
       break;

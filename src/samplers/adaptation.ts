@@ -4,6 +4,8 @@
  * Stan's windowed warm-up schedule for a diagonal mass matrix.
  */
 import { checkInteger, checkPositive, OccamError } from "../errors.js";
+import type { Rng } from "../random/rng.js";
+import type { Adaptation, Kernel, StepInfo } from "./kernel.js";
 
 /** Options of {@link DualAveraging}. */
 export interface DualAveragingOptions {
@@ -177,6 +179,42 @@ export class RobbinsMonro {
   get scale(): number {
     return Math.exp(this.logScale);
   }
+}
+
+/** A kernel's step with one scale parameter as an argument, and the kernel built from a fixed scale. */
+export interface ScaledTransition<S, I extends StepInfo, K extends Kernel<S, I>> {
+  init(position: Float64Array): S;
+  step(rng: Rng, state: S, scale: number): { state: S; info: I };
+  build(scale: number): K;
+}
+
+/**
+ * Robbins–Monro warm-up of one scale (MALA's step size, a random walk's scale factor) as an
+ * {@link Adaptation}: each warm-up step runs the transition at the current scale, then moves the scale
+ * by the step's acceptance probability; the kept draws use the last scale, fixed.
+ */
+export function robbinsMonroWarmup<S, I extends StepInfo, K extends Kernel<S, I>>(
+  transition: ScaledTransition<S, I, K>,
+  initialScale: number,
+  options: RobbinsMonroOptions,
+): Adaptation<S, I, K> {
+  // Checked now rather than at the first warm-up step.
+  new RobbinsMonro(initialScale, options);
+  return {
+    init: (position) => transition.init(position),
+    start() {
+      const adapter = new RobbinsMonro(initialScale, options);
+      let scale = initialScale;
+      return {
+        step(rng, state) {
+          const result = transition.step(rng, state, scale);
+          scale = adapter.update(result.info.acceptProbability);
+          return result;
+        },
+        finish: () => transition.build(scale),
+      };
+    },
+  };
 }
 
 /** Welford's one-pass running mean and variance of vectors, numerically stable. */

@@ -1,17 +1,16 @@
-import { invalidArgument, OccamError } from "../errors.js";
+import { invalidArgument } from "../errors.js";
 import type { LogDensity } from "../model/model.js";
 import type { Rng } from "../random/rng.js";
 import { checkTarget, gradientStart, isUsableLogDensity, metropolisHastings } from "./accept.js";
-import {
-  DualAveraging,
-  type DualAveragingOptions,
-  WindowedVarianceAdaptation,
-  type WindowOptions,
-} from "./adaptation.js";
 import { type GradLogDensityFn, type Integrator, leapfrog } from "./integrators.js";
-import type { AdaptiveKernel, PositionState, StepInfo } from "./kernel.js";
-import { diagonalMetric } from "./metric.js";
+import type { Adaptation, Kernel, PositionState, StepInfo } from "./kernel.js";
+import { type Metric, metricFromInverseMass } from "./metric.js";
 import { searchStepSize } from "./step-size.js";
+import {
+  type HamiltonianTransition,
+  type WindowAdaptationOptions,
+  windowAdaptation,
+} from "./window-adaptation.js";
 
 const NAME = "HMC";
 
@@ -20,9 +19,8 @@ export interface HmcOptions {
   /** The target density; it must have `gradLogDensity`. */
   target: LogDensity;
   /**
-   * Integrator step size ε: the fixed one when `adaptStepSize` is false, else where warm-up starts
-   * (Stan's heuristic doubles or halves it at the start of the first step). When `endWarmup` comes
-   * before any step (a run without warm-up), this ε is used as given.
+   * Integrator step size ε (where {@link hmcWarmup} starts: Stan's search doubles or halves it at its
+   * first step).
    * @defaultValue 1
    */
   stepSize?: number;
@@ -56,35 +54,10 @@ export interface HmcOptions {
    */
   stepSizeJitter?: number;
   /**
-   * Adapt ε during warm-up by dual averaging, then keep the averaged ε̄.
-   * @defaultValue true
-   */
-  adaptStepSize?: boolean;
-  /**
-   * Acceptance probability dual averaging aims for.
-   * @defaultValue 0.8
-   */
-  targetAccept?: number;
-  /**
-   * γ, t₀, κ of dual averaging.
-   * @defaultValue `{ gamma: 0.05, t0: 10, kappa: 0.75 }`
-   */
-  dualAveraging?: Omit<DualAveragingOptions, "targetAccept">;
-  /**
-   * Estimate a diagonal inverse mass matrix (the posterior variances) in Stan's warm-up windows.
-   * @defaultValue true
-   */
-  adaptMassMatrix?: boolean;
-  /**
-   * Diagonal inverse mass matrix M⁻¹ to start from (or to keep, without mass-matrix adaptation).
-   * @defaultValue all ones
+   * The inverse mass matrix M⁻¹: d variances (a diagonal metric) or d × d covariances (dense, row-major).
+   * @defaultValue all variances 1
    */
   inverseMassMatrix?: Float64Array;
-  /**
-   * Buffers of Stan's windowed warm-up.
-   * @defaultValue `{ initBuffer: 75, termBuffer: 50, baseWindow: 25 }`
-   */
-  windows?: WindowOptions;
   /**
    * The symplectic integrator.
    * @defaultValue leapfrog
@@ -97,6 +70,9 @@ export interface HmcOptions {
    */
   divergenceThreshold?: number;
 }
+
+/** Options of {@link hmcWarmup}: the kernel's (its step size and metric are where warm-up starts) and the adaptation's. */
+export interface HmcWarmupOptions extends HmcOptions, WindowAdaptationOptions {}
 
 /** State of HMC: position, log density and its gradient (so a step costs only its trajectory). */
 export interface HmcState extends PositionState {
@@ -114,26 +90,23 @@ export interface HmcInfo extends StepInfo {
   readonly steps: number;
 }
 
-/** An HMC kernel; `dim` is the target's dimension. */
-export interface HmcKernel extends AdaptiveKernel<HmcState, HmcInfo> {
+/** An HMC kernel, built from its step size and metric; `dim` is the target's dimension. */
+export interface HmcKernel extends Kernel<HmcState, HmcInfo> {
   readonly dim: number;
-  /** The current nominal step size. */
+  /** The nominal step size. */
   readonly stepSize: number;
-  /** A copy of the current diagonal inverse mass matrix. */
+  /** A copy of the inverse mass matrix (d variances, or d × d covariances). */
   readonly inverseMassMatrix: Float64Array;
 }
 
 interface ResolvedHmc {
   stepSize: number;
+  metric: Metric;
   steps: number;
   trajectoryLength: number | undefined;
   maxSteps: number;
   stepsJitter: number;
   stepSizeJitter: number;
-  adaptStepSize: boolean;
-  targetAccept: number;
-  adaptMassMatrix: boolean;
-  inverseMass: Float64Array;
   integrator: Integrator;
   divergenceThreshold: number;
 }
@@ -164,24 +137,6 @@ function resolve(options: HmcOptions, dim: number): ResolvedHmc {
   ] as const) {
     if (!(value >= 0 && value < 1)) throw invalidArgument(NAME, `${name} must lie in [0, 1), got ${value}.`);
   }
-  const targetAccept = options.targetAccept ?? 0.8;
-  if (!(targetAccept > 0 && targetAccept < 1))
-    throw invalidArgument(NAME, `targetAccept must lie in (0, 1), got ${targetAccept}.`);
-  const inverseMass = new Float64Array(dim).fill(1);
-  if (options.inverseMassMatrix !== undefined) {
-    const m = options.inverseMassMatrix;
-    if (!(m instanceof Float64Array) || m.length !== dim) {
-      throw new OccamError(
-        "dimension-mismatch",
-        `${NAME}: inverseMassMatrix must be a Float64Array of length ${dim} (its diagonal), got ${m instanceof Float64Array ? `length ${m.length}` : String(m)}.`,
-      );
-    }
-    for (let i = 0; i < dim; i++) {
-      if (!(Number.isFinite(m[i]) && m[i] > 0))
-        throw invalidArgument(NAME, `inverseMassMatrix[${i}] must be finite and > 0, got ${m[i]}.`);
-    }
-    inverseMass.set(m);
-  }
   const integrator = options.integrator ?? leapfrog;
   if (integrator === null || typeof integrator !== "object" || typeof integrator.step !== "function") {
     throw invalidArgument(NAME, "integrator must be an Integrator such as leapfrog or mclachlan.");
@@ -191,155 +146,139 @@ function resolve(options: HmcOptions, dim: number): ResolvedHmc {
     throw invalidArgument(NAME, `divergenceThreshold must be > 0, got ${divergenceThreshold}.`);
   return {
     stepSize,
+    metric: metricFromInverseMass(NAME, options.inverseMassMatrix, dim),
     steps,
     trajectoryLength,
     maxSteps,
     stepsJitter,
     stepSizeJitter,
-    adaptStepSize: options.adaptStepSize ?? true,
-    targetAccept,
-    adaptMassMatrix: options.adaptMassMatrix ?? true,
-    inverseMass,
     integrator,
     divergenceThreshold,
   };
 }
 
-/**
- * Hybrid (Hamiltonian) Monte Carlo with a fixed number of integrator steps (or a fixed integration
- * time), a diagonal mass matrix and Stan's warm-up: Stan's step-size heuristic, dual averaging of the
- * step size towards `targetAccept`, and the diagonal inverse mass matrix estimated in windows (after
- * each window the heuristic runs again and dual averaging restarts). After `endWarmup` the kernel
- * keeps ε̄ and the last mass matrix.
- *
- * Each transition costs `steps · integrator.gradientsPerStep` gradient evaluations (the state keeps
- * its gradient). A trajectory is divergent, rejected and reported in `info.divergent` when its energy
- * error exceeds `divergenceThreshold` or is not finite: it reached a point of zero density, or one where
- * the log density is NaN or +∞ or the gradient has a non-finite entry (Stan's rule: the model may
- * overflow far from its mass, and the trajectory, not the run, ends there). Trajectories run in scratch buffers made
- * when the kernel is built; a step allocates only an accepted state's position and gradient.
- *
- * @example
- * const kernel = buildHmcKernel({ target: tempered(model, 1), trajectoryLength: 2, stepsJitter: 0.2 });
- */
-export function buildHmcKernel(options: HmcOptions): HmcKernel {
+/** The target of `options`, checked, with the resolved options. */
+function setUp(options: HmcOptions): { target: LogDensity; opts: ResolvedHmc } {
   if (options === null || typeof options !== "object") {
     throw invalidArgument(NAME, "options must be an object with a target.");
   }
   const { target } = options;
   checkTarget(NAME, target, true);
+  return { target, opts: resolve(options, target.dim) };
+}
+
+/**
+ * Hybrid (Hamiltonian) Monte Carlo with a fixed number of integrator steps (or a fixed integration
+ * time), at the step size and metric given; {@link hmcWarmup} tunes them. Each transition costs
+ * `steps · integrator.gradientsPerStep` gradient evaluations (the state keeps its gradient). A
+ * trajectory is divergent, rejected and reported in `info.divergent` when its energy error exceeds
+ * `divergenceThreshold` or is not finite: it reached a point of zero density, or one where the log
+ * density is NaN or +∞ or the gradient has a non-finite entry (Stan's rule: the model may overflow far
+ * from its mass, and the trajectory, not the run, ends there). Trajectories run in scratch buffers made
+ * when the kernel is built; a step allocates only an accepted state's position and gradient.
+ *
+ * @example
+ * const kernel = buildHmcKernel({ target: tempered(model, 1), stepSize: 0.1, steps: 20 });
+ */
+export function buildHmcKernel(options: HmcOptions): HmcKernel {
+  const { target, opts } = setUp(options);
+  return hmcTransition(target, opts).build(opts.stepSize, opts.metric);
+}
+
+/**
+ * Stan's warm-up of HMC (see window-adaptation.ts): its step-size search, dual averaging of the step
+ * size towards `targetAccept`, and the inverse mass matrix estimated in windows (after each window the
+ * search runs again and dual averaging restarts). `runChain` runs it for each chain, then samples with
+ * the HMC kernel of the averaged ε̄ and the last metric.
+ *
+ * @example
+ * const draws = runChain(hmcWarmup({ target: tempered(model, 1), trajectoryLength: 2 }), {
+ *   draws: 1000, warmup: 500, chains: 4, seed: 1, initial: (rng) => model.samplePrior(rng),
+ * });
+ */
+export function hmcWarmup(options: HmcWarmupOptions): Adaptation<HmcState, HmcInfo, HmcKernel> {
+  const { target, opts } = setUp(options);
+  return windowAdaptation(NAME, hmcTransition(target, opts), opts.stepSize, opts.metric, options);
+}
+
+/**
+ * Stan's step-size search (its `init_stepsize`) for the HMC kernel of `options` at `state`, from
+ * `options.stepSize`: the step size found, and the gradient evaluations it spent. For a kernel that
+ * is never warmed up, as a tempered run's model kernel.
+ */
+export function searchHmcStepSize(
+  options: HmcOptions,
+  rng: Rng,
+  state: HmcState,
+): { stepSize: number; evaluations: number } {
+  const { target, opts } = setUp(options);
+  return hmcTransition(target, opts).searchStepSize(rng, state, opts.stepSize, opts.metric);
+}
+
+/** HMC's step with its step size and metric as arguments, in scratch buffers made once. */
+function hmcTransition(
+  target: LogDensity,
+  opts: ResolvedHmc,
+): HamiltonianTransition<HmcState, HmcInfo, HmcKernel> {
   const dim = target.dim;
-  const opts = resolve(options, dim);
   const grad = target.gradLogDensity as GradLogDensityFn;
   const { integrator, divergenceThreshold } = opts;
-  const invMass = opts.inverseMass;
-  // Held by the metric, and updated in place by the warm-up's windows.
-  const metric = diagonalMetric(invMass);
-  const sqrtMass = new Float64Array(dim);
-  const refreshMass = () => {
-    for (let i = 0; i < dim; i++) sqrtMass[i] = 1 / Math.sqrt(invMass[i]);
-  };
-  refreshMass();
-
-  let stepSize = opts.stepSize;
-  let adapting = opts.adaptStepSize || opts.adaptMassMatrix;
-  const dual = new DualAveraging(stepSize, { ...options.dualAveraging, targetAccept: opts.targetAccept });
-  let windows: WindowedVarianceAdaptation | undefined;
-  // Stan runs its step-size heuristic before the first warm-up step and after each mass-matrix update;
-  // it needs random momenta, so it runs at the start of the next `step`.
-  let pendingStepSizeSearch = opts.adaptStepSize;
-
   const q = new Float64Array(dim);
   const p = new Float64Array(dim);
   const g = new Float64Array(dim);
-
-  const kinetic = () => {
-    let k = 0;
-    for (let i = 0; i < dim; i++) k += invMass[i] * p[i] * p[i];
-    return 0.5 * k;
-  };
-  const startTrajectory = (rng: Rng, state: HmcState) => {
+  const init = (position: Float64Array): HmcState => gradientStart(NAME, grad, position, dim);
+  const step = (rng: Rng, state: HmcState, stepSize: number, metric: Metric) => {
+    const eps =
+      opts.stepSizeJitter === 0 ? stepSize : stepSize * (1 + opts.stepSizeJitter * (2 * rng.uniform() - 1));
+    const planned = plannedSteps(opts, stepSize, rng);
     q.set(state.position);
     g.set(state.gradient);
-    for (let i = 0; i < dim; i++) p[i] = sqrtMass[i] * rng.normal();
-    return -state.logDensity + kinetic();
+    metric.sampleMomentum(rng, p);
+    const h0 = -state.logDensity + metric.kinetic(p);
+    let logp = state.logDensity;
+    let taken = 0;
+    while (taken < planned) {
+      logp = integrator.step(grad, q, p, g, metric, eps);
+      taken++;
+      if (!(logp > Number.NEGATIVE_INFINITY && logp < Number.POSITIVE_INFINITY)) break;
+    }
+    // A NaN or +∞ log density, or a non-finite gradient (the integrator then returns NaN), ends the
+    // trajectory as a divergence, as Stan does: the model may overflow far out on an early trajectory.
+    const energyError = isUsableLogDensity(logp) ? -logp + metric.kinetic(p) - h0 : Number.NaN;
+    const divergent = !(energyError <= divergenceThreshold);
+    const { accepted, acceptProbability } = metropolisHastings(
+      rng,
+      divergent ? Number.NEGATIVE_INFINITY : -energyError,
+    );
+    const next = accepted
+      ? { position: Float64Array.from(q), logDensity: logp, gradient: Float64Array.from(g) }
+      : state;
+    const info: HmcInfo = {
+      accepted,
+      acceptProbability,
+      evaluations: taken * integrator.gradientsPerStep,
+      divergent,
+      energyError,
+      stepSize: eps,
+      steps: taken,
+    };
+    return { state: next, info };
   };
-
   return {
     dim,
-    get stepSize() {
-      return stepSize;
-    },
-    get inverseMassMatrix() {
-      return Float64Array.from(invMass);
-    },
-    init(position: Float64Array): HmcState {
-      return gradientStart(NAME, grad, position, dim);
-    },
-    step(rng: Rng, state: HmcState) {
-      let evaluations = 0;
-      if (pendingStepSizeSearch) {
-        pendingStepSizeSearch = false;
-        const found = searchStepSize(NAME, grad, integrator, metric, state, stepSize, rng, { q, p, g });
-        stepSize = found.stepSize;
-        evaluations += found.evaluations;
-        dual.restart(stepSize);
-      }
-      const eps =
-        opts.stepSizeJitter === 0 ? stepSize : stepSize * (1 + opts.stepSizeJitter * (2 * rng.uniform() - 1));
-      const planned = plannedSteps(opts, stepSize, rng);
-      const h0 = startTrajectory(rng, state);
-      let logp = state.logDensity;
-      let taken = 0;
-      while (taken < planned) {
-        logp = integrator.step(grad, q, p, g, metric, eps);
-        taken++;
-        evaluations += integrator.gradientsPerStep;
-        if (!(logp > Number.NEGATIVE_INFINITY && logp < Number.POSITIVE_INFINITY)) break;
-      }
-      // A NaN or +∞ log density, or a non-finite gradient (the integrator then returns NaN), ends the
-      // trajectory as a divergence, as Stan does: the model may overflow far out on an early trajectory.
-      const energyError = isUsableLogDensity(logp) ? -logp + kinetic() - h0 : Number.NaN;
-      const divergent = !(energyError <= divergenceThreshold);
-      const { accepted, acceptProbability } = metropolisHastings(
-        rng,
-        divergent ? Number.NEGATIVE_INFINITY : -energyError,
-      );
-      const next = accepted
-        ? { position: Float64Array.from(q), logDensity: logp, gradient: Float64Array.from(g) }
-        : state;
-      return {
-        state: next,
-        info: {
-          accepted,
-          acceptProbability,
-          evaluations,
-          divergent,
-          energyError,
-          stepSize: eps,
-          steps: taken,
-        },
-      };
-    },
-    adapt(state: HmcState, info: HmcInfo, iteration: number, warmup: number) {
-      if (!adapting) return;
-      if (opts.adaptStepSize) stepSize = dual.update(info.acceptProbability);
-      if (opts.adaptMassMatrix) {
-        if (windows === undefined || windows.schedule.warmup !== warmup) {
-          windows = new WindowedVarianceAdaptation(dim, warmup, options.windows);
-        }
-        if (windows.update(iteration, state.position, invMass)) {
-          refreshMass();
-          if (opts.adaptStepSize) pendingStepSizeSearch = true;
-        }
-      }
-    },
-    endWarmup() {
-      if (!adapting) return;
-      adapting = false;
-      pendingStepSizeSearch = false;
-      if (opts.adaptStepSize && dual.iterations > 0) stepSize = dual.finalStepSize;
-    },
+    init,
+    step,
+    searchStepSize: (rng, state, stepSize, metric) =>
+      searchStepSize(NAME, grad, integrator, metric, state, stepSize, rng, { q, p, g }),
+    build: (stepSize, metric) => ({
+      dim,
+      stepSize,
+      get inverseMassMatrix() {
+        return Float64Array.from(metric.inverseMass);
+      },
+      init,
+      step: (rng, state) => step(rng, state, stepSize, metric),
+    }),
   };
 }
 

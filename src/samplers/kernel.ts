@@ -1,8 +1,10 @@
 import type { Rng } from "../random/rng.js";
 
 /**
- * A Markov (or independent) transition kernel, as in blackjax: `init` builds the state at a position,
- * `step` moves it. The state holds only what the next step needs; what a step learned goes in `info`.
+ * A Markov (or independent) transition kernel, as in blackjax: built from its parameters (a step size,
+ * a metric, a scale), which it never changes; `init` builds the state at a position, `step` moves it.
+ * The state holds only what the next step needs; what a step learned goes in `info`. Tuning the
+ * parameters is an {@link Adaptation}'s work.
  */
 export interface Kernel<S, I> {
   init(position: Float64Array): S;
@@ -35,17 +37,55 @@ export interface StepInfo {
 }
 
 /**
- * A kernel that tunes itself during warm-up (step size, proposal scale, mass matrix).
- * `runChain` calls `adapt` after every warm-up step and `endWarmup` once, after which the
- * kernel is fixed, so the kept draws come from a time-homogeneous Markov chain.
+ * Warm-up as its own algorithm, apart from the kernel it tunes (blackjax's `window_adaptation`): for
+ * each chain, `start` begins a warm-up whose steps run the kernel with the parameters found so far and
+ * then update them from what the step did; `finish` returns the kernel built from the tuned parameters,
+ * fixed, so that the kept draws come from a time-homogeneous Markov chain. `runChain` drives it.
  */
-export interface AdaptiveKernel<S, I> extends Kernel<S, I> {
-  adapt(state: S, info: I, iteration: number, warmup: number): void;
-  endWarmup(): void;
+export interface Adaptation<S, I, K extends Kernel<S, I> = Kernel<S, I>> {
+  /** The state at a starting point, as the tuned kernel's `init` builds it. */
+  init(position: Float64Array): S;
+  /** One chain's warm-up of `iterations` steps, with its own tuning. */
+  start(iterations: number): WarmupRun<S, I, K>;
 }
 
-/** True when `kernel` tunes itself during warm-up. */
-export function isAdaptive<S, I>(kernel: Kernel<S, I>): kernel is AdaptiveKernel<S, I> {
-  const k = kernel as Partial<AdaptiveKernel<S, I>>;
-  return typeof k.adapt === "function" && typeof k.endWarmup === "function";
+/** One chain's warm-up under way (see {@link Adaptation}). */
+export interface WarmupRun<S, I, K extends Kernel<S, I> = Kernel<S, I>> {
+  /** A step with the current parameters, which it then updates; its info counts any tuning evaluations. */
+  step(rng: Rng, state: S): { state: S; info: I };
+  /** Ends the warm-up: the kernel built from the tuned parameters. */
+  finish(): K;
+}
+
+/** True when `sampler` is a warm-up algorithm rather than a kernel. */
+export function isAdaptation<S, I>(sampler: Kernel<S, I> | Adaptation<S, I>): sampler is Adaptation<S, I> {
+  return typeof (sampler as Partial<Adaptation<S, I>>).start === "function";
+}
+
+/**
+ * `adaptation`, telling `watch.step` what each warm-up step did and `watch.tuned` each chain's tuned
+ * kernel: how a caller carries the tuning on, or counts what warm-up did.
+ */
+export function watchWarmup<S, I, K extends Kernel<S, I>>(
+  adaptation: Adaptation<S, I, K>,
+  watch: { readonly step?: (info: I) => void; readonly tuned?: (kernel: K) => void },
+): Adaptation<S, I, K> {
+  return {
+    init: (position) => adaptation.init(position),
+    start(iterations) {
+      const run = adaptation.start(iterations);
+      return {
+        step(rng, state) {
+          const result = run.step(rng, state);
+          watch.step?.(result.info);
+          return result;
+        },
+        finish() {
+          const kernel = run.finish();
+          watch.tuned?.(kernel);
+          return kernel;
+        },
+      };
+    },
+  };
 }

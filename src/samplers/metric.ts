@@ -13,6 +13,8 @@ export interface Metric {
   readonly dim: number;
   /** "diagonal" or "dense". */
   readonly kind: "diagonal" | "dense";
+  /** M⁻¹ as held: the d variances of a diagonal metric, the d × d covariance (row-major) of a dense one. */
+  readonly inverseMass: Float64Array;
   /** ½ pᵀ M⁻¹ p. */
   kinetic(p: Float64Array): number;
   /** Writes M⁻¹ p (the velocity, Betancourt's p♯) into `out`. */
@@ -25,13 +27,14 @@ export interface Metric {
 
 /**
  * A diagonal metric with inverse mass matrix `inverseMass` (the posterior variances). The array is
- * held, not copied: a caller that updates it in place (warm-up adaptation) updates the metric.
+ * held, not copied.
  */
 export function diagonalMetric(inverseMass: Float64Array): Metric {
   const d = inverseMass.length;
   return {
     dim: d,
     kind: "diagonal",
+    inverseMass,
     kinetic(p) {
       let k = 0;
       for (let i = 0; i < d; i++) k += inverseMass[i] * p[i] * p[i];
@@ -67,6 +70,7 @@ export function denseMetric(covariance: Float64Array, d: number): Metric {
   return {
     dim: d,
     kind: "dense",
+    inverseMass: Float64Array.from(covariance),
     kinetic(p) {
       transposeTimes(p);
       let k = 0;
@@ -91,4 +95,46 @@ export function denseMetric(covariance: Float64Array, d: number): Metric {
       }
     },
   };
+}
+
+/**
+ * The metric of an inverse mass matrix given by a user, checked: d positive variances (diagonal) or a
+ * d × d positive definite covariance (dense, row-major), as blackjax takes `inverse_mass_matrix`.
+ * Unit variances when `inverseMass` is undefined. The array is copied.
+ */
+export function metricFromInverseMass(
+  where: string,
+  inverseMass: Float64Array | undefined,
+  dim: number,
+): Metric {
+  if (inverseMass === undefined) return diagonalMetric(new Float64Array(dim).fill(1));
+  if (
+    !(inverseMass instanceof Float64Array) ||
+    (inverseMass.length !== dim && inverseMass.length !== dim * dim)
+  ) {
+    throw new OccamError(
+      "dimension-mismatch",
+      `${where}: inverseMassMatrix must be a Float64Array of ${dim} variances or ${dim} × ${dim} covariances, got ${inverseMass instanceof Float64Array ? `length ${inverseMass.length}` : String(inverseMass)}.`,
+    );
+  }
+  if (inverseMass.length === dim) {
+    for (let i = 0; i < dim; i++) {
+      if (!(Number.isFinite(inverseMass[i]) && inverseMass[i] > 0)) {
+        throw new OccamError(
+          "invalid-argument",
+          `${where}: inverseMassMatrix[${i}] must be finite and > 0, got ${inverseMass[i]}.`,
+        );
+      }
+    }
+    return diagonalMetric(Float64Array.from(inverseMass));
+  }
+  try {
+    return denseMetric(inverseMass, dim);
+  } catch (error) {
+    if (!(error instanceof OccamError)) throw error;
+    throw new OccamError(
+      "invalid-argument",
+      `${where}: inverseMassMatrix must be positive definite (${error.message})`,
+    );
+  }
 }

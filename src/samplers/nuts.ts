@@ -13,12 +13,15 @@ import { logAddExp } from "../math/logspace.js";
 import type { LogDensity } from "../model/model.js";
 import type { Rng } from "../random/rng.js";
 import { checkTarget, gradientStart, isUsableLogDensity } from "./accept.js";
-import { type WindowOptions, windowedSchedule } from "./adaptation.js";
 import { type GradLogDensityFn, leapfrog } from "./integrators.js";
-import type { AdaptiveKernel, PositionState, StepInfo } from "./kernel.js";
-import { diagonalMetric, type Metric } from "./metric.js";
+import type { Adaptation, Kernel, PositionState, StepInfo } from "./kernel.js";
+import { type Metric, metricFromInverseMass } from "./metric.js";
 import { searchStepSize } from "./step-size.js";
-import { WindowAdaptation } from "./window-adaptation.js";
+import {
+  type HamiltonianTransition,
+  type WindowAdaptationOptions,
+  windowAdaptation,
+} from "./window-adaptation.js";
 
 const NAME = "NUTS";
 
@@ -26,21 +29,21 @@ const NAME = "NUTS";
 export interface NutsOptions {
   /** The target density; it must have `gradLogDensity`. */
   target: LogDensity;
-  /** Where warm-up's step-size search starts (or the step size, without adaptation). @defaultValue 1 */
+  /** The step size (where {@link nutsWarmup}'s step-size search starts). @defaultValue 1 */
   stepSize?: number;
+  /**
+   * The inverse mass matrix M⁻¹: d variances (a diagonal metric) or d × d covariances (dense, row-major).
+   * @defaultValue all variances 1
+   */
+  inverseMassMatrix?: Float64Array;
   /** The most doublings of a trajectory (at most 2^maxTreeDepth − 1 leapfrog steps). @defaultValue 10 */
   maxTreeDepth?: number;
-  /** Adapt the step size and the metric during warm-up (Stan's windows). @defaultValue true */
-  adapt?: boolean;
-  /** The acceptance probability dual averaging aims for (Stan's `adapt_delta`). @defaultValue 0.8 */
-  targetAccept?: number;
-  /** Estimate a dense metric (the posterior covariance) instead of a diagonal one. @defaultValue false */
-  dense?: boolean;
-  /** The buffers of the warm-up's windows. @defaultValue `{ initBuffer: 75, termBuffer: 50, baseWindow: 25 }` */
-  windows?: WindowOptions;
   /** An energy error above this makes a trajectory divergent. @defaultValue 1000 */
   divergenceThreshold?: number;
 }
+
+/** Options of {@link nutsWarmup}: the kernel's (its step size and metric are where warm-up starts) and the adaptation's. */
+export interface NutsWarmupOptions extends NutsOptions, WindowAdaptationOptions {}
 
 /** State of NUTS: position, log density and its gradient. */
 export interface NutsState extends PositionState {
@@ -57,25 +60,23 @@ export interface NutsInfo extends StepInfo {
   readonly stepSize: number;
 }
 
-/** A NUTS kernel; `dim` is the target's dimension. */
-export interface NutsKernel extends AdaptiveKernel<NutsState, NutsInfo> {
+/** A NUTS kernel, built from its step size and metric; `dim` is the target's dimension. */
+export interface NutsKernel extends Kernel<NutsState, NutsInfo> {
   readonly dim: number;
-  /** The current step size. */
+  /** The step size. */
   readonly stepSize: number;
-  /** The current metric. */
+  /** The metric. */
   readonly metric: Metric;
 }
 
 interface ResolvedNuts {
   stepSize: number;
+  metric: Metric;
   maxTreeDepth: number;
-  adapt: boolean;
-  targetAccept: number;
-  dense: boolean;
   divergenceThreshold: number;
 }
 
-function resolve(options: NutsOptions): ResolvedNuts {
+function resolve(options: NutsOptions, dim: number): ResolvedNuts {
   const stepSize = options.stepSize ?? 1;
   if (!(Number.isFinite(stepSize) && stepSize > 0))
     throw invalidArgument(NAME, `stepSize must be finite and > 0, got ${stepSize}.`);
@@ -83,27 +84,14 @@ function resolve(options: NutsOptions): ResolvedNuts {
   if (!(Number.isInteger(maxTreeDepth) && maxTreeDepth >= 1 && maxTreeDepth <= 30)) {
     throw invalidArgument(NAME, `maxTreeDepth must be an integer from 1 to 30, got ${maxTreeDepth}.`);
   }
-  const targetAccept = options.targetAccept ?? 0.8;
-  if (!(targetAccept > 0 && targetAccept < 1))
-    throw invalidArgument(NAME, `targetAccept must lie in (0, 1), got ${targetAccept}.`);
   const divergenceThreshold = options.divergenceThreshold ?? 1000;
   if (!(Number.isFinite(divergenceThreshold) && divergenceThreshold > 0)) {
     throw invalidArgument(NAME, `divergenceThreshold must be finite and > 0, got ${divergenceThreshold}.`);
   }
-  if (options.dense === true && options.adapt === false) {
-    throw invalidArgument(
-      NAME,
-      "dense: true asks warm-up to estimate a dense metric, which adapt: false turns off.",
-    );
-  }
-  // The windows' options, checked now rather than at the first warm-up step.
-  windowedSchedule(1000, options.windows);
   return {
     stepSize,
+    metric: metricFromInverseMass(NAME, options.inverseMassMatrix, dim),
     maxTreeDepth,
-    adapt: options.adapt ?? true,
-    targetAccept,
-    dense: options.dense ?? false,
     divergenceThreshold,
   };
 }
@@ -385,77 +373,62 @@ function noUTurn(psA: Float64Array, psB: Float64Array, rho: Float64Array): boole
   return a > 0 && b > 0;
 }
 
-/**
- * The No-U-Turn Sampler with a diagonal (or, with `dense`, a dense) metric and Stan's warm-up:
- * a step-size search at the start and after each metric window, dual averaging towards
- * `targetAccept`, the metric from Stan's windows (see window-adaptation.ts). Each transition costs
- * `info.evaluations` gradient evaluations (one per leapfrog step); `info.treeDepthLimited` says that
- * the trajectory was cut at `maxTreeDepth` (Stan's warning: the step size is small for the posterior's
- * scale, or the posterior is long and narrow). Trajectories run in buffers made when the kernel is
- * built: a transition allocates only the new state.
- *
- * @example
- * const draws = runChain(() => buildNutsKernel({ target: tempered(model, 1) }), { chains: 4, draws: 1000, seed: 1, initial });
- */
-export function buildNutsKernel(options: NutsOptions): NutsKernel {
+/** The target of `options`, checked, and NUTS's step with its parameters as arguments. */
+function setUp(options: NutsOptions): {
+  opts: ResolvedNuts;
+  transition: HamiltonianTransition<NutsState, NutsInfo, NutsKernel>;
+} {
   if (options === null || typeof options !== "object")
     throw invalidArgument(NAME, "options must be an object with a target.");
   const { target } = options;
   checkTarget(NAME, target, true);
   const dim = target.dim;
-  const opts = resolve(options);
+  const opts = resolve(options, dim);
   const grad = target.gradLogDensity as GradLogDensityFn;
   const trajectory = new Trajectory(dim, grad, opts.maxTreeDepth, opts.divergenceThreshold);
-  let adaptation: WindowAdaptation | undefined;
-  let adapting = opts.adapt;
-  let stepSize = opts.stepSize;
-  let metric = diagonalMetric(new Float64Array(dim).fill(1));
-  // Stan searches a step size before the first warm-up step and after each new metric.
-  let pendingSearch = opts.adapt;
-  return {
+  const init = (position: Float64Array): NutsState => gradientStart(NAME, grad, position, dim);
+  const transition: HamiltonianTransition<NutsState, NutsInfo, NutsKernel> = {
     dim,
-    get stepSize() {
-      return stepSize;
-    },
-    get metric() {
-      return metric;
-    },
-    init: (position: Float64Array): NutsState => gradientStart(NAME, grad, position, dim),
-    step(rng: Rng, state: NutsState) {
-      let searched = 0;
-      if (pendingSearch) {
-        pendingSearch = false;
-        const found = searchStepSize(NAME, grad, leapfrog, metric, state, stepSize, rng, trajectory.scratch);
-        stepSize = found.stepSize;
-        searched = found.evaluations;
-        adaptation?.restart(stepSize);
-      }
-      const result = trajectory.run(rng, state, stepSize, metric);
-      if (searched === 0) return result;
-      return {
-        state: result.state,
-        info: { ...result.info, evaluations: result.info.evaluations + searched },
-      };
-    },
-    adapt(state: NutsState, info: NutsInfo, iteration: number, warmup: number) {
-      if (!adapting) return;
-      adaptation ??= new WindowAdaptation(dim, warmup, stepSize, {
-        targetAccept: opts.targetAccept,
-        dense: opts.dense,
-        windows: options.windows,
-      });
-      if (adaptation.update(state.position, info.acceptProbability, iteration)) pendingSearch = true;
-      stepSize = adaptation.stepSize;
-      metric = adaptation.metric;
-    },
-    endWarmup() {
-      if (!adapting) return;
-      adapting = false;
-      pendingSearch = false;
-      if (adaptation === undefined) return;
-      adaptation.finish();
-      stepSize = adaptation.stepSize;
-      metric = adaptation.metric;
-    },
+    init,
+    step: (rng, state, stepSize, metric) => trajectory.run(rng, state, stepSize, metric),
+    searchStepSize: (rng, state, stepSize, metric) =>
+      searchStepSize(NAME, grad, leapfrog, metric, state, stepSize, rng, trajectory.scratch),
+    build: (stepSize, metric) => ({
+      dim,
+      stepSize,
+      metric,
+      init,
+      step: (rng, state) => trajectory.run(rng, state, stepSize, metric),
+    }),
   };
+  return { opts, transition };
+}
+
+/**
+ * The No-U-Turn Sampler at the step size and metric given (diagonal or dense); {@link nutsWarmup}
+ * tunes them. Each transition costs `info.evaluations` gradient evaluations (one per leapfrog step);
+ * `info.treeDepthLimited` says that the trajectory was cut at `maxTreeDepth` (Stan's warning: the step
+ * size is small for the posterior's scale, or the posterior is long and narrow). Trajectories run in
+ * buffers made when the kernel is built: a transition allocates only the new state.
+ *
+ * @example
+ * const kernel = buildNutsKernel({ target: tempered(model, 1), stepSize: 0.3 });
+ */
+export function buildNutsKernel(options: NutsOptions): NutsKernel {
+  const { opts, transition } = setUp(options);
+  return transition.build(opts.stepSize, opts.metric);
+}
+
+/**
+ * Stan's warm-up of NUTS (see window-adaptation.ts): a step-size search at the start and after each
+ * metric window, dual averaging towards `targetAccept`, the metric (diagonal, or with `dense` the
+ * covariance) from Stan's windows. `runChain` runs it for each chain, then samples with the NUTS
+ * kernel of the averaged ε̄ and the last metric.
+ *
+ * @example
+ * const draws = runChain(nutsWarmup({ target: tempered(model, 1) }), { chains: 4, draws: 1000, seed: 1, initial });
+ */
+export function nutsWarmup(options: NutsWarmupOptions): Adaptation<NutsState, NutsInfo, NutsKernel> {
+  const { opts, transition } = setUp(options);
+  return windowAdaptation(NAME, transition, opts.stepSize, opts.metric, options);
 }

@@ -2,8 +2,8 @@ import { OccamError } from "../errors.js";
 import { type ChainStats, Draws } from "../model/draws.js";
 import type { Rng } from "../random/rng.js";
 import { createRng } from "../random/rng.js";
-import type { Kernel, PositionState, StepInfo } from "./kernel.js";
-import { isAdaptive } from "./kernel.js";
+import type { Adaptation, Kernel, PositionState, StepInfo, WarmupRun } from "./kernel.js";
+import { isAdaptation } from "./kernel.js";
 
 /** Where a run is, reported to {@link RunChainOptions.onProgress}. */
 export interface Progress {
@@ -28,7 +28,7 @@ export interface RunChainOptions {
   /** Kept draws per chain (after thinning). */
   draws: number;
   /**
-   * Iterations run and discarded before the kept draws; an `AdaptiveKernel` tunes itself during them.
+   * Iterations run and discarded before the kept draws; an {@link Adaptation} tunes the kernel during them.
    * @defaultValue 1000
    */
   warmup?: number;
@@ -39,7 +39,8 @@ export interface RunChainOptions {
   thin?: number;
   /**
    * Number of chains, run one after another (with `earlyStop`, each up to the checkpoint first), each
-   * from its own stream `rng.split(chains)[c]`, so the result does not depend on how chains are scheduled.
+   * from its own stream `rng.split(chains)[c]` (and, from an adaptation, its own tuning), so the result
+   * does not depend on how chains are scheduled.
    * @defaultValue 1
    */
   chains?: number;
@@ -182,31 +183,31 @@ function aborted(chain: number, iteration: number, total: number): OccamError {
 }
 
 /**
- * Runs a kernel: for each chain, `kernel.init(start)`, `warmup` steps (calling `adapt` after each for an
- * adaptive kernel, then `endWarmup` once), then draws × thin steps keeping every thin-th state. Returns
- * the kept positions and log densities with per-chain {@link ChainStats}: the acceptance rate is the mean
- * of `info.acceptProbability` over the sampling steps (a lower-variance estimate than the accepted
- * fraction), divergences count sampling steps with `info.divergent`, and evaluations sum
- * `info.evaluations` (the evaluation `init` makes is not counted). The same seed gives bit-identical draws,
- * with or without `earlyStop`, up to where it stops.
+ * Runs a kernel, or a warm-up that tunes one: for each chain, `init(start)`, `warmup` steps (with an
+ * {@link Adaptation}, its steps, after which its tuned kernel takes over), then draws × thin steps
+ * keeping every thin-th state. Returns the kept positions and log densities with per-chain
+ * {@link ChainStats}: the acceptance rate is the mean of `info.acceptProbability` over the sampling
+ * steps (a lower-variance estimate than the accepted fraction), divergences count sampling steps with
+ * `info.divergent`, and evaluations sum `info.evaluations` (the evaluation `init` makes is not counted).
+ * The same seed gives bit-identical draws, with or without `earlyStop`, up to where it stops.
  *
- * Pass a factory `(chain) => kernel` when chains > 1 and the kernel adapts, so that each chain tunes its own.
+ * Pass a factory `(chain) => kernel` for a kernel that keeps state of its own between steps.
  * Throws an `OccamError`: `non-finite` when a start is non-finite or has a non-finite log density, or a
  * state's log density (or a kept position) becomes non-finite; `dimension-mismatch` when starting points
  * differ in length from each other, from `names` or from the kernel's position; `aborted` on `signal`.
  *
  * @example
- * const draws = runChain((c) => buildHmcKernel({ target, stepSize: 0.1 }), {
+ * const draws = runChain(hmcWarmup({ target, trajectoryLength: 2 }), {
  *   draws: 1000, warmup: 500, chains: 4, seed: 1, initial: (rng) => model.samplePrior(rng),
  * });
  */
 export function runChain<S extends PositionState, I extends StepInfo>(
-  kernel: Kernel<S, I> | ((chain: number) => Kernel<S, I>),
+  kernel: Sampler<S, I>,
   options: RunChainOptions,
 ): Draws {
   const opts = resolveOptions(options);
   const { draws: nDraws, chains: nChains } = opts;
-  checkKernel(kernel, nChains);
+  checkKernel(kernel);
   const streams = opts.rng.split(nChains);
   // With an early stop, every chain runs up to the checkpoint, then on to the end: each has its own
   // stream (and, from a factory, its own kernel), so the order changes none of the draws.
@@ -238,35 +239,39 @@ export function runChain<S extends PositionState, I extends StepInfo>(
   return draws;
 }
 
-/** Throws unless `kernel` is a kernel (one that does not adapt, when several chains share it) or a factory. */
-function checkKernel<S extends PositionState, I extends StepInfo>(
-  kernel: Kernel<S, I> | ((chain: number) => Kernel<S, I>),
-  nChains: number,
-): void {
+/**
+ * What `runChain` runs: a kernel, a warm-up that tunes one for each chain, or a factory that makes
+ * either for each chain.
+ */
+export type Sampler<S, I> =
+  | Kernel<S, I>
+  | Adaptation<S, I>
+  | ((chain: number) => Kernel<S, I> | Adaptation<S, I>);
+
+/** Throws unless `kernel` is a kernel, a warm-up or a factory. */
+function checkKernel<S extends PositionState, I extends StepInfo>(kernel: Sampler<S, I>): void {
   if (typeof kernel === "function") return;
   if (
     kernel === null ||
     typeof kernel !== "object" ||
     typeof kernel.init !== "function" ||
-    typeof kernel.step !== "function"
+    !(typeof (kernel as Kernel<S, I>).step === "function" || isAdaptation(kernel))
   ) {
     throw new OccamError(
       "invalid-argument",
-      "runChain: kernel must have init and step methods, or be a function (chain) => kernel.",
-    );
-  }
-  if (nChains > 1 && isAdaptive(kernel)) {
-    throw new OccamError(
-      "invalid-argument",
-      "runChain: this kernel adapts during warm-up, so one instance cannot serve several chains; pass a factory (chain) => kernel.",
+      "runChain: kernel must be a kernel (init and step), a warm-up (init and start), or a function (chain) => kernel.",
     );
   }
 }
 
-/** One chain of a run: its kernel, stream, current state, and what its steps have cost so far. */
+/**
+ * One chain of a run: its warm-up (until it ends) and kernel, stream, current state, and what its steps
+ * have cost so far.
+ */
 interface ChainRun<S extends PositionState, I extends StepInfo> {
   readonly index: number;
-  readonly kernel: Kernel<S, I>;
+  warmup: WarmupRun<S, I> | undefined;
+  kernel: Kernel<S, I> | undefined;
   readonly rng: Rng;
   readonly start: Float64Array;
   state: S;
@@ -281,7 +286,7 @@ interface ChainRun<S extends PositionState, I extends StepInfo> {
 
 /** Chain `c`'s kernel and starting state, checked against the run's dimension `dim` (chain 0's). */
 function startChain<S extends PositionState, I extends StepInfo>(
-  kernel: Kernel<S, I> | ((chain: number) => Kernel<S, I>),
+  kernel: Sampler<S, I>,
   c: number,
   rng: Rng,
   opts: ResolvedOptions,
@@ -289,7 +294,7 @@ function startChain<S extends PositionState, I extends StepInfo>(
 ): ChainRun<S, I> {
   if (opts.signal?.aborted) throw aborted(c, 0, totalIterations(opts));
   const k = typeof kernel === "function" ? kernel(c) : kernel;
-  if (k === null || typeof k !== "object" || typeof k.init !== "function" || typeof k.step !== "function") {
+  if (k === null || typeof k !== "object" || typeof k.init !== "function" || !("step" in k || "start" in k)) {
     throw new OccamError(
       "invalid-argument",
       `runChain: the kernel factory returned no kernel for chain ${c}.`,
@@ -332,9 +337,11 @@ function startChain<S extends PositionState, I extends StepInfo>(
       `runChain: the log density at the starting point of chain ${c} is ${state.logDensity}; start where the target density is positive and finite (inside the prior's support).`,
     );
   }
+  const adaptive = isAdaptation(k);
   return {
     index: c,
-    kernel: k,
+    warmup: adaptive ? k.start(opts.warmup) : undefined,
+    kernel: adaptive ? undefined : k,
     rng,
     start,
     state,
@@ -365,25 +372,26 @@ function report(
   }
 }
 
-/** The chain's warm-up: `opts.warmup` steps, each followed by the kernel's adaptation, then `endWarmup`. */
+/** The chain's warm-up: `opts.warmup` steps, of its adaptation's run if it has one, whose tuned kernel then takes over. */
 function warmUp<S extends PositionState, I extends StepInfo>(
   chain: ChainRun<S, I>,
   opts: ResolvedOptions,
 ): void {
-  const k = chain.kernel;
-  const adaptive = isAdaptive(k);
+  const run = chain.warmup ?? (chain.kernel as Kernel<S, I>);
   for (let i = 0; i < opts.warmup; i++) {
     if (opts.signal?.aborted) throw aborted(chain.index, chain.iteration, totalIterations(opts));
-    const result = k.step(chain.rng, chain.state);
+    const result = run.step(chain.rng, chain.state);
     chain.state = result.state;
-    if (adaptive) k.adapt(chain.state, result.info, i, opts.warmup);
     chain.warmupEvaluations += result.info.evaluations;
     if (!Number.isFinite(chain.state.logDensity))
       throw nonFiniteState(chain.state.logDensity, chain.index, "warm-up", i);
     chain.iteration++;
     report(chain, opts, "warmup");
   }
-  if (adaptive) k.endWarmup();
+  if (chain.warmup !== undefined) {
+    chain.kernel = chain.warmup.finish();
+    chain.warmup = undefined;
+  }
 }
 
 /** The chain's kept draws `from` … `to` − 1 (thin steps each), written into `out`. */
@@ -397,10 +405,11 @@ function sampleDraws<S extends PositionState, I extends StepInfo>(
   const { thin } = opts;
   const c = chain.index;
   const dim = out.dim;
+  const kernel = chain.kernel as Kernel<S, I>;
   for (let t = from; t < to; t++) {
     for (let s = 0; s < thin; s++) {
       if (opts.signal?.aborted) throw aborted(c, chain.iteration, totalIterations(opts));
-      const result = chain.kernel.step(chain.rng, chain.state);
+      const result = kernel.step(chain.rng, chain.state);
       chain.state = result.state;
       const info = result.info;
       chain.acceptSum += info.acceptProbability;

@@ -15,10 +15,7 @@
 import { OccamError } from "../errors.js";
 import {
   buildClassifier,
-  CLASSIFIER_FAMILIES,
   type ClassifierFamilyName,
-  type ClassifierFamilyOptions,
-  checkFamilyName,
   classCounts,
   classificationScores,
   confusionMatrix,

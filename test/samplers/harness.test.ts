@@ -15,11 +15,11 @@ import type { Rng } from "../../src/random/rng.js";
 import { createRng } from "../../src/random/rng.js";
 import { buildGaussianGibbsUpdates } from "../../src/samplers/gaussian-gibbs.js";
 import { buildGibbsKernel } from "../../src/samplers/gibbs.js";
-import { buildHmcKernel } from "../../src/samplers/hmc.js";
+import { hmcWarmup } from "../../src/samplers/hmc.js";
 import { importanceSample } from "../../src/samplers/importance.js";
-import type { Kernel, PositionState, StepInfo } from "../../src/samplers/kernel.js";
-import { buildMalaKernel } from "../../src/samplers/mala.js";
-import { buildRandomWalkKernel } from "../../src/samplers/random-walk.js";
+import type { Adaptation, Kernel, PositionState, StepInfo } from "../../src/samplers/kernel.js";
+import { malaWarmup } from "../../src/samplers/mala.js";
+import { randomWalkWarmup } from "../../src/samplers/random-walk.js";
 import { buildRejectionKernel } from "../../src/samplers/rejection.js";
 import { runChain } from "../../src/samplers/run.js";
 import {
@@ -82,7 +82,7 @@ interface Budget {
   warmup: number;
 }
 
-type AnyKernel = Kernel<PositionState, StepInfo>;
+type AnyKernel = Kernel<PositionState, StepInfo> | Adaptation<PositionState, StepInfo>;
 
 interface Sampler {
   name: string;
@@ -126,7 +126,7 @@ const samplers: Sampler[] = [
   ),
   mcmc(
     "random-walk",
-    (c) => buildRandomWalkKernel({ target: c.target }) as AnyKernel,
+    (c) => randomWalkWarmup({ target: c.target }) as AnyKernel,
     (d) => ({
       draws: d >= 50 ? 4000 : 5000,
       thin: d <= 2 ? 2 : d <= 10 ? 10 : 40,
@@ -135,14 +135,14 @@ const samplers: Sampler[] = [
   ),
   mcmc(
     "mala",
-    (c) => buildMalaKernel({ target: c.target }) as AnyKernel,
+    (c) => malaWarmup({ target: c.target }) as AnyKernel,
     (d) => ({ draws: 4000, thin: d <= 2 ? 1 : d <= 10 ? 3 : 6, warmup: 2000 }),
   ),
   mcmc(
     "hmc",
     // A quarter period of the widest direction the diagonal metric leaves, jittered against resonance.
     (c) =>
-      buildHmcKernel({
+      hmcWarmup({
         target: c.target,
         trajectoryLength: (Math.PI / 2) * c.whitenedSdMax,
         stepsJitter: 0.2,

@@ -4,8 +4,9 @@ import { monteCarloStandardError } from "../../src/diagnostics/ess.js";
 import { OccamError } from "../../src/errors.js";
 import type { LogDensity } from "../../src/model/model.js";
 import { createRng } from "../../src/random/rng.js";
-import { buildHmcKernel } from "../../src/samplers/hmc.js";
+import { buildHmcKernel, type HmcKernel, hmcWarmup } from "../../src/samplers/hmc.js";
 import { mclachlan } from "../../src/samplers/integrators.js";
+import { watchWarmup } from "../../src/samplers/kernel.js";
 import { runChain } from "../../src/samplers/run.js";
 import { diag, failures, gaussianTarget, momentChecks, oneDim } from "./targets.js";
 
@@ -13,7 +14,7 @@ describe("buildHmcKernel", () => {
   it("samples a badly scaled 3-d normal with the adapted step size and mass matrix", () => {
     const variances = [0.01, 1, 100];
     const target = gaussianTarget(new Float64Array([1, 2, 3]), diag(variances));
-    const draws = runChain((_c) => buildHmcKernel({ target, trajectoryLength: 2, stepsJitter: 0.2 }), {
+    const draws = runChain(hmcWarmup({ target, trajectoryLength: 2, stepsJitter: 0.2 }), {
       draws: 2000,
       warmup: 1000,
       chains: 2,
@@ -28,8 +29,11 @@ describe("buildHmcKernel", () => {
   it("learns the posterior variances as its inverse mass matrix", () => {
     const variances = [0.01, 1, 100];
     const target = gaussianTarget(new Float64Array(3), diag(variances));
-    const kernel = buildHmcKernel({ target, trajectoryLength: 2, stepsJitter: 0.2 });
-    runChain(kernel, { draws: 10, warmup: 1000, seed: 2, initial: new Float64Array([0.1, 1, 10]) });
+    let kernel = buildHmcKernel({ target });
+    const adaptation = watchWarmup(hmcWarmup({ target, trajectoryLength: 2, stepsJitter: 0.2 }), {
+      tuned: (k) => (kernel = k),
+    });
+    runChain(adaptation, { draws: 10, warmup: 1000, seed: 2, initial: new Float64Array([0.1, 1, 10]) });
     // The last window has 500 draws; if their ESS is at least 500/4 (HMC on a Gaussian mixes faster),
     // the relative standard error of each variance is at most √(2 / 125) ≈ 0.13, and 4 SE ≈ 0.5.
     const inverseMass = kernel.inverseMassMatrix;
@@ -49,19 +53,19 @@ describe("buildHmcKernel", () => {
     for (const delta of [0.65, 0.9]) {
       const series: Float64Array[] = [];
       for (let s = 0; s < 16; s++) {
-        const kernel = buildHmcKernel({
+        const adaptation = hmcWarmup({
           target,
           steps: 8,
           stepsJitter: 0.5,
           targetAccept: delta,
-          adaptMassMatrix: false,
+          adaptMetric: false,
         });
+        const run = adaptation.start(warmup);
         const rng = createRng(300 + s);
-        let state = kernel.init(new Float64Array(10));
+        let state = adaptation.init(new Float64Array(10));
         const alpha = new Float64Array(warmup / 2);
         for (let i = 0; i < warmup; i++) {
-          const r = kernel.step(rng, state);
-          kernel.adapt(r.state, r.info, i, warmup);
+          const r = run.step(rng, state);
           state = r.state;
           if (i >= warmup / 2) alpha[i - warmup / 2] = r.info.acceptProbability;
         }
@@ -75,20 +79,17 @@ describe("buildHmcKernel", () => {
   it("counts a blown-up trajectory as a divergence, rejects it and does not throw", () => {
     // Leapfrog on N(0, 1) is unstable for ε > 2; with ε = 10 the energy error explodes.
     const target = gaussianTarget(new Float64Array(2), diag([1, 1]));
-    const draws = runChain(
-      buildHmcKernel({ target, stepSize: 10, steps: 20, adaptStepSize: false, adaptMassMatrix: false }),
-      {
-        draws: 50,
-        warmup: 0,
-        seed: 3,
-        initial: new Float64Array([0.5, -0.5]),
-      },
-    );
+    const draws = runChain(buildHmcKernel({ target, stepSize: 10, steps: 20 }), {
+      draws: 50,
+      warmup: 0,
+      seed: 3,
+      initial: new Float64Array([0.5, -0.5]),
+    });
     expect(draws.stats[0].divergences).toBe(50);
     expect(draws.stats[0].acceptanceRate).toBe(0);
     for (let t = 0; t < 50; t++) expect(Array.from(draws.draw(0, t))).toEqual([0.5, -0.5]);
 
-    const kernel = buildHmcKernel({ target, stepSize: 10, steps: 20, adaptStepSize: false });
+    const kernel = buildHmcKernel({ target, stepSize: 10, steps: 20 });
     const { info } = kernel.step(createRng(4), kernel.init(new Float64Array([0.5, -0.5])));
     expect(info.divergent).toBe(true);
     expect(info.accepted).toBe(false);
@@ -99,7 +100,7 @@ describe("buildHmcKernel", () => {
   it("treats a trajectory that reaches zero density as divergent and samples the truncated target", () => {
     // Half-normal on x > 0: E[x] = √(2/π), Var[x] = 1 − 2/π.
     const target = oneDim((x) => [x < 0 ? Number.NEGATIVE_INFINITY : -0.5 * x * x, -x]);
-    const draws = runChain((_c) => buildHmcKernel({ target, trajectoryLength: 1.5, stepsJitter: 0.3 }), {
+    const draws = runChain(hmcWarmup({ target, trajectoryLength: 1.5, stepsJitter: 0.3 }), {
       draws: 4000,
       warmup: 500,
       chains: 2,
@@ -128,7 +129,7 @@ describe("buildHmcKernel", () => {
       [oneDim((x) => [-0.5 * x * x, x > 1 ? Number.NaN : -x]), 1],
     ];
     for (const [target, c] of cases) {
-      const draws = runChain(() => buildHmcKernel({ target, trajectoryLength: 1.5 }), {
+      const draws = runChain(hmcWarmup({ target, trajectoryLength: 1.5 }), {
         draws: 2000,
         warmup: 300,
         chains: 2,
@@ -164,7 +165,6 @@ describe("buildHmcKernel", () => {
         stepSize: 0.2,
         steps: 7,
         stepsJitter: 0,
-        adaptStepSize: false,
         integrator,
       });
       const rng = createRng(7);
@@ -186,10 +186,33 @@ describe("buildHmcKernel", () => {
   it("samples correctly with McLachlan's integrator and jittered step sizes", () => {
     const target = gaussianTarget(new Float64Array([0, 5]), new Float64Array([1, 0.8, 0.8, 1]));
     const draws = runChain(
-      (_c) =>
-        buildHmcKernel({ target, integrator: mclachlan, steps: 5, stepSizeJitter: 0.5, stepsJitter: 0.5 }),
+      hmcWarmup({ target, integrator: mclachlan, steps: 5, stepSizeJitter: 0.5, stepsJitter: 0.5 }),
       { draws: 2000, warmup: 500, chains: 2, seed: 8, initial: new Float64Array(2) },
     );
+    expect(failures(momentChecks((j) => draws.chains(j), 2, target.mean, new Float64Array([1, 1])))).toEqual(
+      [],
+    );
+  });
+
+  it("samples a correlation of 0.99 at a unit step's scale when built with the covariance as a dense metric", () => {
+    // In the metric of Σ the target is a unit normal, so ε = 0.3 and a quarter period of π/2 mix it,
+    // where a diagonal metric would need ε below the narrow direction's sd, √(1 − 0.99) = 0.1.
+    const covariance = Float64Array.of(1, 0.99, 0.99, 1);
+    const target = gaussianTarget(new Float64Array([0, 5]), covariance);
+    const kernel = buildHmcKernel({
+      target,
+      stepSize: 0.3,
+      trajectoryLength: Math.PI / 2,
+      inverseMassMatrix: covariance,
+    });
+    const draws = runChain(kernel, {
+      draws: 2000,
+      warmup: 100,
+      chains: 2,
+      seed: 15,
+      initial: Float64Array.of(0, 5),
+    });
+    expect(draws.stats.every((s) => s.acceptanceRate > 0.9)).toBe(true);
     expect(failures(momentChecks((j) => draws.chains(j), 2, target.mean, new Float64Array([1, 1])))).toEqual(
       [],
     );
@@ -203,7 +226,6 @@ describe("buildHmcKernel", () => {
       stepSize: 0.1,
       steps: 10,
       stepsJitter: 0.3,
-      adaptStepSize: false,
     });
     let state = jittered.init(new Float64Array([0]));
     const seen = new Set<number>();
@@ -219,29 +241,33 @@ describe("buildHmcKernel", () => {
       stepSize: 0.1,
       trajectoryLength: 1.57,
       stepsJitter: 0,
-      adaptStepSize: false,
     });
     expect(timed.step(rng, timed.init(new Float64Array([0]))).info.steps).toBe(16);
   });
 
-  it("keeps a fixed step size and mass matrix when adaptation is off, and ε̄ after warm-up otherwise", () => {
+  it("keeps the step size and mass matrix it was built from; warm-up hands back ε̄ and the windows' variances", () => {
     const target = gaussianTarget(new Float64Array(2), diag([1, 4]));
-    const fixed = buildHmcKernel({ target, stepSize: 0.3, adaptStepSize: false, adaptMassMatrix: false });
+    const fixed = buildHmcKernel({ target, stepSize: 0.3, inverseMassMatrix: Float64Array.of(2, 3) });
     runChain(fixed, { draws: 10, warmup: 200, seed: 10, initial: new Float64Array(2) });
     expect(fixed.stepSize).toBe(0.3);
-    expect(Array.from(fixed.inverseMassMatrix)).toEqual([1, 1]);
-    const adaptive = buildHmcKernel({ target });
-    const draws = runChain(adaptive, { draws: 50, warmup: 300, seed: 11, initial: new Float64Array(2) });
-    expect(adaptive.stepSize).not.toBe(1);
-    const eps = adaptive.stepSize;
+    expect(Array.from(fixed.inverseMassMatrix)).toEqual([2, 3]);
+    let tuned: HmcKernel | undefined;
+    const adaptation = watchWarmup(hmcWarmup({ target }), { tuned: (k) => (tuned = k) });
+    const draws = runChain(adaptation, { draws: 50, warmup: 300, seed: 11, initial: new Float64Array(2) });
+    const kernel = tuned as HmcKernel;
+    expect(kernel.stepSize).not.toBe(1);
     expect(draws.stats[0].acceptanceRate).toBeGreaterThan(0);
-    const r = adaptive.step(createRng(12), adaptive.init(new Float64Array(2)));
-    expect(r.info.stepSize).toBe(eps);
+    // The windows estimated the variances 1 and 4, within a short warm-up's error.
+    const [v0, v1] = kernel.inverseMassMatrix;
+    expect(v1 / v0).toBeGreaterThan(2);
+    expect(v1 / v0).toBeLessThan(8);
+    const r = kernel.step(createRng(12), kernel.init(new Float64Array(2)));
+    expect(r.info.stepSize).toBe(kernel.stepSize);
   });
 
   it("never mutates a state and gives the same draws for the same seed", () => {
     const target = gaussianTarget(new Float64Array(2), new Float64Array([1, 0.5, 0.5, 1]));
-    const kernel = buildHmcKernel({ target, stepSize: 0.3, adaptStepSize: false });
+    const kernel = buildHmcKernel({ target, stepSize: 0.3 });
     const s0 = kernel.init(new Float64Array([1, 2]));
     const copy = [Array.from(s0.position), Array.from(s0.gradient)];
     const rng = createRng(13);
@@ -249,7 +275,7 @@ describe("buildHmcKernel", () => {
     for (let i = 0; i < 20; i++) state = kernel.step(rng, state).state;
     expect([Array.from(s0.position), Array.from(s0.gradient)]).toEqual(copy);
     const run = () =>
-      runChain(() => buildHmcKernel({ target }), {
+      runChain(hmcWarmup({ target }), {
         draws: 100,
         warmup: 100,
         seed: 14,
@@ -264,7 +290,14 @@ describe("buildHmcKernel", () => {
     expect(() => buildHmcKernel({ target, steps: 5, trajectoryLength: 1 })).toThrow(/not both/);
     expect(() => buildHmcKernel({ target, stepSize: Number.NaN })).toThrow(OccamError);
     expect(() => buildHmcKernel({ target, stepsJitter: 1 })).toThrow(OccamError);
-    expect(() => buildHmcKernel({ target, inverseMassMatrix: new Float64Array(3) })).toThrow(/length 2/);
+    expect(() => buildHmcKernel({ target, inverseMassMatrix: new Float64Array(3) })).toThrow(
+      /2 variances or 2 × 2/,
+    );
+    expect(() => buildHmcKernel({ target, inverseMassMatrix: Float64Array.of(1, 2, 2, 1) })).toThrow(
+      /positive definite/,
+    );
+    expect(() => hmcWarmup({ target, targetAccept: 1 })).toThrow(OccamError);
+    expect(() => hmcWarmup({ target, windows: { baseWindow: 0 } })).toThrow(OccamError);
     expect(() => buildHmcKernel({ target, inverseMassMatrix: new Float64Array([1, 0]) })).toThrow(OccamError);
     expect(() => buildHmcKernel({ target, divergenceThreshold: 0 })).toThrow(OccamError);
     expect(() => buildHmcKernel({ target: { dim: 2, logDensity: () => 0 } })).toThrow(/gradLogDensity/);

@@ -2,14 +2,14 @@ import { describe, expect, it } from "vitest";
 import { OccamError } from "../../src/errors.js";
 import type { LogDensity } from "../../src/model/model.js";
 import { createRng } from "../../src/random/rng.js";
-import { buildMalaKernel } from "../../src/samplers/mala.js";
+import { buildMalaKernel, malaWarmup } from "../../src/samplers/mala.js";
 import { runChain } from "../../src/samplers/run.js";
 import { diag, failures, gaussianTarget, momentChecks, oneDim } from "./targets.js";
 
 describe("buildMalaKernel", () => {
   it("samples a correlated 2-d normal (mean and variance within 4 MCSE)", () => {
     const target = gaussianTarget(new Float64Array([1, -2]), new Float64Array([1, 0.8, 0.8, 1]));
-    const draws = runChain((_c) => buildMalaKernel({ target }), {
+    const draws = runChain(malaWarmup({ target }), {
       draws: 10_000,
       warmup: 1000,
       chains: 2,
@@ -25,7 +25,7 @@ describe("buildMalaKernel", () => {
     const target = gaussianTarget(new Float64Array(5), diag([1, 2, 3, 4, 5]));
     const rates: number[] = [];
     for (let s = 0; s < 16; s++) {
-      const draws = runChain(() => buildMalaKernel({ target, stepSize: 0.05 }), {
+      const draws = runChain(malaWarmup({ target, stepSize: 0.05 }), {
         draws: 2000,
         warmup: 2000,
         seed: 200 + s,
@@ -42,7 +42,7 @@ describe("buildMalaKernel", () => {
     // y = log x with x ~ Gamma(3, 1): log π(y) = 3y − e^y; E[y] = ψ(3) = 1.5 − γ, Var[y] = ψ′(3) = π²/6 − 1.25.
     // A Langevin proposal without the correction would be biased here.
     const target = oneDim((y) => [3 * y - Math.exp(y), 3 - Math.exp(y)]);
-    const draws = runChain((_c) => buildMalaKernel({ target, stepSize: 1.2, adapt: false }), {
+    const draws = runChain(buildMalaKernel({ target, stepSize: 1.2 }), {
       draws: 20_000,
       warmup: 200,
       chains: 2,
@@ -72,7 +72,7 @@ describe("buildMalaKernel", () => {
         return x[0] < 0 ? Number.NEGATIVE_INFINITY : -0.5 * x[0] * x[0];
       },
     };
-    const kernel = buildMalaKernel({ target, stepSize: 1.5, adapt: false });
+    const kernel = buildMalaKernel({ target, stepSize: 1.5 });
     const rng = createRng(4);
     let state = kernel.init(new Float64Array([0.3]));
     calls = 0;
@@ -95,7 +95,7 @@ describe("buildMalaKernel", () => {
       oneDim((x) => [-0.5 * x * x, x > 1 ? Number.NaN : -x]),
     ];
     for (const target of cases) {
-      const kernel = buildMalaKernel({ target, stepSize: 3, adapt: false });
+      const kernel = buildMalaKernel({ target, stepSize: 3 });
       const rng = createRng(5);
       let state = kernel.init(new Float64Array([0]));
       let divergences = 0;
@@ -117,6 +117,7 @@ describe("buildMalaKernel", () => {
     expect(() => buildMalaKernel({ target: noGradient })).toThrow(/gradLogDensity/);
     const target = gaussianTarget(new Float64Array(1), diag([1]));
     expect(() => buildMalaKernel({ target, stepSize: 0 })).toThrow(OccamError);
+    expect(() => malaWarmup({ target, targetAccept: 1 })).toThrow(OccamError);
     expect(() => buildMalaKernel({ target }).init(new Float64Array(2))).toThrow(OccamError);
   });
 });

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { effectiveSampleSize } from "../../src/diagnostics/ess.js";
 import type { LogDensity } from "../../src/model/model.js";
 import { createRng } from "../../src/random/rng.js";
-import { buildNutsKernel } from "../../src/samplers/nuts.js";
+import { buildNutsKernel, nutsWarmup } from "../../src/samplers/nuts.js";
 import { runChain } from "../../src/samplers/run.js";
 import { diag, failures, gaussianTarget, momentChecks, oneDim } from "./targets.js";
 
@@ -29,7 +29,7 @@ function iidNormal(d: number): LogDensity {
 describe("buildNutsKernel", () => {
   it("gives the exact moments of an iid 100-dimensional normal, every coordinate within 4 MCSE", () => {
     const d = 100;
-    const draws = runChain(() => buildNutsKernel({ target: iidNormal(d) }), {
+    const draws = runChain(nutsWarmup({ target: iidNormal(d) }), {
       draws: 1000,
       warmup: 500,
       chains: 2,
@@ -46,7 +46,7 @@ describe("buildNutsKernel", () => {
     const cov = new Float64Array([1, 0.99 * 10, 0.99 * 10, 100]);
     const target = gaussianTarget(new Float64Array([1, -2]), cov);
     for (const dense of [false, true]) {
-      const draws = runChain(() => buildNutsKernel({ target, dense }), {
+      const draws = runChain(nutsWarmup({ target, dense }), {
         draws: 2000,
         warmup: 1000,
         chains: 2,
@@ -63,7 +63,7 @@ describe("buildNutsKernel", () => {
     const cov = new Float64Array([1, 0.99, 0.99, 1]);
     const target = gaussianTarget(new Float64Array(2), cov);
     const steps = (dense: boolean) => {
-      const draws = runChain(() => buildNutsKernel({ target, dense, targetAccept: 0.9 }), {
+      const draws = runChain(nutsWarmup({ target, dense, targetAccept: 0.9 }), {
         draws: 1000,
         warmup: 1000,
         seed: 3,
@@ -79,7 +79,7 @@ describe("buildNutsKernel", () => {
   it("ends a trajectory that meets a NaN density or gradient as a divergence, counted, and samples on", () => {
     // A normal whose model fails for x > 2: the chains sample it truncated there.
     const target = oneDim((x) => (x > 2 ? [Number.NaN, Number.NaN] : [-0.5 * x * x, -x]));
-    const draws = runChain(() => buildNutsKernel({ target }), {
+    const draws = runChain(nutsWarmup({ target }), {
       draws: 2000,
       warmup: 500,
       chains: 2,
@@ -99,7 +99,7 @@ describe("buildNutsKernel", () => {
     // Scales 1 and 1e4 with no metric adaptation: the step fits the narrow direction, the wide one needs
     // far more than 2^3 steps.
     const target = gaussianTarget(new Float64Array(2), diag([1, 1e8]));
-    const kernel = buildNutsKernel({ target, maxTreeDepth: 3, adapt: false, stepSize: 0.5 });
+    const kernel = buildNutsKernel({ target, maxTreeDepth: 3, stepSize: 0.5 });
     const rng = createRng(5);
     let state = kernel.init(new Float64Array([0, 0]));
     let limited = 0;
@@ -116,7 +116,7 @@ describe("buildNutsKernel", () => {
   it("gives the same draws for the same seed, and refuses bad options", () => {
     const target = iidNormal(3);
     const run = () =>
-      runChain(() => buildNutsKernel({ target }), {
+      runChain(nutsWarmup({ target }), {
         draws: 50,
         warmup: 50,
         seed: 7,
@@ -127,9 +127,9 @@ describe("buildNutsKernel", () => {
     expect(() => buildNutsKernel({ target, divergenceThreshold: Number.POSITIVE_INFINITY })).toThrow(
       /divergenceThreshold must be finite/,
     );
-    expect(() => buildNutsKernel({ target, windows: { baseWindow: 0 } })).toThrow(/baseWindow/);
-    expect(() => buildNutsKernel({ target, dense: true, adapt: false })).toThrow(/dense/);
-    expect(() => buildNutsKernel({ target, targetAccept: 1 })).toThrow(/targetAccept/);
+    expect(() => nutsWarmup({ target, windows: { baseWindow: 0 } })).toThrow(/baseWindow/);
+    expect(() => nutsWarmup({ target, dense: true, adaptMetric: false })).toThrow(/dense/);
+    expect(() => nutsWarmup({ target, targetAccept: 1 })).toThrow(/targetAccept/);
     expect(() => buildNutsKernel({ target: { dim: 1, logDensity: () => 0 } })).toThrow(/gradLogDensity/);
   });
 });

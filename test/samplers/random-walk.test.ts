@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { OccamError } from "../../src/errors.js";
 import type { LogDensity } from "../../src/model/model.js";
 import { createRng } from "../../src/random/rng.js";
-import { buildRandomWalkKernel } from "../../src/samplers/random-walk.js";
+import { buildRandomWalkKernel, randomWalkWarmup } from "../../src/samplers/random-walk.js";
 import { runChain } from "../../src/samplers/run.js";
 import { diag, failures, gaussianTarget, momentChecks } from "./targets.js";
 
@@ -10,7 +10,7 @@ import { diag, failures, gaussianTarget, momentChecks } from "./targets.js";
 function acceptanceOverSeeds(target: LogDensity, seeds: number): { mean: number; se: number } {
   const rates: number[] = [];
   for (let s = 0; s < seeds; s++) {
-    const draws = runChain(() => buildRandomWalkKernel({ target }), {
+    const draws = runChain(randomWalkWarmup({ target }), {
       draws: 2000,
       warmup: 2000,
       seed: 100 + s,
@@ -26,7 +26,7 @@ function acceptanceOverSeeds(target: LogDensity, seeds: number): { mean: number;
 describe("buildRandomWalkKernel", () => {
   it("samples N(3, 2²) and a badly scaled 2-d normal with per-coordinate scales", () => {
     const t1 = gaussianTarget(new Float64Array([3]), diag([4]));
-    const d1 = runChain((_c) => buildRandomWalkKernel({ target: t1 }), {
+    const d1 = runChain(randomWalkWarmup({ target: t1 }), {
       draws: 10_000,
       warmup: 1000,
       chains: 2,
@@ -37,7 +37,7 @@ describe("buildRandomWalkKernel", () => {
     expect(failures(c1)).toEqual([]);
 
     const t2 = gaussianTarget(new Float64Array([1, -1]), diag([0.01, 100]));
-    const d2 = runChain((_c) => buildRandomWalkKernel({ target: t2, scale: new Float64Array([0.1, 10]) }), {
+    const d2 = runChain(randomWalkWarmup({ target: t2, scale: new Float64Array([0.1, 10]) }), {
       draws: 10_000,
       warmup: 1000,
       chains: 2,
@@ -57,31 +57,28 @@ describe("buildRandomWalkKernel", () => {
     expect(Math.abs(a1.mean - 0.44)).toBeLessThan(4 * a1.se);
   });
 
-  it("keeps a fixed scale without adaptation and freezes an adapted one after warm-up", () => {
+  it("keeps the scale it was built from; warm-up moves the factor, and its kernel keeps the last one", () => {
     const target = gaussianTarget(new Float64Array(2), diag([1, 1]));
     const rng = createRng(3);
-    const fixed = buildRandomWalkKernel({ target, scale: 0.3, adapt: false });
+    const fixed = buildRandomWalkKernel({ target, scale: 0.3 });
     let state = fixed.init(new Float64Array(2));
     for (let i = 0; i < 50; i++) {
       const r = fixed.step(rng, state);
-      fixed.adapt(r.state, r.info, i, 50);
+      expect(r.info.scaleFactor).toBe(1);
       state = r.state;
     }
-    expect(fixed.scaleFactor).toBe(1);
-    const adaptive = buildRandomWalkKernel({ target, scale: 10 });
-    state = adaptive.init(new Float64Array(2));
-    for (let i = 0; i < 50; i++) {
-      const r = adaptive.step(rng, state);
-      adaptive.adapt(r.state, r.info, i, 50);
+    const adaptation = randomWalkWarmup({ target, scale: 10 });
+    const run = adaptation.start(50);
+    state = adaptation.init(new Float64Array(2));
+    for (let i = 0; i < 50; i++) state = run.step(rng, state).state;
+    const tuned = run.finish();
+    // A scale 10 times too wide is rejected nearly always, so the factor falls.
+    expect(tuned.scaleFactor).toBeLessThan(1);
+    for (let i = 0; i < 20; i++) {
+      const r = tuned.step(rng, state);
+      expect(r.info.scaleFactor).toBe(tuned.scaleFactor);
       state = r.state;
     }
-    expect(adaptive.scaleFactor).toBeLessThan(1);
-    adaptive.endWarmup();
-    const frozen = adaptive.scaleFactor;
-    const r = adaptive.step(rng, state);
-    adaptive.adapt(r.state, r.info, 50, 50);
-    expect(adaptive.scaleFactor).toBe(frozen);
-    expect(r.info.scaleFactor).toBe(frozen);
   });
 
   it("never mutates a state, and rejects proposals of zero density", () => {
@@ -90,7 +87,7 @@ describe("buildRandomWalkKernel", () => {
       dim: 1,
       logDensity: (x) => (x[0] < 0 ? Number.NEGATIVE_INFINITY : -0.5 * x[0] * x[0]),
     };
-    const kernel = buildRandomWalkKernel({ target, scale: 2, adapt: false });
+    const kernel = buildRandomWalkKernel({ target, scale: 2 });
     const start = new Float64Array([0.5]);
     const s0 = kernel.init(start);
     start[0] = 99;
@@ -109,7 +106,7 @@ describe("buildRandomWalkKernel", () => {
   it("rejects a proposal whose density is NaN or +Infinity as a divergence, counted, and never enters it", () => {
     for (const bad of [Number.NaN, Number.POSITIVE_INFINITY]) {
       const target: LogDensity = { dim: 1, logDensity: (x) => (x[0] > 1 ? bad : -0.5 * x[0] * x[0]) };
-      const kernel = buildRandomWalkKernel({ target, scale: 5, adapt: false });
+      const kernel = buildRandomWalkKernel({ target, scale: 5 });
       const rng = createRng(5);
       let state = kernel.init(new Float64Array([0]));
       let divergences = 0;
@@ -131,7 +128,7 @@ describe("buildRandomWalkKernel", () => {
     expect(() => buildRandomWalkKernel({ target, scale: -1 })).toThrow(OccamError);
     expect(() => buildRandomWalkKernel({ target, scale: new Float64Array(3) })).toThrow(/3 entries/);
     expect(() => buildRandomWalkKernel({ target: { dim: 2 } as LogDensity })).toThrow(OccamError);
-    expect(() => buildRandomWalkKernel({ target, targetAccept: 1.5 })).toThrow(OccamError);
+    expect(() => randomWalkWarmup({ target, targetAccept: 1.5 })).toThrow(OccamError);
     const kernel = buildRandomWalkKernel({ target });
     expect(() => kernel.init(new Float64Array(3))).toThrow(/dim is 2/);
     const wall: LogDensity = { dim: 1, logDensity: () => Number.NEGATIVE_INFINITY };
@@ -141,7 +138,7 @@ describe("buildRandomWalkKernel", () => {
   it("gives the same draws for the same seed", () => {
     const target = gaussianTarget(new Float64Array(3), diag([1, 2, 3]));
     const run = () =>
-      runChain(() => buildRandomWalkKernel({ target }), {
+      runChain(randomWalkWarmup({ target }), {
         draws: 200,
         warmup: 100,
         seed: 9,

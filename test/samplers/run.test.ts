@@ -3,7 +3,7 @@ import { effectiveSampleSize } from "../../src/diagnostics/ess.js";
 import { OccamError } from "../../src/errors.js";
 import type { Rng } from "../../src/random/rng.js";
 import { createRng } from "../../src/random/rng.js";
-import type { AdaptiveKernel, Kernel, PositionState, StepInfo } from "../../src/samplers/kernel.js";
+import type { Adaptation, Kernel, PositionState, StepInfo } from "../../src/samplers/kernel.js";
 import { type Progress, runChain } from "../../src/samplers/run.js";
 
 interface Info extends StepInfo {
@@ -63,23 +63,30 @@ function counterKernel(): Kernel<PositionState, Info> {
   };
 }
 
-/** Records the order of calls, to check runChain's adaptation protocol. */
-function recordingKernel(log: string[]): AdaptiveKernel<PositionState, Info> {
+/** A warm-up that records the order of calls, to check how runChain drives an adaptation. */
+function recordingWarmup(log: string[]): Adaptation<PositionState, Info> {
   const base = iidNormalKernel(1);
-  let fixed = false;
   return {
     init: base.init,
-    step: (rng, state) => {
-      log.push(fixed ? "sample" : "warm");
-      return base.step(rng, state);
-    },
-    adapt: (_state, info, iteration, warmup) => {
-      expect(info.evaluations).toBe(1);
-      log.push(`adapt ${iteration}/${warmup}`);
-    },
-    endWarmup: () => {
-      fixed = true;
-      log.push("end");
+    start: (iterations) => {
+      log.push(`start ${iterations}`);
+      let step = 0;
+      return {
+        step: (rng, state) => {
+          log.push(`warm ${step++}`);
+          return base.step(rng, state);
+        },
+        finish: () => {
+          log.push("finish");
+          return {
+            init: base.init,
+            step: (rng, state) => {
+              log.push("sample");
+              return base.step(rng, state);
+            },
+          };
+        },
+      };
     },
   };
 }
@@ -134,51 +141,46 @@ describe("runChain", () => {
     expect(draws.stats[0].divergences).toBe(5);
   });
 
-  it("calls adapt exactly warmup times, then endWarmup once, before any sampling step", () => {
+  it("runs a warm-up's steps, then the kernel it finishes with, for the kept draws", () => {
     const log: string[] = [];
-    runChain(recordingKernel(log), { draws: 3, warmup: 4, seed: 2, initial: Float64Array.of(0) });
+    const draws = runChain(recordingWarmup(log), {
+      draws: 3,
+      warmup: 4,
+      seed: 2,
+      initial: Float64Array.of(0),
+    });
     expect(log).toEqual([
-      "warm",
-      "adapt 0/4",
-      "warm",
-      "adapt 1/4",
-      "warm",
-      "adapt 2/4",
-      "warm",
-      "adapt 3/4",
-      "end",
+      "start 4",
+      "warm 0",
+      "warm 1",
+      "warm 2",
+      "warm 3",
+      "finish",
       "sample",
       "sample",
       "sample",
     ]);
+    expect(draws.stats[0].warmupEvaluations).toBe(4);
+    expect(draws.stats[0].evaluations).toBe(3);
     const noWarmup: string[] = [];
-    runChain(recordingKernel(noWarmup), { draws: 1, warmup: 0, seed: 2, initial: Float64Array.of(0) });
-    expect(noWarmup).toEqual(["end", "sample"]);
+    runChain(recordingWarmup(noWarmup), { draws: 1, warmup: 0, seed: 2, initial: Float64Array.of(0) });
+    expect(noWarmup).toEqual(["start 0", "finish", "sample"]);
   });
 
-  it("needs a factory for several chains of an adaptive kernel, and builds one kernel per chain", () => {
+  it("gives each chain a warm-up of its own, and each a kernel from a factory", () => {
     const log: string[] = [];
-    expect(() =>
-      runChain(recordingKernel(log), {
-        draws: 2,
-        warmup: 2,
-        chains: 2,
-        seed: 3,
-        initial: Float64Array.of(0),
-      }),
-    ).toThrow(/factory/);
-    const logs: string[][] = [];
+    runChain(recordingWarmup(log), { draws: 2, warmup: 2, chains: 2, seed: 3, initial: Float64Array.of(0) });
+    expect(log.filter((e) => e.startsWith("start"))).toEqual(["start 2", "start 2"]);
+    expect(log.filter((e) => e === "finish")).toHaveLength(2);
     const built: number[] = [];
     runChain(
       (chain) => {
         built.push(chain);
-        logs.push([]);
-        return recordingKernel(logs[chain]);
+        return iidNormalKernel(1);
       },
       { draws: 2, warmup: 2, chains: 2, seed: 3, initial: Float64Array.of(0) },
     );
     expect(built).toEqual([0, 1]);
-    for (const l of logs) expect(l.filter((e) => e === "end")).toHaveLength(1);
   });
 
   it("samples N(0, 1) correctly through an exact kernel and an AR(1) kernel", () => {

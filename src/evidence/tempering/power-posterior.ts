@@ -9,14 +9,27 @@ import type { BayesModel } from "../../model/model.js";
 import { tempered } from "../../model/model.js";
 import type { Rng } from "../../random/rng.js";
 import { isUsableLogDensity } from "../../samplers/accept.js";
-import { buildHmcKernel, type HmcKernel, type HmcOptions } from "../../samplers/hmc.js";
-import type { Kernel, PositionState, StepInfo } from "../../samplers/kernel.js";
-import { buildRandomWalkKernel, type RandomWalkKernel } from "../../samplers/random-walk.js";
+import { buildHmcKernel, type HmcKernel, type HmcWarmupOptions, hmcWarmup } from "../../samplers/hmc.js";
+import {
+  type Adaptation,
+  isAdaptation,
+  type Kernel,
+  type PositionState,
+  type StepInfo,
+  watchWarmup,
+} from "../../samplers/kernel.js";
+import {
+  buildRandomWalkKernel,
+  type RandomWalkKernel,
+  randomWalkWarmup,
+} from "../../samplers/random-walk.js";
 import { runChain } from "../../samplers/run.js";
 import { checkCount, checkLogValue, checkModel, type RandomOptions, resolveRng } from "../checks.js";
 
-/** A user's kernel for the power posterior at inverse temperature β (its target must be `tempered(model, β)`). */
-export type PowerPosteriorKernelFactory = (beta: number) => Kernel<PositionState, StepInfo>;
+/** A user's kernel (or warm-up) for the power posterior at inverse temperature β (its target must be `tempered(model, β)`). */
+export type PowerPosteriorKernelFactory = (
+  beta: number,
+) => Kernel<PositionState, StepInfo> | Adaptation<PositionState, StepInfo>;
 
 /**
  * Which MCMC kernel samples each power posterior:
@@ -45,8 +58,8 @@ export interface PowerPosteriorOptions extends RandomOptions {
    */
   drawsPerTemperature?: number;
   /**
-   * Warm-up iterations at each temperature, discarded. With 50 or more, an adaptive kernel (HMC,
-   * random walk) tunes itself afresh at each temperature, starting from the previous temperature's
+   * Warm-up iterations at each temperature, discarded. With 50 or more, the kernel (HMC, random walk)
+   * is tuned afresh in the warm-up of each temperature, starting from the previous temperature's
    * tuning (HMC adapts its diagonal mass matrix too from 150 on). With fewer, kernels are not adapted
    * within a temperature: the step size (or random-walk scale) is carried from temperature to
    * temperature and nudged after each by its acceptance rate (see {@link samplePowerPosteriors}).
@@ -65,10 +78,10 @@ export interface PowerPosteriorOptions extends RandomOptions {
    * size against periodic trajectories. Give `steps` to fix the number of leapfrog steps instead.
    * `stepSize` is where the first temperature starts; the step size and the diagonal inverse mass
    * matrix are then carried from temperature to temperature (the latter starts at the prior's
-   * variances), and `adaptStepSize` / `adaptMassMatrix` can only switch adaptation off.
+   * variances), and `adaptStepSize` / `adaptMetric` can only switch adaptation off.
    * @defaultValue `{ trajectoryLength: π/2, stepSizeJitter: 0.2 }`
    */
-  hmc?: Omit<HmcOptions, "target">;
+  hmc?: Omit<HmcWarmupOptions, "target">;
   /**
    * At β = 0 the power posterior is the prior: take independent draws from `model.samplePrior`
    * (exact, effective sample size = number of draws) instead of running a chain.
@@ -117,7 +130,7 @@ interface ResolvedPowerPosterior {
   drawsPerTemperature: number;
   warmupPerTemperature: number;
   thin: number;
-  hmc: Omit<HmcOptions, "target">;
+  hmc: Omit<HmcWarmupOptions, "target">;
   exactPrior: boolean;
 }
 
@@ -287,11 +300,11 @@ export function temperatureLabel(betas: ArrayLike<number>, i: number): string {
  * Kernels (option `kernel`): the model's exact `powerPosteriorKernel(β)` where it has one; else HMC on
  * `tempered(model, β)` (with gradients), else random-walk Metropolis with a per-coordinate proposal
  * scale 2.38/√d · sd, the sd taken from the previous temperature's draws (adaptive random walk). With
- * `warmupPerTemperature` ≥ 50 each adaptive kernel tunes itself in the warm-up of each temperature,
+ * `warmupPerTemperature` ≥ 50 the kernel is tuned in the warm-up of each temperature,
  * starting from the previous temperature's tuning; with less (the thesis's one-draw-per-temperature
  * scheme) the tuning is carried across temperatures and its step size (or scale) moved after each by
- * log ε += 0.5 (ᾱ − α*), since a few steps cannot tune a kernel. A user kernel that adapts
- * (`AdaptiveKernel`) is adapted by `runChain` in each temperature's warm-up.
+ * log ε += 0.5 (ᾱ − α*), since a few steps cannot tune a kernel. A user factory may return a warm-up
+ * (an `Adaptation`), which `runChain` runs in each temperature's warm-up.
  *
  * Throws an `OccamError` naming the temperature when the model returns NaN or +Infinity (a kernel's
  * own `non-finite` error is rethrown with the temperature prepended), and for bad options.
@@ -351,7 +364,7 @@ export function samplePowerPosteriors(
       continue;
     }
 
-    const { kernel, hmc, rw } = temperatureKernel(model, kind, opts, beta, at, {
+    const { kernel, tuned } = temperatureKernel(model, kind, opts, beta, at, {
       stepSize,
       inverseMass,
       scale,
@@ -377,6 +390,7 @@ export function samplePowerPosteriors(
     // Carry the tuning to the next temperature.
     if (nDraws >= 2 && adaptWithin) drawScale(values, nDraws, d, scale);
     const accept = stats.acceptanceRate;
+    const { hmc, rw } = tuned ?? {};
     if (hmc !== undefined) {
       stepSize = hmc.stepSize;
       if (!adaptWithin && Number.isFinite(accept)) stepSize *= Math.exp(CARRY_GAIN * (accept - 0.8));
@@ -466,7 +480,8 @@ function drawLogLikelihoods(
 /**
  * The kernel of one temperature β: the model's exact one, the user's, or HMC or random-walk Metropolis
  * started from the tuning carried from the previous temperature (step size and inverse mass, or the
- * draws' scale times `rwFactor`); `hmc` or `rw` is the same kernel, for reading its tuning afterwards.
+ * draws' scale times `rwFactor`), tuned within the temperature when its warm-up is long enough; once
+ * the run is over, `tuned` holds the HMC or random-walk kernel that made the kept draws.
  */
 function temperatureKernel(
   model: BayesModel,
@@ -475,7 +490,10 @@ function temperatureKernel(
   beta: number,
   at: string,
   carried: { stepSize: number; inverseMass: Float64Array; scale: Float64Array; rwFactor: number },
-): { kernel: Kernel<PositionState, StepInfo>; hmc?: HmcKernel; rw?: RandomWalkKernel } {
+): {
+  kernel: Kernel<PositionState, StepInfo> | Adaptation<PositionState, StepInfo>;
+  tuned?: { readonly hmc?: HmcKernel; readonly rw?: RandomWalkKernel };
+} {
   const d = model.dim;
   const warmup = opts.warmupPerTemperature;
   const adaptWithin = warmup >= ADAPT_WARMUP;
@@ -490,13 +508,15 @@ function temperatureKernel(
   }
   if (kind === "user") {
     const kernel = (opts.kernel as PowerPosteriorKernelFactory)(beta);
-    if (kernel === null || typeof kernel !== "object" || typeof kernel.step !== "function") {
+    if (kernel === null || typeof kernel !== "object" || !("step" in kernel || isAdaptation(kernel))) {
       throw new OccamError("invalid-argument", `${at}: the kernel factory returned no kernel.`);
     }
     return { kernel };
   }
+  // A kernel tuned within this temperature reports its tuning to `tuned` at the end of the warm-up.
+  const tuned: { hmc?: HmcKernel; rw?: RandomWalkKernel } = {};
   if (kind === "hmc") {
-    const hmc = buildHmcKernel({
+    const settings: HmcWarmupOptions = {
       trajectoryLength: opts.hmc.steps === undefined ? Math.PI / 2 : undefined,
       stepSizeJitter: 0.2,
       ...opts.hmc,
@@ -504,12 +524,21 @@ function temperatureKernel(
       stepSize: carried.stepSize,
       inverseMassMatrix: carried.inverseMass,
       adaptStepSize: adaptWithin && (opts.hmc.adaptStepSize ?? true),
-      adaptMassMatrix: warmup >= MASS_WARMUP && (opts.hmc.adaptMassMatrix ?? true),
-    });
-    return { kernel: hmc, hmc };
+      adaptMetric: warmup >= MASS_WARMUP && (opts.hmc.adaptMetric ?? true),
+    };
+    if (!(settings.adaptStepSize || settings.adaptMetric)) {
+      const hmc = buildHmcKernel(settings);
+      return { kernel: hmc, tuned: { hmc } };
+    }
+    const kernel = watchWarmup(hmcWarmup(settings), { tuned: (hmc) => (tuned.hmc = hmc) });
+    return { kernel, tuned };
   }
   const base = new Float64Array(d);
   for (let j = 0; j < d; j++) base[j] = (2.38 / Math.sqrt(d)) * carried.scale[j] * carried.rwFactor;
-  const rw = buildRandomWalkKernel({ target, scale: base, adapt: adaptWithin });
-  return { kernel: rw, rw };
+  if (!adaptWithin) {
+    const rw = buildRandomWalkKernel({ target, scale: base });
+    return { kernel: rw, tuned: { rw } };
+  }
+  const kernel = watchWarmup(randomWalkWarmup({ target, scale: base }), { tuned: (rw) => (tuned.rw = rw) });
+  return { kernel, tuned };
 }

@@ -3,9 +3,16 @@ import { OccamError } from "../../errors.js";
 import { LOG_2PI } from "../../math/constants.js";
 import type { BayesModel } from "../../model/model.js";
 import type { Rng } from "../../random/rng.js";
-import type { HmcOptions } from "../../samplers/hmc.js";
+import type { HmcOptions, HmcWarmupOptions } from "../../samplers/hmc.js";
+import type { Adaptation } from "../../samplers/kernel.js";
 import { checkMlpData, type MlpData } from "./data.js";
-import { buildMlpKernel, type MlpKernel } from "./kernel.js";
+import {
+  buildMlpKernel,
+  type MlpKernel,
+  type MlpKernelInfo,
+  type MlpKernelState,
+  mlpWarmup,
+} from "./kernel.js";
 import { createMlp, GROUP_COUNT, MLP_GROUPS, type Mlp, type MlpGroup } from "./network.js";
 import { type SumOfSquares, sumOfSquares } from "./sum-of-squares.js";
 
@@ -101,6 +108,11 @@ export interface BayesianMlp extends BayesModel {
    * HMC kernel (its target is set by the model).
    */
   powerPosteriorKernel(beta: number, hmc?: Omit<HmcOptions, "target">): MlpKernel;
+  /** The warm-up that tunes the weights' HMC of {@link powerPosteriorKernel} (see `mlpWarmup`). */
+  powerPosteriorWarmup(
+    beta: number,
+    hmc?: Omit<HmcWarmupOptions, "target">,
+  ): Adaptation<MlpKernelState, MlpKernelInfo, MlpKernel>;
 }
 
 function checkGammaPrior(prior: GammaPrior, name: string): GammaPrior {
@@ -228,6 +240,9 @@ export function bayesianMlp(data: MlpData, options: BayesianMlpOptions): Bayesia
     },
     powerPosteriorKernel(beta, hmc) {
       return buildMlpKernel(model, beta, hmc ?? {});
+    },
+    powerPosteriorWarmup(beta, hmc) {
+      return mlpWarmup(model, beta, hmc ?? {});
     },
   };
   return Object.freeze(model);

@@ -8,8 +8,11 @@ import {
   type HmcKernel,
   type HmcOptions,
   type HmcState,
+  type HmcWarmupOptions,
+  hmcWarmup,
+  searchHmcStepSize,
 } from "../../samplers/hmc.js";
-import type { AdaptiveKernel, PositionState, StepInfo } from "../../samplers/kernel.js";
+import type { Adaptation, Kernel, PositionState, StepInfo } from "../../samplers/kernel.js";
 import type { BayesianMlp } from "./bayesian.js";
 import { GROUP_COUNT } from "./network.js";
 
@@ -28,7 +31,7 @@ import { GROUP_COUNT } from "./network.js";
  * (H = 16). The target is therefore 0.65, and a final calibration stage ({@link MLP_CALIBRATION})
  * sets the fixed step size from the acceptance it realises.
  */
-export const MLP_HMC_DEFAULTS: Readonly<Omit<HmcOptions, "target">> = Object.freeze({
+export const MLP_HMC_DEFAULTS: Readonly<Omit<HmcWarmupOptions, "target">> = Object.freeze({
   trajectoryLength: 2,
   maxSteps: 256,
   stepsJitter: 0.5,
@@ -154,37 +157,31 @@ export interface MlpKernelInfo extends StepInfo {
   readonly stepSize: number;
   /** Leapfrog steps taken. */
   readonly steps: number;
-  /**
-   * The weights' HMC step within the sweep (its end state and info), which the HMC kernel's own
-   * adaptation reads: the sweep's state and info are not the HMC kernel's.
-   */
-  readonly hmcStep: { readonly state: HmcState; readonly info: HmcInfo };
 }
 
 /** The Gibbs + HMC kernel of a {@link BayesianMlp} at one inverse temperature. */
-export interface MlpKernel extends AdaptiveKernel<MlpKernelState, MlpKernelInfo> {
+export interface MlpKernel extends Kernel<MlpKernelState, MlpKernelInfo> {
   readonly dim: number;
   /** The inverse temperature β. */
   readonly beta: number;
-  /** The weights' HMC step size (current nominal). */
+  /** The weights' HMC step size. */
   readonly stepSize: number;
-  /** A copy of the weights' diagonal inverse mass matrix. */
+  /** A copy of the weights' inverse mass matrix. */
   readonly inverseMassMatrix: Float64Array;
 }
 
+/** The weights' HMC step, as a kernel or a warm-up run makes it. */
+type WeightStep = (rng: Rng, state: HmcState) => { state: HmcState; info: HmcInfo };
+
 /**
- * One sweep: (1) hybrid Monte Carlo on the weights given τ and α (target log p(w | α) + β log L(w, τ),
- * constants dropped), (2) τ from its conditional Gamma(s + β N·O/2, r + β S(w)/2) (thesis eqs.
- * 6.68–6.69 in rate form), (3) each α_k from Gamma(s_k + N_k/2, r_k + ‖w_k‖²/2) — the shape is
- * s_k **+** N_k/2 (the thesis's eq. 6.67 prints a minus sign, an erratum). The HMC kernel is the
- * library's (leapfrog by default), re-initialised after each hyperparameter update because its target
- * changed; that costs one gradient per sweep. Its step size and mass matrix adapt in warm-up.
+ * The sweeps of a {@link BayesianMlp} at inverse temperature β, whatever makes their HMC step: (1)
+ * hybrid Monte Carlo on the weights given τ and α (target log p(w | α) + β log L(w, τ), constants
+ * dropped), (2) τ from its conditional Gamma(s + β N·O/2, r + β S(w)/2) (thesis eqs. 6.68–6.69 in rate
+ * form), (3) each α_k from Gamma(s_k + N_k/2, r_k + ‖w_k‖²/2) — the shape is s_k **+** N_k/2 (the
+ * thesis's eq. 6.67 prints a minus sign, an erratum). The HMC step starts afresh each sweep because its
+ * target changed with τ and α; that costs one gradient per sweep.
  */
-export function buildMlpKernel(
-  model: BayesianMlp,
-  beta: number,
-  hmcOptions: Omit<HmcOptions, "target">,
-): MlpKernel {
+function mlpSweeps(model: BayesianMlp, beta: number) {
   if (!(beta >= 0 && beta <= 1)) {
     throw new OccamError("invalid-argument", `bayesianMlp kernel: beta must lie in [0, 1], got ${beta}.`);
   }
@@ -192,125 +189,157 @@ export function buildMlpKernel(
   const dim = W + 1 + GROUP_COUNT;
   const ss = model.sumOfSquares;
   const target = weightTarget(model, beta);
-  const weights = new WeightHmc({
-    ...MLP_HMC_DEFAULTS,
-    ...(hmcOptions.steps === undefined ? {} : { trajectoryLength: undefined }),
-    ...hmcOptions,
-    target,
-  });
-
-  return {
+  const init = (position: Float64Array): MlpKernelState => {
+    if (!(position instanceof Float64Array) || position.length !== dim) {
+      throw new OccamError(
+        "dimension-mismatch",
+        `bayesianMlp kernel: the start must be a Float64Array of length ${dim}, got ${position instanceof Float64Array ? position.length : String(position)}.`,
+      );
+    }
+    const x = Float64Array.from(position);
+    return sweepState(model, beta, x, ss.value(x.subarray(0, W)));
+  };
+  const sweep = (
+    rng: Rng,
+    state: MlpKernelState,
+    hmcInit: (w: Float64Array) => HmcState,
+    hmcStep: WeightStep,
+  ) => {
+    const x = state.position;
+    target.setHyperparameters(x);
+    const { state: weights, info: h } = hmcStep(rng, hmcInit(x.subarray(0, W)));
+    const next = new Float64Array(dim);
+    next.set(weights.position);
+    let evaluations = 1 + h.evaluations;
+    let s = state.sumOfSquares;
+    if (h.accepted) {
+      s = ss.value(weights.position);
+      evaluations++;
+    }
+    drawHyperparameters(model, beta, rng, next, s);
+    const info: MlpKernelInfo = {
+      accepted: h.accepted,
+      acceptProbability: h.acceptProbability,
+      evaluations,
+      divergent: h.divergent,
+      energyError: h.energyError,
+      stepSize: h.stepSize,
+      steps: h.steps,
+    };
+    return { state: sweepState(model, beta, next, s), info };
+  };
+  /** The kernel whose sweeps move the weights with `hmc`. */
+  const kernel = (hmc: HmcKernel): MlpKernel => ({
     dim,
     beta,
+    stepSize: hmc.stepSize,
+    get inverseMassMatrix() {
+      return hmc.inverseMassMatrix;
+    },
+    init,
+    step: (rng, state) => sweep(rng, state, hmc.init, hmc.step),
+  });
+  return { target, init, sweep, kernel };
+}
+
+/**
+ * The Gibbs + HMC kernel of a {@link BayesianMlp} at inverse temperature β (see {@link mlpSweeps}), its
+ * weights' HMC at the step size and inverse mass matrix of `hmcOptions`; {@link mlpWarmup} tunes them.
+ * Without a step size, Stan's step-size search finds one at the first sweep, which the kernel keeps:
+ * so a tempered run, which never warms the model's kernel up, moves the weights.
+ */
+export function buildMlpKernel(
+  model: BayesianMlp,
+  beta: number,
+  hmcOptions: Omit<HmcOptions, "target">,
+): MlpKernel {
+  const sweeps = mlpSweeps(model, beta);
+  const settings: HmcOptions = { ...weightSettings(hmcOptions), target: sweeps.target };
+  const given = buildHmcKernel(settings);
+  if (hmcOptions.stepSize !== undefined) return sweeps.kernel(given);
+  let searched: MlpKernel | undefined;
+  const firstStep: WeightStep = (rng, state) => {
+    const found = searchHmcStepSize(settings, rng, state);
+    const hmc = buildHmcKernel({ ...settings, stepSize: found.stepSize });
+    searched = sweeps.kernel(hmc);
+    const { state: next, info } = hmc.step(rng, state);
+    return { state: next, info: { ...info, evaluations: info.evaluations + found.evaluations } };
+  };
+  const unsearched = sweeps.kernel(given);
+  return {
+    dim: unsearched.dim,
+    beta,
     get stepSize() {
-      return weights.kernel.stepSize;
+      return (searched ?? unsearched).stepSize;
     },
     get inverseMassMatrix() {
-      return weights.kernel.inverseMassMatrix;
+      return given.inverseMassMatrix;
     },
-    init(position: Float64Array): MlpKernelState {
-      if (!(position instanceof Float64Array) || position.length !== dim) {
-        throw new OccamError(
-          "dimension-mismatch",
-          `bayesianMlp kernel: the start must be a Float64Array of length ${dim}, got ${position instanceof Float64Array ? position.length : String(position)}.`,
-        );
-      }
-      const x = Float64Array.from(position);
-      return sweepState(model, beta, x, ss.value(x.subarray(0, W)));
-    },
-    step(rng: Rng, state: MlpKernelState) {
-      const x = state.position;
-      target.setHyperparameters(x);
-      const hmc = weights.kernel;
-      // The target changed with τ and α, so the start's density and gradient are recomputed.
-      const hmcStep = hmc.step(rng, hmc.init(x.subarray(0, W)));
-      const { info: h } = hmcStep;
-      const next = new Float64Array(dim);
-      next.set(hmcStep.state.position);
-      let evaluations = 1 + h.evaluations;
-      let s = state.sumOfSquares;
-      if (h.accepted) {
-        s = ss.value(hmcStep.state.position);
-        evaluations++;
-      }
-      drawHyperparameters(model, beta, rng, next, s);
-      const info: MlpKernelInfo = {
-        accepted: h.accepted,
-        acceptProbability: h.acceptProbability,
-        evaluations,
-        divergent: h.divergent,
-        energyError: h.energyError,
-        stepSize: h.stepSize,
-        steps: h.steps,
-        hmcStep,
-      };
-      return { state: sweepState(model, beta, next, s), info };
-    },
-    adapt(_state: MlpKernelState, info: MlpKernelInfo, iteration: number, warmup: number) {
-      weights.adapt(info, iteration, warmup);
-    },
-    endWarmup() {
-      weights.endWarmup();
-    },
+    init: sweeps.init,
+    step: (rng, state) =>
+      searched === undefined ? sweeps.sweep(rng, state, given.init, firstStep) : searched.step(rng, state),
   };
 }
 
 /**
- * The weights' HMC kernel through warm-up: the main adaptation (dual averaging and Stan's mass-matrix
- * windows) on the sweeps before the calibration stage, then a kernel with a fixed step size that the
- * stage moves block by block (see {@link MLP_CALIBRATION}).
+ * The warm-up of the {@link MlpKernel}: the main adaptation of the weights' HMC (dual averaging and
+ * Stan's mass-matrix windows) on the sweeps before the calibration stage, then a fixed step size that
+ * the stage moves block by block (see {@link MLP_CALIBRATION}).
  */
-class WeightHmc {
-  private readonly settings: HmcOptions;
-  private readonly calibrate: boolean;
-  private current: HmcKernel;
-  // Set when the main adaptation ends and a calibration stage follows.
-  private calibration: StepCalibration | undefined;
+export function mlpWarmup(
+  model: BayesianMlp,
+  beta: number,
+  hmcOptions: Omit<HmcWarmupOptions, "target">,
+): Adaptation<MlpKernelState, MlpKernelInfo, MlpKernel> {
+  const sweeps = mlpSweeps(model, beta);
+  const settings: HmcWarmupOptions = { ...weightSettings(hmcOptions), target: sweeps.target };
+  const adaptation = hmcWarmup(settings);
+  const calibrate = settings.adaptStepSize !== false;
+  return {
+    init: sweeps.init,
+    start(warmup) {
+      const length = calibrate ? calibrationLength(warmup) : 0;
+      const main = warmup - length;
+      const run = adaptation.start(main);
+      // Set when the main adaptation ends and a calibration stage follows.
+      let calibration: { stage: StepCalibration; kernel: HmcKernel } | undefined;
+      let iteration = 0;
+      return {
+        step(rng, state) {
+          if (calibration === undefined) {
+            const result = sweeps.sweep(rng, state, adaptation.init, run.step);
+            if (++iteration === main && length > 0) {
+              // The main adaptation is over: keep its ε̄ and mass matrix in a kernel with a fixed step.
+              const tuned = run.finish();
+              calibration = { stage: new StepCalibration(tuned.stepSize, length), kernel: tuned };
+            }
+            return result;
+          }
+          const { kernel } = calibration;
+          const result = sweeps.sweep(rng, state, kernel.init, kernel.step);
+          const stepSize = calibration.stage.record(result.info);
+          if (stepSize !== undefined) {
+            calibration.kernel = buildHmcKernel({
+              ...settings,
+              stepSize,
+              inverseMassMatrix: kernel.inverseMassMatrix,
+            });
+          }
+          return result;
+        },
+        finish: () => sweeps.kernel(calibration === undefined ? run.finish() : calibration.kernel),
+      };
+    },
+  };
+}
 
-  constructor(settings: HmcOptions) {
-    this.settings = settings;
-    this.calibrate = settings.adaptStepSize !== false;
-    this.current = buildHmcKernel(settings);
-  }
-
-  /** The kernel the next sweep runs. */
-  get kernel(): HmcKernel {
-    return this.current;
-  }
-
-  /** Adapts to a warm-up sweep, from the HMC step the sweep's info carries. */
-  adapt(info: MlpKernelInfo, iteration: number, warmup: number): void {
-    const length = this.calibrate ? calibrationLength(warmup) : 0;
-    const main = warmup - length;
-    if (iteration < main) {
-      const hmc = this.current;
-      hmc.adapt(info.hmcStep.state, info.hmcStep.info, iteration, main);
-      if (iteration === main - 1 && length > 0) {
-        // The main adaptation is over: keep its ε̄ and mass matrix in a kernel with a fixed step.
-        hmc.endWarmup();
-        this.calibration = new StepCalibration(hmc.stepSize, length);
-        this.current = this.fixedKernel(hmc.stepSize, hmc.inverseMassMatrix);
-      }
-      return;
-    }
-    const stepSize = this.calibration?.record(info);
-    if (stepSize !== undefined) this.current = this.fixedKernel(stepSize, this.current.inverseMassMatrix);
-  }
-
-  /** Ends warm-up; after a calibration stage the kernel already runs at its calibrated fixed step. */
-  endWarmup(): void {
-    if (this.calibration === undefined) this.current.endWarmup();
-  }
-
-  private fixedKernel(stepSize: number, inverseMassMatrix: Float64Array): HmcKernel {
-    return buildHmcKernel({
-      ...this.settings,
-      stepSize,
-      inverseMassMatrix,
-      adaptStepSize: false,
-      adaptMassMatrix: false,
-    });
-  }
+/** The weights' HMC settings: the defaults, with `steps` given in place of the default trajectory length. */
+function weightSettings<T extends Omit<HmcOptions, "target">>(hmcOptions: T): T {
+  return {
+    ...MLP_HMC_DEFAULTS,
+    ...(hmcOptions.steps === undefined ? {} : { trajectoryLength: undefined }),
+    ...hmcOptions,
+  };
 }
 
 /** The weights' HMC target, whose hyperparameters each sweep sets before its trajectory. */

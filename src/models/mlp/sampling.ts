@@ -1,7 +1,8 @@
 import { OccamError } from "../../errors.js";
 import { minimize } from "../../math/optimize.js";
 import { createRng, type Rng } from "../../random/rng.js";
-import type { HmcOptions } from "../../samplers/hmc.js";
+import type { HmcWarmupOptions } from "../../samplers/hmc.js";
+import { watchWarmup } from "../../samplers/kernel.js";
 import { type Progress, runChain } from "../../samplers/run.js";
 import type { BayesianMlp } from "./bayesian.js";
 import { MLP_FIT_DEFAULTS } from "./defaults.js";
@@ -47,7 +48,7 @@ export interface SampleBayesianMlpOptions {
    * `inverseMassMatrix` carried from a neighbouring temperature to start adaptation there.
    * @defaultValue {@link MLP_HMC_DEFAULTS}
    */
-  hmc?: Omit<HmcOptions, "target">;
+  hmc?: Omit<HmcWarmupOptions, "target">;
   /** Progress callback (see `runChain`). */
   onProgress?: (p: Progress) => void;
   /** Abort signal (see `runChain`). */
@@ -177,31 +178,15 @@ export function sampleBayesianMlp(
     );
   }
   const started = performance.now();
-  const kernel = model.powerPosteriorKernel(beta, options.hmc);
   let warmupDivergences = 0;
-  let evaluations = 0;
-  const counting: MlpKernel = {
-    dim: kernel.dim,
-    beta,
-    get stepSize() {
-      return kernel.stepSize;
-    },
-    get inverseMassMatrix() {
-      return kernel.inverseMassMatrix;
-    },
-    init: (x) => kernel.init(x),
-    step(r, state) {
-      const out = kernel.step(r, state);
-      evaluations += out.info.evaluations;
-      return out;
-    },
-    adapt(state, info, iteration, total) {
+  let tuned: MlpKernel | undefined;
+  const warmupRun = watchWarmup(model.powerPosteriorWarmup(beta, options.hmc), {
+    step: (info) => {
       if (info.divergent) warmupDivergences++;
-      kernel.adapt(state, info, iteration, total);
     },
-    endWarmup: () => kernel.endWarmup(),
-  };
-  const result = runChain(counting, {
+    tuned: (kernel) => (tuned = kernel),
+  });
+  const result = runChain(warmupRun, {
     draws,
     warmup,
     thin,
@@ -211,6 +196,9 @@ export function sampleBayesianMlp(
     onProgress: options.onProgress,
     signal: options.signal,
   });
+  const stats = result.stats[0];
+  // The sweeps' evaluations, then one likelihood a kept draw below.
+  let evaluations = stats.warmupEvaluations + stats.evaluations;
   const W = model.weightCount;
   const dim = model.dim;
   const weights = new Float64Array(draws * W);
@@ -225,7 +213,7 @@ export function sampleBayesianMlp(
     logLikelihood[t] = model.logLikelihoodAt(x.subarray(0, W), noisePrecision[t]);
     evaluations++;
   }
-  const stats = result.stats[0];
+  const kernel = tuned as MlpKernel;
   return Object.freeze({
     beta,
     nDraws: draws,

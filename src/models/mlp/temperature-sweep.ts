@@ -12,7 +12,7 @@ import { ratioTerm } from "../../evidence/tempering/ladder.js";
 import { quadratureWeights } from "../../evidence/tempering/quadrature.js";
 import { validateLadder } from "../../evidence/tempering/schedule.js";
 import { createRng, type Rng } from "../../random/rng.js";
-import type { HmcOptions } from "../../samplers/hmc.js";
+import type { HmcWarmupOptions } from "../../samplers/hmc.js";
 import type { BayesianMlp } from "./bayesian.js";
 import { optimizedStart, sampleBayesianMlp } from "./sampling.js";
 
@@ -45,7 +45,7 @@ export interface TemperatureSweepOptions {
    */
   endDraws?: number;
   /** HMC settings of the weights (merged over the model's defaults). */
-  hmc?: Omit<HmcOptions, "target">;
+  hmc?: Omit<HmcWarmupOptions, "target">;
   /** Seed. @defaultValue 0 */
   seed?: number;
   /** Generator (instead of `seed`). */
@@ -147,7 +147,7 @@ export function sweepTemperatures(model: BayesianMlp, options: TemperatureSweepO
   };
 
   let position: Float64Array;
-  let hmc: Omit<HmcOptions, "target"> = { ...(options.hmc ?? {}) };
+  let hmc: Omit<HmcWarmupOptions, "target"> = { ...(options.hmc ?? {}) };
   let posterior: ReturnType<typeof sampleBayesianMlp> | undefined;
   const order: number[] = [];
   if (direction === "up") {
@@ -182,7 +182,7 @@ export function sweepTemperatures(model: BayesianMlp, options: TemperatureSweepO
       warmup,
       initial: position,
       rng: streams[k + 1],
-      hmc: { ...hmc, adaptMassMatrix: false },
+      hmc: { ...hmc, adaptMetric: false },
     });
     evaluations += d.evaluations;
     temps[k] = summarise(d, beta);

@@ -8,7 +8,6 @@ import {
   type ParticleCloud,
 } from "../../../src/evidence/tempering/cloud.js";
 import {
-  type GradientMemo,
   hmcSweep,
   independenceLogDensities,
   independenceProposal,

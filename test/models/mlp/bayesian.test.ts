@@ -166,7 +166,7 @@ describe("sampleBayesianMlp", () => {
       draws: 10,
       warmup: 0,
       seed: 3,
-      hmc: { stepSize: 50, adaptStepSize: false, adaptMassMatrix: false, steps: 20 },
+      hmc: { stepSize: 50, adaptStepSize: false, adaptMetric: false, steps: 20 },
     });
     expect(d.divergences).toBeGreaterThan(0);
     expect(d.weights.every(Number.isFinite)).toBe(true);
