@@ -62,6 +62,15 @@ export function isAdaptation<S, I>(sampler: Kernel<S, I> | Adaptation<S, I>): sa
   return typeof (sampler as Partial<Adaptation<S, I>>).start === "function";
 }
 
+/** True when `value` is a kernel (`init` and `step`) or a warm-up (`init` and `start`): what runChain runs. */
+export function isKernelOrAdaptation(
+  value: unknown,
+): value is Kernel<unknown, unknown> | Adaptation<unknown, unknown> {
+  if (value === null || typeof value !== "object") return false;
+  const k = value as Partial<Kernel<unknown, unknown> & Adaptation<unknown, unknown>>;
+  return typeof k.init === "function" && (typeof k.step === "function" || typeof k.start === "function");
+}
+
 /**
  * `adaptation`, telling `watch.step` what each warm-up step did and `watch.tuned` each chain's tuned
  * kernel: how a caller carries the tuning on, or counts what warm-up did.

@@ -3,7 +3,7 @@ import { type ChainStats, Draws } from "../model/draws.js";
 import type { Rng } from "../random/rng.js";
 import { createRng } from "../random/rng.js";
 import type { Adaptation, Kernel, PositionState, StepInfo, WarmupRun } from "./kernel.js";
-import { isAdaptation } from "./kernel.js";
+import { isAdaptation, isKernelOrAdaptation } from "./kernel.js";
 
 /** Where a run is, reported to {@link RunChainOptions.onProgress}. */
 export interface Progress {
@@ -250,13 +250,7 @@ export type Sampler<S, I> =
 
 /** Throws unless `kernel` is a kernel, a warm-up or a factory. */
 function checkKernel<S extends PositionState, I extends StepInfo>(kernel: Sampler<S, I>): void {
-  if (typeof kernel === "function") return;
-  if (
-    kernel === null ||
-    typeof kernel !== "object" ||
-    typeof kernel.init !== "function" ||
-    !(typeof (kernel as Kernel<S, I>).step === "function" || isAdaptation(kernel))
-  ) {
+  if (typeof kernel !== "function" && !isKernelOrAdaptation(kernel)) {
     throw new OccamError(
       "invalid-argument",
       "runChain: kernel must be a kernel (init and step), a warm-up (init and start), or a function (chain) => kernel.",
@@ -294,7 +288,7 @@ function startChain<S extends PositionState, I extends StepInfo>(
 ): ChainRun<S, I> {
   if (opts.signal?.aborted) throw aborted(c, 0, totalIterations(opts));
   const k = typeof kernel === "function" ? kernel(c) : kernel;
-  if (k === null || typeof k !== "object" || typeof k.init !== "function" || !("step" in k || "start" in k)) {
+  if (!isKernelOrAdaptation(k)) {
     throw new OccamError(
       "invalid-argument",
       `runChain: the kernel factory returned no kernel for chain ${c}.`,

@@ -12,7 +12,7 @@ import { isUsableLogDensity } from "../../samplers/accept.js";
 import { buildHmcKernel, type HmcKernel, type HmcWarmupOptions, hmcWarmup } from "../../samplers/hmc.js";
 import {
   type Adaptation,
-  isAdaptation,
+  isKernelOrAdaptation,
   type Kernel,
   type PositionState,
   type StepInfo,
@@ -508,7 +508,7 @@ function temperatureKernel(
   }
   if (kind === "user") {
     const kernel = (opts.kernel as PowerPosteriorKernelFactory)(beta);
-    if (kernel === null || typeof kernel !== "object" || !("step" in kernel || isAdaptation(kernel))) {
+    if (!isKernelOrAdaptation(kernel)) {
       throw new OccamError("invalid-argument", `${at}: the kernel factory returned no kernel.`);
     }
     return { kernel };

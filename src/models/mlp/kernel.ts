@@ -255,8 +255,9 @@ export function buildMlpKernel(
 ): MlpKernel {
   const sweeps = mlpSweeps(model, beta);
   const settings: HmcOptions = { ...weightSettings(hmcOptions), target: sweeps.target };
-  const given = buildHmcKernel(settings);
-  if (hmcOptions.stepSize !== undefined) return sweeps.kernel(given);
+  const givenHmc = buildHmcKernel(settings);
+  const given = sweeps.kernel(givenHmc);
+  if (hmcOptions.stepSize !== undefined) return given;
   let searched: MlpKernel | undefined;
   const firstStep: WeightStep = (rng, state) => {
     const found = searchHmcStepSize(settings, rng, state);
@@ -265,19 +266,13 @@ export function buildMlpKernel(
     const { state: next, info } = hmc.step(rng, state);
     return { state: next, info: { ...info, evaluations: info.evaluations + found.evaluations } };
   };
-  const unsearched = sweeps.kernel(given);
   return {
-    dim: unsearched.dim,
-    beta,
+    ...given,
     get stepSize() {
-      return (searched ?? unsearched).stepSize;
+      return (searched ?? given).stepSize;
     },
-    get inverseMassMatrix() {
-      return given.inverseMassMatrix;
-    },
-    init: sweeps.init,
     step: (rng, state) =>
-      searched === undefined ? sweeps.sweep(rng, state, given.init, firstStep) : searched.step(rng, state),
+      searched === undefined ? sweeps.sweep(rng, state, givenHmc.init, firstStep) : searched.step(rng, state),
   };
 }
 
