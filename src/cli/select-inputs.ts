@@ -15,7 +15,7 @@ interface SelectFlags {
   test?: string;
   split?: number;
   kernels?: number;
-  h?: number;
+  h: number;
   draws: number;
   burnIn: number;
   chains: number;
@@ -52,9 +52,16 @@ export interface SelectInputsReport {
   seconds: number;
 }
 
-/** Default kernels: 3, or 6 with more than 20 inputs (the paper's choices), never more than the rows allow. */
+/** Kernels with many inputs (the paper's choices): {@link MANY_KERNELS} above {@link MANY_INPUTS} inputs. */
+const MANY_INPUTS = 20;
+const MANY_KERNELS = 6;
+/** At most one kernel for this many training rows. */
+const ROWS_PER_KERNEL = 10;
+
+/** Default kernels: the library's default, or more with many inputs, never more than the rows allow. */
 export function defaultKernels(p: number, n: number): number {
-  return Math.max(1, Math.min(p > 20 ? 6 : 3, Math.floor(n / 10)));
+  const wanted = p > MANY_INPUTS ? MANY_KERNELS : MIXTURE_CLASSIFIER_DEFAULTS.kernels;
+  return Math.max(1, Math.min(wanted, Math.floor(n / ROWS_PER_KERNEL)));
 }
 
 /** `occam select-inputs TRAIN.csv --target COL`: Sykacek's reversible-jump input selection. */
@@ -75,14 +82,13 @@ export function registerSelectInputs(program: Command, io: Io): void {
     .addOption(
       new Option(
         "--kernels <D>",
-        "number of Gaussian kernels (default 3, or 6 with more than 20 inputs; at most a tenth of the rows)",
+        `number of Gaussian kernels (default ${MIXTURE_CLASSIFIER_DEFAULTS.kernels}, or ${MANY_KERNELS} with more than ${MANY_INPUTS} inputs; at most one for ${ROWS_PER_KERNEL} rows)`,
       ).argParser(wholeNumber("--kernels", 1)),
     )
     .addOption(
-      new Option(
-        "--h <h>",
-        `hyperprior scale h (h_i = h / R_i²; default ${MIXTURE_CLASSIFIER_DEFAULTS.h})`,
-      ).argParser(positiveNumber("--h")),
+      new Option("--h <h>", "hyperprior scale h (h_i = h / R_i²)")
+        .argParser(positiveNumber("--h"))
+        .default(MIXTURE_CLASSIFIER_DEFAULTS.h),
     )
     .addOption(
       new Option("--draws <n>", "sweeps kept after burn-in, all chains together")
@@ -147,7 +153,7 @@ async function selectInputsAction(path: string, flags: SelectFlags, io: Io): Pro
   }
   checkClassRows(train, path);
   const kernels = flags.kernels ?? defaultKernels(train.p, train.n);
-  const h = flags.h ?? MIXTURE_CLASSIFIER_DEFAULTS.h;
+  const h = flags.h;
   const fit = fitMixtureClassifier(train, {
     kernels,
     h,

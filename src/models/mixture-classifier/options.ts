@@ -144,6 +144,7 @@ function structure(value: string | undefined): "per-input" | "shared" {
 /** The defaults of {@link MixtureClassifierOptions}, which `occam select-inputs`' help shows. */
 export const MIXTURE_CLASSIFIER_DEFAULTS = Object.freeze({
   kernels: 3,
+  moveWeights: Object.freeze([1, 1, 1] as const),
   h: 0.25,
   a: 2,
   g: 0.2,
@@ -172,7 +173,7 @@ export function resolveMixtureClassifierOptions(options: MixtureClassifierOption
       `mixture classifier: need integers draws > burnIn ≥ 0, got draws = ${draws}, burnIn = ${burnIn}.`,
     );
   }
-  const weights = options.moveWeights ?? [1, 1, 1];
+  const weights = options.moveWeights ?? MIXTURE_CLASSIFIER_DEFAULTS.moveWeights;
   weights.forEach((w, j) => {
     positive(w, `moveWeights[${j}]`);
   });

@@ -32,7 +32,8 @@ import {
   standardiseInputs,
 } from "./conjugate.js";
 import type { ClassificationData } from "./data.js";
-import type { ChainResult, Settings } from "./sampler.js";
+import type { Settings } from "./options.js";
+import type { ChainResult } from "./sampler.js";
 import { runSubsetChain, Subset } from "./subset-moves.js";
 
 /** Data, priors and tables shared by the chains (read-only once built). */

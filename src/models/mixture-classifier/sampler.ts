@@ -30,7 +30,7 @@ import { preparePerInput, runPerInputChain } from "./per-input-chain.js";
 import { runSharedChain } from "./shared-chain.js";
 import { BIRTH, DEATH, EXCHANGE } from "./subset-moves.js";
 
-export type { MixtureClassifierOptions, Settings } from "./options.js";
+export type { MixtureClassifierOptions } from "./options.js";
 
 /** An input subset and its posterior probability (its share of the kept draws). */
 export interface SubsetProbability {

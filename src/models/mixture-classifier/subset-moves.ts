@@ -9,7 +9,8 @@ import type { Rng } from "../../random/rng.js";
 import { metropolisHastings } from "../../samplers/accept.js";
 import { type Move, mixture } from "../../samplers/mixture.js";
 import { PREDICT_EVERY } from "./conjugate.js";
-import type { ChainResult, Settings } from "./sampler.js";
+import type { Settings } from "./options.js";
+import type { ChainResult } from "./sampler.js";
 
 /** The kinds of jump, and the indices of their acceptance counters. */
 export const BIRTH = 0;
