@@ -91,9 +91,10 @@ export type ChainingResult = EvidenceEstimate<"chaining", ChainingDiagnostics>;
  * until the pooled standard error is at most `targetStdErr` (0.05 nats), as for `steppingStone`; with
  * both ends at least two, their spread counted, as `pathSampling`'s (single runs' errors had sd 0.088
  * against a mean standard error of 0.076 on the 50-dimensional Gaussian above). Every run starts
- * from the prior: from a Student-t fitted to the first run (as `steppingStone`'s further runs do), the
- * geometric bridges came out low on the Pima regression (mean −0.019 at a standard error of 0.025, 20
- * seeds, one at −3.4 standard errors). Both ends' sweeps go on until a thousandth of the start's
+ * from the prior: from a reference fitted to the first run (as `steppingStone`'s and `pathSampling`'s
+ * further runs do), the geometric bridges came out low on the Pima regression, 20 seeds each: from a
+ * Student-t a mean error of −0.019 at a standard error of 0.025, from a normal −0.018 at 0.022, one
+ * at −3.39 standard errors. Both ends' sweeps go on until a thousandth of the start's
  * memory is left; `memoryLeft: "none"` with `particles` gives the single run that stops at
  * decorrelation.
  *

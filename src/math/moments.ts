@@ -1,7 +1,9 @@
 /**
- * The mean and the scatter matrix of the rows of a row-major point matrix, the first step of every
- * covariance the samplers fit to a cloud or a set of live points. Callers divide the scatter by the
- * divisor they need (n, n − 1) and mirror it when they need the upper triangle too.
+ * Means, variances and centred cross-products, each in two passes (the mean first), so that data far
+ * from zero keep their digits: the mean and scatter matrix of a point matrix's rows (the first step of
+ * every covariance the samplers fit to a cloud or a set of live points; callers divide the scatter by
+ * the divisor they need, n or n − 1, and mirror it when they need the upper triangle too), columns'
+ * means and variances, and the centred products of two samples.
  */
 
 /**

@@ -47,8 +47,8 @@ export interface ReferenceRunOptions {
    * Whether the run after a first run whose standard error is above `targetStdErr` may temper from a
    * Student-t (for `path` a normal) fitted to its posterior cloud instead of from the prior (see
    * `temperingToPrecision`): far fewer temperatures where the posterior is near elliptical; where it
-   * is not (separated modes), runs from the prior go on. Not with a fixed `ladder` or the model's own kernel (nor, for `smc`,
-   * with `countRunSpread`).
+   * is not (separated modes), runs from the prior go on. Not with a fixed `ladder` or the model's own
+   * kernel (nor, for `smc`, with `countRunSpread`).
    * @defaultValue true
    */
   referenceRuns?: boolean;
@@ -246,7 +246,8 @@ interface RunsSoFar<X extends object> {
  * the target once the runs due are pooled: more particles do not mend them, and the result says so.
  *
  * With `pooling.referenceRuns`, the run after a first run from the prior whose islands agreed starts
- * from a Student-t fitted to its cloud instead (`runOnce` gets it; see {@link fitReference}), with as
+ * from a reference fitted to its cloud instead (`Pooling.referenceFamily`; `runOnce` gets it; see
+ * {@link fitReference}), with as
  * many particles. From then on the runs of whichever start spent fewer evaluations per unit
  * of variance are pooled and continued; the other start's estimate is the cross-check: where the two
  * disagree beyond their standard errors, the standard error is scaled by their Birge ratio and no
@@ -286,7 +287,7 @@ export function temperingToPrecision<M extends string, X extends object>(
           ? `it was stopped at β = ${run.run.budgetSpentAt.toPrecision(3)}, having spent a quarter of the first run's evaluations`
           : `it failed its checks: ${checks.unreliable.join("; ")}`;
       checks.warnings.push(
-        `the run from a Student-t fitted to the first run is left out (${why}); the runs from the prior went on.`,
+        `the run from a ${pooling.referenceFamily === "normal" ? "normal" : "Student-t"} fitted to the first run is left out (${why}); the runs from the prior went on.`,
       );
       checks.unreliable.length = 0;
     }
@@ -326,7 +327,7 @@ export function temperingToPrecision<M extends string, X extends object>(
  * Whether the next run may start from a reference fitted to the first: asked for by `pooling`, after
  * one run from the prior whose islands agree, on an adaptive ladder (a fixed one is a path from the
  * prior), with a move that targets any density (not the model's own kernel, which targets its
- * tempered posterior only). With the runs' spread counted (`chaining`'s bridges), the runs from the
+ * tempered posterior only). With the runs' spread counted (`path`), the runs from the
  * reference are at least two, and their spread is what is counted.
  */
 function referenceAllowed(
