@@ -5,6 +5,7 @@ import { powerLadder } from "../../src/evidence/tempering/schedule.js";
 import { correlatedGaussianProblem, hardProblem } from "../../src/models/hard-problems/index.js";
 import { expectAccurate, thrown } from "../support/assertions.js";
 import {
+  expectReferenceRuns,
   failingModel,
   gradientFreeModel,
   modelWithExactKernel,
@@ -139,27 +140,11 @@ describe("temperedSmc", () => {
   });
 
   it("runs again from a Student-t fitted to its first run, at a fraction of the cost (d = 10)", () => {
-    const model = testModel(10);
-    const options = { particles: 1024, seed: 4, targetStdErr: 0.02 };
-    const r = temperedSmc(model, options);
-    const runs = r.diagnostics.runs;
     // The first run from the prior (0.13 nats) is the reference's pilot and cross-check; from the
     // reference, runs of as many particles, each one importance step, until the target is met.
-    expect([runs[0].start, runs[0].particles, runs[0].pooled]).toEqual(["prior", 1024, false]);
-    for (const run of runs.slice(1)) {
-      expect([run.start, run.particles, run.evaluations, run.pooled]).toEqual([
-        "reference",
-        1024,
-        1024,
-        true,
-      ]);
-    }
-    expect(r.stdErr).toBeLessThanOrEqual(0.02);
-    expect(r.reliable).toBe(true);
-    expectAccurate(r.logZ, r.stdErr, model.exactLogEvidence());
-    const fromPrior = temperedSmc(model, { ...options, referenceRuns: false });
-    expect(fromPrior.diagnostics.runs.every((run) => run.start === "prior")).toBe(true);
-    expect(r.nLikelihoodEvals).toBeLessThan(fromPrior.nLikelihoodEvals / 4);
+    const r = expectReferenceRuns(temperedSmc, 1, { particles: 1024, targetStdErr: 0.02, fewerBy: 4 });
+    expect(r.diagnostics.runs[0].particles).toBe(1024);
+    for (const run of r.diagnostics.runs.slice(1)) expect(run.evaluations).toBe(1024);
   });
 
   it("leaves out a run whose islands disagree, and says so when maxParticles runs out first", () => {
