@@ -122,7 +122,8 @@ function addRatioTerm(
  * Stepping-stone sampling (Xie et al. 2011) on the record: per island,
  * log Z = Σ_k log mean over the island's draws at β_k of L^{β_{k+1} − β_k}. With `ends: "both"`,
  * each rung is the geometric bridge of its two ends (chaining's second form),
- * log E_{β_k}[L^{Δ/2}] − log E_{β_{k+1}}[L^{−Δ/2}], which needs draws at β = 1.
+ * log E_{β_k}[L^{Δ/2}] − log E_{β_{k+1}}[L^{−Δ/2}], which needs draws at β = 1: a run stopped by its
+ * budget before β = 1 has the lower ends' rungs instead (and is unreliable for its budget anyway).
  */
 export function ratioIslands(
   record: LadderRecord,
@@ -130,9 +131,7 @@ export function ratioIslands(
 ): { islandLogZ: Float64Array; rungs: RungSummary[] } {
   const betas = record.betas;
   const atOne = betas[betas.length - 1] === 1;
-  if (ends === "both" && !atOne) {
-    throw new OccamError("internal", "ratioIslands: the geometric bridge needs draws at β = 1.");
-  }
+  const bridges = ends === "both" && atOne;
   // Rungs from each temperature with draws to the next (the last one to β = 1).
   const K = atOne ? betas.length - 1 : betas.length;
   const islandLogZ = new Float64Array(record.islands);
@@ -141,7 +140,7 @@ export function ratioIslands(
     const from = betas[k];
     const to = k + 1 < betas.length ? betas[k + 1] : 1;
     const delta = to - from;
-    if (ends === "lower") {
+    if (!bridges) {
       rungs.push({ from, to, ...addRatioTerm(record, k, delta, 1, islandLogZ) });
     } else {
       const lower = addRatioTerm(record, k, delta / 2, 1, islandLogZ);
@@ -183,11 +182,7 @@ export function ratioRun(
   ends: "lower" | "both",
   kind: IslandKind,
 ): { estimate: IslandEstimate; reasons: string[]; rungs: RungSummary[] } {
-  // A run stopped by its budget (maxEvaluations, or a run from a reference cut short) has no draws at
-  // β = 1, which the geometric bridge needs: its rungs are then the lower ends', and the run is
-  // unreliable for its budget anyway.
-  const reachedOne = record.betas[record.betas.length - 1] === 1;
-  const { islandLogZ, rungs } = ratioIslands(record, reachedOne ? ends : "lower");
+  const { islandLogZ, rungs } = ratioIslands(record, ends);
   return { estimate: combineIslands(islandLogZ, kind), reasons: rungReasons(rungs), rungs };
 }
 

@@ -274,6 +274,12 @@ describe("the ladder estimators on a record", () => {
     ]);
   });
 
+  it("a run cut short before β = 1 has the lower ends' rungs, which are all it has draws for", () => {
+    const cut = { ...record, betas: [0, 0.5], draws: record.draws.slice(0, 2) };
+    expect(ratioIslands(cut, "both")).toEqual(ratioIslands(cut, "lower"));
+    expect(ratioIslands(record, "both")).not.toEqual(ratioIslands(record, "lower"));
+  });
+
   it("the geometric bridge uses both ends of each rung", () => {
     const { islandLogZ } = ratioIslands(record, "both");
     const island1 =
