@@ -22,6 +22,7 @@ import {
   type NestedSamplingOptions,
   type NestedSettings,
   resolveNestedOptions,
+  SLICE_POINTS_PER_DIM,
 } from "./options.js";
 import { type BoundCheckStats, type DrawContext, type ProposalStats, Proposals } from "./proposals.js";
 import { islandRatio, type SimulatedError, simulateError } from "./uncertainty.js";
@@ -144,12 +145,6 @@ export type NestedSamplingResult = EvidenceEstimate<"nested", NestedDiagnostics>
 const WHERE = "nestedSampling";
 /** A slice move whose mean whitened jump is below this left its new points correlated with their starts. */
 const MIN_SLICE_JUMP = 0.5;
-/**
- * Slice moves need at least this many live points or slices per dimension: below both, the moves
- * follow the live points' noisy metric closely enough to bias log Z (measured in 50 dimensions: 100
- * live points and 53 slices 7 nats high; 300 live points, or 200 slices, within 0.2).
- */
-const SLICE_POINTS_PER_DIM = 4;
 /** Insertion ranks less uniform than this p-value mark the run unreliable (a false alarm in 1000 sound runs). */
 const MIN_INSERTION_P = 1e-3;
 

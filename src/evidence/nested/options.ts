@@ -33,7 +33,7 @@ export interface NestedSamplingOptions extends RandomOptions {
   /**
    * Number of live points K (at least dim + 1). The standard error falls like √(H/K) (H the
    * information in nats) and the cost grows like K · H.
-   * @defaultValue 1500 up to 3 dimensions with ellipsoids (a `priorTransform`), else max(500, 25 · dim)
+   * @defaultValue 1500 up to 3 dimensions with ellipsoids (a `priorTransform`), else max(500, 4 · dim)
    */
   livePoints?: number;
   /**
@@ -170,6 +170,13 @@ function resolveDynamic(
   return settings;
 }
 
+/**
+ * Slice moves need at least this many live points or slices per dimension: below both, the moves
+ * follow the live points' noisy metric closely enough to bias log Z (measured in 50 dimensions: 100
+ * live points and 53 slices 7 nats high; 300 live points, or 200 slices, within 0.2).
+ */
+export const SLICE_POINTS_PER_DIM = 4;
+
 /** Up to this dimension a run on ellipsoids has {@link LOW_DIMENSION_LIVE_POINTS} live points by default. */
 const LOW_DIMENSION = 3;
 /**
@@ -183,10 +190,15 @@ const LOW_DIMENSION_LIVE_POINTS = 1500;
 
 /**
  * The default number of live points in `d` dimensions: 1500 up to three when new points come from
- * ellipsoids (`ellipsoids`), max(500, 25 d) otherwise.
+ * ellipsoids (`ellipsoids`), otherwise dynesty's 500, and never fewer than the
+ * {@link SLICE_POINTS_PER_DIM} · d below which the slices' metric is too noisy. The standard error,
+ * √(H/K), then grows with the information H: about half a nat on the 50-dimensional box (H ≈ 120),
+ * in 30 s rather than 95 s for 0.3 nats with 25 d.
  */
 export function defaultLivePoints(d: number, ellipsoids: boolean): number {
-  return ellipsoids && d <= LOW_DIMENSION ? LOW_DIMENSION_LIVE_POINTS : Math.max(500, 25 * d);
+  return ellipsoids && d <= LOW_DIMENSION
+    ? LOW_DIMENSION_LIVE_POINTS
+    : Math.max(500, SLICE_POINTS_PER_DIM * d);
 }
 
 /** Fills the defaults of {@link NestedSamplingOptions} and checks every option, throwing at once. */
