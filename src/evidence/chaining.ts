@@ -13,8 +13,11 @@ import {
   LOG_POOLING,
   ladderToPrecision,
   type PooledDiagnostics,
+  type Pooling,
   PRODUCT_POOLING,
   type PrecisionOptions,
+  type ReferenceRunOptions,
+  resolveReferenceRuns,
 } from "./tempering/precision.js";
 
 /**
@@ -26,7 +29,11 @@ import {
 export type RatioEnds = "lower" | "both";
 
 /** Options of {@link chaining}: the engine's, with chaining's defaults, and the ends of each link. */
-export interface ChainingOptions extends RandomOptions, TemperingOptions, PrecisionOptions {
+export interface ChainingOptions
+  extends RandomOptions,
+    TemperingOptions,
+    PrecisionOptions,
+    ReferenceRunOptions {
   /**
    * Which draws estimate each link's ratio (see {@link RatioEnds}).
    * @defaultValue "both"
@@ -87,16 +94,15 @@ export type ChainingResult = EvidenceEstimate<"chaining", ChainingDiagnostics>;
  * islands that spread by 0.4. Unreliable when a link's weights have Pareto k̂ > 0.7, when the islands
  * disagree by more than a nat, or when the moves barely moved at some temperature.
  *
- * Precision: unless `particles` is given, further independent runs of the first run's size follow
- * until the pooled standard error is at most `targetStdErr` (0.05 nats), as for `steppingStone`; with
- * both ends at least two, their spread counted, as `pathSampling`'s (single runs' errors had sd 0.088
- * against a mean standard error of 0.076 on the 50-dimensional Gaussian above). Every run starts
- * from the prior: from a reference fitted to the first run (as `steppingStone`'s and `pathSampling`'s
- * further runs do), the geometric bridges came out low on the Pima regression, 20 seeds each: from a
- * Student-t a mean error of −0.019 at a standard error of 0.025, from a normal −0.018 at 0.022, one
- * at −3.39 standard errors. Both ends' sweeps go on until a thousandth of the start's
- * memory is left; `memoryLeft: "none"` with `particles` gives the single run that stops at
- * decorrelation.
+ * Precision: unless `particles` is given, further independent runs of `particles` follow until the
+ * pooled standard error is at most `targetStdErr` (0.05 nats), as for `steppingStone`; with both ends
+ * at least two, their spread counted, as `pathSampling`'s (single runs' errors had sd 0.088 against a
+ * mean standard error of 0.076 on the 50-dimensional Gaussian above). As theirs, the first run is a
+ * pilot and the runs after it start from a reference fitted to it (`referenceRuns`): with both ends a
+ * normal, as `pathSampling`'s, with lower ends a Student-t, as `steppingStone`'s. On the
+ * 50-dimensional box-bounded Gaussian a result then costs 1.0 million evaluations instead of 11
+ * million. Both ends' sweeps go on until a thousandth of the start's memory is left; `memoryLeft:
+ * "none"` with `particles` gives the single run that stops at decorrelation.
  *
  * @example
  * const result = chaining(model, { ladder: powerLadder(19, 4), ends: "lower", seed: 1 });
@@ -111,7 +117,12 @@ export function chaining(model: BayesModel, options: ChainingOptions = {}): Chai
       `${where}: ends must be "lower" or "both", got ${String(ends)}.`,
     );
   }
-  const pooling = ends === "both" ? LOG_POOLING : PRODUCT_POOLING;
+  const referenceRuns = resolveReferenceRuns(options, where);
+  // From a normal with geometric bridges, as path's runs; with lower ends, stepping-stone's Student-t.
+  const pooling: Pooling =
+    ends === "both"
+      ? { ...LOG_POOLING, referenceRuns, referenceFamily: "normal" }
+      : { ...PRODUCT_POOLING, referenceRuns };
   return ladderToPrecision(
     "chaining",
     pooling,

@@ -138,16 +138,16 @@ export type PathSamplingResult = EvidenceEstimate<"path", PathLadderDiagnostics 
  * quadrature's own error, estimated by the same rule on the half ladder and Richardson's factor, with
  * a warning when it dominates.
  *
- * Precision: unless `particles` is given, further independent runs of the first run's size follow
+ * Precision: unless `particles` is given, further independent runs of `particles` follow
  * until the pooled standard error is at most `targetStdErr` (0.05 nats), as for `steppingStone`, and
  * at least two: one run's islands understate its error (they share its temperatures and tuning; on
  * a 20-dimensional box-bounded Gaussian single runs had errors' sd 1.4 times their standard error),
  * so the runs' log Z are averaged, their Monte Carlo errors pooled and scaled by the runs' spread
  * ratio whenever it is above 1, and the last run's discretisation error, which more runs on like
  * ladders do not shrink, added in quadrature. One run is made when `particles` is given, and when
- * `maxParticles` leaves no room for a second (with a warning). When the first run's standard error
- * is above the target, the runs after it start from a normal fitted to its cloud (`referenceRuns`; see
- * `steppingStone`), which stands in for the prior: the integrand becomes E_β[log p L / q].
+ * `maxParticles` leaves no room for a second (with a warning). The first run is then a pilot, and
+ * the runs after it start from a normal fitted to its cloud (`referenceRuns`; see `steppingStone`),
+ * which stands in for the prior: the integrand becomes E_β[log p L / q].
  *
  * When E_prior[log L] is infinite or has an infinite variance (some prior draws have log L = −∞, or
  * the lower tail of log L over the prior draws has Pareto k̂ > 0.7, as with a Gamma prior of shape

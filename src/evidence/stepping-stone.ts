@@ -72,12 +72,12 @@ export type SteppingStoneResult = EvidenceEstimate<"stepping-stone", SteppingSto
  * weights have Pareto k̂ > 0.7, when the islands disagree by more than a nat, or when the moves
  * barely moved at some temperature.
  *
- * Precision: unless `particles` is given, further independent runs of the first run's size follow
+ * Precision: unless `particles` is given, further independent runs of `particles` follow
  * until the pooled standard error is at most `targetStdErr` (0.05 nats), as for `temperedSmc`; no
  * further run follows a rung with heavy-tailed weights or moves that stalled or diverged, and runs
  * that disagree beyond their standard errors have it scaled by their Birge ratio. As for
- * `temperedSmc` (`referenceRuns`), the second run's rungs start from a Student-t fitted to the first
- * run's cloud instead of from the prior (Fan, Wu, Chen, Kuo & Lewis 2011, the generalised
+ * `temperedSmc` (`referenceRuns`), the first run is a pilot and the rungs of the runs after it start
+ * from a Student-t fitted to its cloud instead of from the prior (Fan, Wu, Chen, Kuo & Lewis 2011, the generalised
  * stepping-stone): where the posterior is near elliptical it needs a few rungs instead of dozens.
  *
  * @example

@@ -82,22 +82,22 @@ export type TemperedSmcResult = EvidenceEstimate<"smc", PooledDiagnostics>;
  * few), or when the moves barely moved the particles at some temperature.
  *
  * Precision: unless `particles` is given, while the standard error exceeds `targetStdErr` (0.05 nats)
- * further independent runs follow. The first of them tempers from a Student-t (ν = 5) fitted to the
- * first run's posterior cloud instead of from the prior (`referenceRuns`; the reference distribution
- * of Fan et al.'s generalised stepping-stone): the likelihood becomes p L / q, Z is unchanged, and the
+ * further independent runs follow. The first run is then a pilot of a quarter of the particles (see
+ * `temperingToPrecision`), and the runs after it temper from a Student-t (ν = 5) fitted to its
+ * posterior cloud instead of from the prior (`referenceRuns`; the reference distribution of Fan et
+ * al.'s generalised stepping-stone): the likelihood becomes p L / q, Z is unchanged, and the
  * information to cross falls from the prior's to KL(posterior ‖ q). On the Pima logistic regression
- * (5 parameters) the first run needs 14 temperatures and 150 000 evaluations for 0.09 nats; from the
- * reference, one temperature and 2048 evaluations give 0.011. From then on the runs of whichever
+ * (5 parameters) a run from the prior needs 14 temperatures (150 000 evaluations for 2048 particles);
+ * from the reference, one temperature and 2048 evaluations give 0.011 nats. The runs of whichever
  * start spent fewer evaluations per unit of variance go on and are pooled (on the eggbox's many
  * modes, the prior's); the other start's estimate cross-checks them. Runs from the prior after the
- * first are of what the target still needs when that is fewer than the first run's particles (a run
- * of 2048 at 0.06 nats is followed by one of 1088); runs from the reference keep the first run's
- * size. Runs are pooled with each run's mean Ẑ weighted by its particles, the delta method's
+ * first are of what the target still needs when that is fewer than `particles` (a run of 2048 at
+ * 0.06 nats is followed by one of 1088); runs from the reference are of `particles`. Runs are pooled with each run's mean Ẑ weighted by its particles, the delta method's
  * standard error and Welch–Satterthwaite's degrees of freedom; no further run follows one whose moves
- * stalled or diverged (a run from the reference that does, or that passes a quarter of the first
- * run's evaluations, is left out instead, and the runs from the prior go on), and runs that disagree
+ * stalled or diverged (a run from the reference that does, or that passes a quarter of what a full
+ * first run costs, is left out instead, and the runs from the prior go on), and runs that disagree
  * beyond their standard errors, or the two starts' estimates, have it scaled by their Birge ratio
- * √(χ²/(k − 1)). Easy problems stop after the first run.
+ * √(χ²/(k − 1)). Easy problems stop after the pilot and one run from the reference.
  * With `countRunSpread`, at least two runs are pooled and their spread counts: on a one-hidden-layer
  * network's posterior (iris) single runs of 256 particles were 0.2 nats low on average, two of seven
  * beyond 2.9 standard errors, where pairs of them pooled so were at most 1.33 from it.

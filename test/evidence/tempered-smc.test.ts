@@ -140,15 +140,20 @@ describe("temperedSmc", () => {
   });
 
   it("runs again from a Student-t fitted to its first run, at a fraction of the cost (d = 10)", () => {
-    // The first run from the prior (0.13 nats) is the reference's pilot and cross-check; from the
-    // reference, runs of as many particles, each one importance step, until the target is met.
+    // The first run from the prior, of 256 particles, is the reference's pilot and cross-check; from
+    // the reference, runs of 1024 particles, each one importance step, until the target is met.
     const r = expectReferenceRuns(temperedSmc, 1, { particles: 1024, targetStdErr: 0.02, fewerBy: 4 });
-    expect(r.diagnostics.runs[0].particles).toBe(1024);
     for (const run of r.diagnostics.runs.slice(1)) expect(run.evaluations).toBe(1024);
   });
 
   it("leaves out a run whose islands disagree, and says so when maxParticles runs out first", () => {
-    const r = temperedSmc(testModel(10), { particles: 256, seed: 6, targetStdErr: 0.01, maxParticles: 1024 });
+    const r = temperedSmc(testModel(10), {
+      particles: 256,
+      seed: 6,
+      targetStdErr: 0.01,
+      maxParticles: 1024,
+      referenceRuns: false,
+    });
     const runs = r.diagnostics.runs;
     expect(runs.reduce((n, run) => n + run.particles, 0)).toBeLessThanOrEqual(1024);
     // 256 particles: 8 an island, whose estimates spread by more than a nat; the twice as many of the
@@ -193,9 +198,13 @@ describe("temperedSmc", () => {
     expect(draws.nChains * draws.nDraws).toBe(512);
   });
 
-  it("runs once at its defaults where one run meets the target (d = 1)", () => {
+  it("runs a pilot and one run from the reference at its defaults where that meets the target (d = 1)", () => {
     const r = temperedSmc(testModel(1), { seed: 1 });
-    expect(r.diagnostics.runs).toEqual([expect.objectContaining({ particles: 2048, pooled: true })]);
+    expect(r.diagnostics.runs).toEqual([
+      expect.objectContaining({ particles: 512, start: "prior", pooled: false }),
+      expect.objectContaining({ particles: 2048, start: "reference", pooled: true }),
+    ]);
+    expect(r.stdErr).toBeLessThanOrEqual(0.05);
   });
 
   it('HMC sweeps past decorrelation by default, and stop there with memoryLeft: "none"', () => {

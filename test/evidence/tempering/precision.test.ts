@@ -374,10 +374,10 @@ describe("pooling runs from the prior and from a reference fitted to the first",
       (reference) => (reference ? 1 : 100),
     );
     const runs = result.diagnostics.runs;
-    console.log(JSON.stringify(result.diagnostics.runs), result.stdErr, result.warnings);
     expect(references).toEqual([false, true]);
+    // The first run is a pilot of a quarter of the particles; the reference's runs are full-sized.
     expect(runs.map((run) => [run.start, run.particles, run.pooled])).toEqual([
-      ["prior", 1024, false],
+      ["prior", 256, false],
       ["reference", 1024, true],
     ]);
     expect(result.logZ).toBe(runs[1].logZ);
@@ -404,18 +404,23 @@ describe("pooling runs from the prior and from a reference fitted to the first",
     expect(result.stdErr).toBeLessThanOrEqual(0.02);
   });
 
-  it("scales the error and runs no more when the two starts disagree, and says so", () => {
-    const { result } = startsOf(
+  it("leaves out the runs from the reference when they disagree with the prior's, and goes on from the prior", () => {
+    // The reference's islands agree about log Z = 1, a nat above the prior's: 30 of its standard errors.
+    const { result, references } = startsOf(
       (reference) => islands(reference ? 0.03 : 0.3, reference ? 1 : 0),
       (reference) => (reference ? 1 : 100),
     );
     const runs = result.diagnostics.runs;
-    expect(runs).toHaveLength(2);
-    expect(result.logZ).toBe(runs[1].logZ);
-    expect(result.stdErr).toBeGreaterThan(3 * runs[1].stdErr);
+    expect(references.slice(0, 2)).toEqual([false, true]);
+    expect(references.slice(2).every((reference) => !reference)).toBe(true);
+    expect(runs[1].pooled).toBe(false);
+    expect(runs.filter((run) => run.pooled).every((run) => run.start === "prior")).toBe(true);
+    expect(runs.length).toBeGreaterThan(2);
+    const prior = runs.filter((run) => run.pooled).map((run) => ({ ...run, islands: 32 }));
+    expect(result.logZ).toBeCloseTo(poolRuns(prior, "product").logZ, 12);
     expect(result.warnings).toContainEqual(
       expect.stringMatching(
-        /^the run from the prior and the runs from the reference fitted to it disagree beyond/,
+        /^the runs from a Student-t fitted to the first run disagree with the runs from the prior beyond their standard errors \(Birge ratio [\d.]+\): they are left out/,
       ),
     );
   });
@@ -439,19 +444,20 @@ describe("pooling runs from the prior and from a reference fitted to the first",
     );
   });
 
-  it("cuts short a run from the reference that would cost more than a quarter of the first, and leaves it out", () => {
+  it("cuts short a run from the reference that would cost more than a quarter of a full first run, and leaves it out", () => {
     const { result, references } = startsOf(
       (reference) => islands(reference ? 0.01 : 0.08),
       (reference) => (reference ? 30 : 10),
     );
     const runs = result.diagnostics.runs;
     expect(references.slice(0, 2)).toEqual([false, true]);
-    expect(runs[1].evaluations).toBe(0.25 * runs[0].evaluations);
+    // The pilot has a quarter of a full run's particles: a quarter of a full run is the pilot's cost.
+    expect(runs[1].evaluations).toBe(runs[0].evaluations);
     expect(runs[1].pooled).toBe(false);
     expect(runs.filter((run) => run.pooled).every((run) => run.start === "prior")).toBe(true);
     expect(result.reliable).toBe(true);
     expect(result.warnings).toContainEqual(
-      "the run from a Student-t fitted to the first run is left out (it was stopped at β = 0.500, having spent a quarter of the first run's evaluations); the runs from the prior went on.",
+      "the run from a Student-t fitted to the first run is left out (it was stopped at β = 0.500, having spent a quarter of what a first run of 1024 particles costs); the runs from the prior went on.",
     );
   });
 
@@ -461,5 +467,39 @@ describe("pooling runs from the prior and from a reference fitted to the first",
       () => 1,
     );
     expect(references).toEqual([false, false]);
+  });
+
+  it("fits the reference to the full run that follows a pilot whose islands disagree", () => {
+    const { result, references } = startsOf(
+      (reference, call) => (call === 0 ? islands(2) : islands(reference ? 0.03 : 0.3)),
+      (reference) => (reference ? 1 : 100),
+    );
+    expect(references.slice(0, 3)).toEqual([false, false, true]);
+    const runs = result.diagnostics.runs;
+    expect(runs.slice(0, 3).map((run) => [run.start, run.particles])).toEqual([
+      ["prior", 256],
+      ["prior", 1024],
+      ["reference", 1024],
+    ]);
+    expect(runs.filter((run) => run.pooled).every((run) => run.start === "reference")).toBe(true);
+  });
+
+  it("never ends on a pilot alone, even one whose islands meet the target", () => {
+    // The pilot's 8 islands can understate its error; the reference's run is made all the same, and
+    // where it fails its checks, a full run from the prior follows.
+    const { result, references } = startsOf(
+      () => islands(0.01),
+      () => 1,
+      0.02,
+      (reference) => (reference ? ["the moves stalled"] : []),
+    );
+    const runs = result.diagnostics.runs;
+    expect(references).toEqual([false, true, false]);
+    expect(runs.map((run) => [run.start, run.particles, run.pooled])).toEqual([
+      ["prior", 256, true],
+      ["reference", 1024, false],
+      ["prior", 1024, true],
+    ]);
+    expect(result.reliable).toBe(true);
   });
 });
