@@ -211,7 +211,7 @@ function ladderScheme(model: BayesModel, options: PathLadderOptions, where: stri
       `${where}: rule must be "hermite", "trapezoid" or "simpson", got ${String(rule)}.`,
     );
   }
-  // From a normal fitted to the first run (see ReferenceFamily), not a Student-t.
+  // From a normal fitted to the pilot (see ReferenceFamily), not a Student-t.
   const pooling = {
     ...LOG_POOLING,
     referenceRuns: resolveReferenceRuns(options, where),

@@ -83,7 +83,7 @@ export interface TemperingRunSummary {
   readonly evaluations: number;
   readonly divergences: number;
   readonly outOfSupport: number;
-  /** Where its tempering started: the prior, or a reference fitted to the first run. */
+  /** Where its tempering started: the prior, or a reference fitted to a run from the prior. */
   readonly start: RunStart;
   /**
    * Whether the run is in the estimate (runs before the first whose islands agree are left out, and
@@ -164,7 +164,7 @@ export interface Pooling {
    */
   readonly sizedRuns?: boolean;
   /**
-   * Whether the run after the first may start from a reference fitted to it (see
+   * Whether runs may start from a reference fitted to a run from the prior (see
    * {@link temperingToPrecision}).
    */
   readonly referenceRuns?: boolean;
@@ -212,7 +212,7 @@ export function ladderToPrecision<M extends string, X extends object>(
   });
 }
 
-/** Where a run's tempering starts: the prior, or a reference fitted to the first run's cloud (see `referenceModel`). */
+/** Where a run's tempering starts: the prior, or a reference fitted to a run from the prior (see `referenceModel`). */
 export type RunStart = "prior" | "reference";
 
 /** A run with its settings, its checks and where it started. */
@@ -246,8 +246,8 @@ interface RunsSoFar<X extends object> {
  * the target once the runs due are pooled: more particles do not mend them, and the result says so.
  *
  * With `pooling.referenceRuns`, the first run is a {@link pilot} of a quarter of the islands, and the
- * runs after it, if its islands agreed, start from a reference fitted to its cloud instead
- * (`Pooling.referenceFamily`; `runOnce` gets it; see {@link fitReference}), with a full run's
+ * runs after it start from a reference fitted to its cloud (to the next full run's if its islands
+ * disagreed) instead (`Pooling.referenceFamily`; `runOnce` gets it; see {@link fitReference}), with a full run's
  * particles. From then on the runs of whichever start spent fewer evaluations per unit of variance
  * are pooled and continued; the other start's estimate is the cross-check. A run from the reference
  * that fails its checks, or that would spend more than {@link REFERENCE_BUDGET} of what a full first
@@ -291,7 +291,7 @@ export function temperingToPrecision<M extends string, X extends object>(
           ? `it was stopped at β = ${run.run.budgetSpentAt.toPrecision(3)}, having spent a quarter of what a first run of ${settings.particles} particles costs`
           : `it failed its checks: ${checks.unreliable.join("; ")}`;
       checks.warnings.push(
-        `the run from a ${referenceName(pooling)} fitted to the first run is left out (${why}); the runs from the prior went on.`,
+        `the run from a ${referenceName(pooling)} fitted to a run from the prior is left out (${why}); the runs from the prior went on.`,
       );
       checks.unreliable.length = 0;
     }
@@ -347,7 +347,7 @@ function leaveOutReferenceRuns(runs: CheckedRun<object>[], birgeRatio: number, p
     if (runs[i].start === "reference" && !runs[i].failed) runs[i] = { ...runs[i], failed: true };
   }
   runs[runs.length - 1].checks.warnings.push(
-    `the runs from a ${referenceName(pooling)} fitted to the first run disagree with the runs from the prior beyond ` +
+    `the runs from a ${referenceName(pooling)} fitted to a run from the prior disagree with the runs from the prior beyond ` +
       `their standard errors (Birge ratio ${birgeRatio.toFixed(2)}): they are left out, and the runs from the prior went on.`,
   );
 }
@@ -371,11 +371,10 @@ function referenceAllowed(
   settings: TemperingSettings,
   runs: readonly CheckedRun<object>[],
 ): boolean {
-  const last = runs[runs.length - 1];
   return (
     referenceStartAllowed(pooling, settings) &&
     runs.every((r) => r.start === "prior") &&
-    last.estimate.unreliable.length === 0
+    runs[runs.length - 1].estimate.unreliable.length === 0
   );
 }
 

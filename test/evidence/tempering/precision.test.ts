@@ -420,7 +420,7 @@ describe("pooling runs from the prior and from a reference fitted to the first",
     expect(result.logZ).toBeCloseTo(poolRuns(prior, "product").logZ, 12);
     expect(result.warnings).toContainEqual(
       expect.stringMatching(
-        /^the runs from a Student-t fitted to the first run disagree with the runs from the prior beyond their standard errors \(Birge ratio [\d.]+\): they are left out/,
+        /^the runs from a Student-t fitted to a run from the prior disagree with the runs from the prior beyond their standard errors \(Birge ratio [\d.]+\): they are left out/,
       ),
     );
   });
@@ -440,7 +440,7 @@ describe("pooling runs from the prior and from a reference fitted to the first",
     expect(result.reliable).toBe(true);
     expect(result.stdErr).toBeLessThanOrEqual(0.02);
     expect(result.warnings).toContainEqual(
-      "the run from a Student-t fitted to the first run is left out (it failed its checks: made-up divergences); the runs from the prior went on.",
+      "the run from a Student-t fitted to a run from the prior is left out (it failed its checks: made-up divergences); the runs from the prior went on.",
     );
   });
 
@@ -457,7 +457,7 @@ describe("pooling runs from the prior and from a reference fitted to the first",
     expect(runs.filter((run) => run.pooled).every((run) => run.start === "prior")).toBe(true);
     expect(result.reliable).toBe(true);
     expect(result.warnings).toContainEqual(
-      "the run from a Student-t fitted to the first run is left out (it was stopped at β = 0.500, having spent a quarter of what a first run of 1024 particles costs); the runs from the prior went on.",
+      "the run from a Student-t fitted to a run from the prior is left out (it was stopped at β = 0.500, having spent a quarter of what a first run of 1024 particles costs); the runs from the prior went on.",
     );
   });
 
