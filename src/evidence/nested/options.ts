@@ -193,7 +193,7 @@ const LOW_DIMENSION_LIVE_POINTS = 1500;
  * ellipsoids (`ellipsoids`), otherwise dynesty's 500, and never fewer than the
  * {@link SLICE_POINTS_PER_DIM} · d below which the slices' metric is too noisy. The standard error,
  * √(H/K), then grows with the information H: about half a nat on the 50-dimensional box (H ≈ 120),
- * in 30 s rather than 95 s for 0.3 nats with 25 d.
+ * at 48 million evaluations, where 25 d live points spent 121 million for 0.3 nats.
  */
 export function defaultLivePoints(d: number, ellipsoids: boolean): number {
   return ellipsoids && d <= LOW_DIMENSION
