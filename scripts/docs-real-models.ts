@@ -31,8 +31,8 @@ The suite (\`examples/real-models/\`, listed in \`examples/README.md\`) is eleve
 written the way users write them, each on real data with a reference log evidence computed outside
 occam. Every method ran at its default settings with ${result.seeds} seed(s) on each.
 
-How to read the first table: a run is *unreliable* when the method said so (\`reliable: false\`, with
-its reason); a *silent failure* is a run that said it was reliable and lies more than 3 standard
+How to read the first table: a run is _unreliable_ when the method said so (\`reliable: false\`, with
+its reason); a _silent failure_ is a run that said it was reliable and lies more than 3 standard
 errors + 0.01 nats (plus the reference's own error) from the reference. Mean error, mean standard
 error, the fraction within 2 standard errors and the worst |z| are over the reliable runs;
 evaluations and seconds are means per run (seconds depend on the machine and its load; evaluations
