@@ -92,12 +92,14 @@ export type TemperedSmcResult = EvidenceEstimate<"smc", PooledDiagnostics>;
  * start spent fewer evaluations per unit of variance go on and are pooled (on the eggbox's many
  * modes, the prior's); the other start's estimate cross-checks them. Runs from the prior after the
  * first are of what the target still needs when that is fewer than `particles` (a run of 2048 at
- * 0.06 nats is followed by one of 1088); runs from the reference are of `particles`. Runs are pooled with each run's mean Ẑ weighted by its particles, the delta method's
- * standard error and Welch–Satterthwaite's degrees of freedom; no further run follows one whose moves
- * stalled or diverged (a run from the reference that does, or that passes a quarter of what a full
- * first run costs, is left out instead, and the runs from the prior go on), and runs that disagree
- * beyond their standard errors, or the two starts' estimates, have it scaled by their Birge ratio
- * √(χ²/(k − 1)). Easy problems stop after the pilot and one run from the reference.
+ * 0.06 nats is followed by one of 1088); runs from the reference are of `particles`. Runs are pooled
+ * with each run's mean Ẑ weighted by its particles, the delta method's standard error and
+ * Welch–Satterthwaite's degrees of freedom; no further run follows one whose moves stalled or
+ * diverged (a run from the reference that does, or that passes a quarter of what a full run costs,
+ * is left out instead, and the runs from the prior go on; so are all the runs from the reference
+ * when the two starts' estimates disagree), and runs that disagree beyond their standard errors
+ * have it scaled by their Birge ratio √(χ²/(k − 1)). Easy problems stop after the pilot and one run
+ * from the reference.
  * With `countRunSpread`, at least two runs are pooled and their spread counts: on a one-hidden-layer
  * network's posterior (iris) single runs of 256 particles were 0.2 nats low on average, two of seven
  * beyond 2.9 standard errors, where pairs of them pooled so were at most 1.33 from it.
@@ -177,5 +179,6 @@ function smcRuns(model: BayesModel, options: TemperedSmcOptions, finalSweeps: bo
   const pooled = result.diagnostics.runs.map((run) => run.pooled);
   const cloud = clouds[pooled.lastIndexOf(true)];
   if (cloud === undefined) throw new OccamError("internal", `${where}: no run was pooled.`);
-  return { result, cloud, islands: settings.islands, view };
+  // A pilot's islands are fewer than a full run's.
+  return { result, cloud, islands: result.diagnostics.islands, view };
 }

@@ -1,6 +1,6 @@
 /**
  * A precision target for the estimators on the tempering engine (`smc`, `stepping-stone`, `path`,
- * `chaining`): further independent runs of the first run's size until the pooled standard error is at
+ * `chaining`): further independent runs of `particles` until the pooled standard error is at
  * most the target, as UltraNest adds live points towards its `dlogz`, with a check that the runs agree
  * within their errors.
  */
@@ -24,19 +24,19 @@ import {
 } from "./estimates.js";
 import { type LadderRecord, recordLadder } from "./ladder.js";
 import { birgeRatioOf, poolRuns, spreadRatio } from "./pooling.js";
-import { fitReference, type Reference, type ReferenceFamily, referenceModel } from "./reference.js";
+import { fitReference, pilot, type Reference, type ReferenceFamily, referenceModel } from "./reference.js";
 
 /** Options of an estimator with a precision target. */
 export interface PrecisionOptions {
   /**
-   * Further independent runs, of the first run's size, until the pooled standard error is at most
+   * Further independent runs, of `particles` each, until the pooled standard error is at most
    * this many nats (or `maxParticles` are spent); "none": one run of `particles`.
    * @defaultValue 0.05, or "none" when `particles` is given
    */
   targetStdErr?: number | "none";
   /**
    * The most particles, over all runs, that `targetStdErr` may spend.
-   * @defaultValue 16 times the first run's
+   * @defaultValue 16 times `particles`
    */
   maxParticles?: number;
 }
@@ -237,8 +237,8 @@ interface RunsSoFar<X extends object> {
 
 /**
  * Runs `runOnce` with `settings`, then, while the pooled standard error is above the target (or
- * fewer than two runs are pooled, when `pooling` counts the runs' spread), again with as many
- * particles as the first run whose islands agreed (see {@link moreParticles}); pools the runs from
+ * fewer than two runs are pooled, when `pooling` counts the runs' spread), again with `particles`
+ * (see {@link moreParticles}); pools the runs from
  * that one on ({@link poolRuns}, as `pooling` says) and returns the estimator's result, with the
  * diagnostics and `extra` of the last pooled run and every run's summary. No further run follows
  * moves that stalled or diverged, the estimator's own reasons, runs that disagree beyond their errors
@@ -271,7 +271,9 @@ export function temperingToPrecision<M extends string, X extends object>(
   let nextStart: RunStart = "prior";
   const minRuns = pooling.countRunSpread ? 2 : 1;
   const first =
-    precision !== undefined && referenceStartAllowed(pooling, settings) ? pilot(settings) : settings;
+    precision !== undefined && referenceStartAllowed(pooling, settings)
+      ? pilot(settings, precision)
+      : settings;
   for (let particles = first.particles; particles > 0; ) {
     // The budget of evaluations is the estimator's: each run has what the runs before it left.
     const spentSoFar = runs.reduce((n, r) => n + r.run.evaluations, 0);
@@ -382,22 +384,6 @@ function referenceAllowed(
 function referenceStartAllowed(pooling: Pooling, settings: TemperingSettings): boolean {
   return pooling.referenceRuns === true && settings.ladder === undefined && settings.move !== "model";
 }
-
-/**
- * The first run when the runs after it may start from a reference: a pilot of a quarter of the islands,
- * each as large as a full run's. It gives the reference its cloud and the runs from the reference
- * their cross-check; its own precision is not needed, and a full first run was most of the cost (on
- * the 50-dimensional box 5.2 million of `path`'s 5.5 million evaluations). Where the reference's runs
- * are left out, the pilot is pooled with the full runs from the prior: its islands are theirs in size.
- */
-function pilot(settings: TemperingSettings): { particles: number; islands: number } {
-  const islands = Math.max(2, Math.round(settings.islands / PILOT_SHARE));
-  const particles = Math.round((settings.particles * islands) / settings.islands);
-  return islands < settings.islands ? { particles, islands } : settings;
-}
-
-/** A pilot's share of a full run's islands is one in this many. */
-const PILOT_SHARE = 4;
 
 /**
  * The most evaluations a run from the reference may spend, as a fraction of what a full run from the
@@ -553,8 +539,8 @@ function spreadReasons(pooled: readonly { estimate: IslandEstimate }[], kind: Is
 }
 
 /**
- * The particles of the next run: as many as the first run whose islands agreed, or twice the last
- * run's while none agreed, within `maxParticles` over all runs; 0 when the standard error is at most
+ * The particles of the next run: `particles` (at least as many as the first run whose islands agreed),
+ * or twice the last run's while none agreed, within `maxParticles` over all runs; 0 when the standard error is at most
  * the target (and `minRuns` are pooled) or not finite, or the budget left is too small. Runs of equal size rather than one
  * large one: a run's islands share its temperatures and the moves' tuning, and with them an error
  * their spread cannot see, which m independent runs average down by √m and one large run does not.
@@ -583,7 +569,7 @@ function moreParticles(
   let particles = agreeing
     ? Math.max(pooled[0].settings.particles, settings.particles)
     : Math.max(2 * runs[runs.length - 1].settings.particles, settings.particles);
-  // Runs from the reference keep the first run's size: smaller islands on a posterior far from
+  // Runs from the reference keep the full size: smaller islands on a posterior far from
   // elliptical (a thin shell) spread less than their runs do.
   if (pooling.sizedRuns === true && agreeing && pooled.length >= minRuns && pooled[0].start === "prior") {
     const { islands } = settings;

@@ -9,6 +9,7 @@ import {
 } from "../../../src/evidence/tempering/estimates.js";
 import { birgeRatioOf, poolRuns, spreadRatio } from "../../../src/evidence/tempering/pooling.js";
 import { resolvePrecision, temperingToPrecision } from "../../../src/evidence/tempering/precision.js";
+import { pilot } from "../../../src/evidence/tempering/reference.js";
 import { logMeanExp } from "../../../src/math/logspace.js";
 import { createRng } from "../../../src/random/rng.js";
 import { testModel } from "../tempered-models.js";
@@ -461,12 +462,23 @@ describe("pooling runs from the prior and from a reference fitted to the first",
     );
   });
 
-  it("fits no reference to a first run whose islands disagree", () => {
-    const { references } = startsOf(
+  it("fits no reference to a pilot whose islands disagree, and none after a full run that meets the target", () => {
+    const { result, references } = startsOf(
       (_, call) => islands(call === 0 ? 2 : 0.01),
       () => 1,
     );
     expect(references).toEqual([false, false]);
+    expect(result.diagnostics.runs.map((run) => run.particles)).toEqual([256, 1024]);
+  });
+
+  it("makes a pilot of a quarter of the islands only where it has 4 islands and room for two full runs after it", () => {
+    const settings = settingsOf(1024);
+    const room = { target: 0.05, maxParticles: 16 * 1024 };
+    expect(pilot(settings, room)).toEqual({ particles: 256, islands: 8 });
+    // 8 islands would leave the pilot 2; the full run is the first.
+    const eight = { ...settings, islands: 8 };
+    expect(pilot(eight, room)).toBe(eight);
+    expect(pilot(settings, { target: 0.05, maxParticles: 2 * 1024 })).toBe(settings);
   });
 
   it("fits the reference to the full run that follows a pilot whose islands disagree", () => {
