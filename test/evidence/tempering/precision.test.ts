@@ -313,12 +313,12 @@ describe("pooling runs towards a precision target", () => {
 
 /**
  * `temperingToPrecision` with reference runs, on hand-made runs of 32 islands from a first run of 1024
- * particles: `islandsOf(reference, call)` gives each run's islands' log Z and `costOf(reference)` its
+ * particles: `islandsOf(reference, call)` gives each run's islands' log Z and `costOf(reference, call)` its
  * evaluations per particle. Each run carries a small cloud for the reference to be fitted to.
  */
 function startsOf(
   islandsOf: (reference: boolean, call: number) => Float64Array,
-  costOf: (reference: boolean) => number,
+  costOf: (reference: boolean, call: number) => number,
   target = 0.02,
   reasonsOf: (reference: boolean) => string[] = () => [],
 ) {
@@ -341,19 +341,19 @@ function startsOf(
     { target, maxParticles: 16 * 1024 },
     (s, reference) => {
       references.push(reference !== undefined);
-      const islandLogZ = islandsOf(reference !== undefined, call++);
+      const thisCall = call++;
+      const islandLogZ = islandsOf(reference !== undefined, thisCall);
+      const cost = costOf(reference !== undefined, thisCall);
       const run = {
         stages: [],
         islandLogZ,
         cloud,
         logW: new Float64Array(n),
-        evaluations: Math.min(s.particles * costOf(reference !== undefined), s.maxEvaluations ?? Infinity),
+        evaluations: Math.min(s.particles * cost, s.maxEvaluations ?? Infinity),
         outOfSupport: 0,
         nonFinite: 0,
         // A run that would pass its budget stops there (as the engine does, at some β).
-        ...(s.particles * costOf(reference !== undefined) > (s.maxEvaluations ?? Infinity)
-          ? { budgetSpentAt: 0.5 }
-          : {}),
+        ...(s.particles * cost > (s.maxEvaluations ?? Infinity) ? { budgetSpentAt: 0.5 } : {}),
       };
       return {
         run: run as unknown as TemperingRun,
@@ -494,6 +494,18 @@ describe("pooling runs from the prior and from a reference fitted to the first",
       ["reference", 1024],
     ]);
     expect(runs.filter((run) => run.pooled).every((run) => run.start === "reference")).toBe(true);
+  });
+
+  it("caps a run from the reference at a quarter of the full run it was fitted to, not of the pilot", () => {
+    // The pilot costs 100 an evaluation a particle, the full run after it 200, the reference's run 60:
+    // its cap is a quarter of the full run's 204 800, where the pilot's, scaled up, would give 25 600.
+    const { result } = startsOf(
+      (reference, call) => (call === 0 ? islands(2) : islands(reference ? 0.03 : 0.3)),
+      (reference, call) => (reference ? 60 : call === 0 ? 100 : 200),
+    );
+    const runs = result.diagnostics.runs;
+    expect(runs.slice(0, 3).map((run) => run.evaluations)).toEqual([25_600, 204_800, 51_200]);
+    expect(runs[2].pooled).toBe(false);
   });
 
   it("never ends on a pilot alone, even one whose islands meet the target", () => {
