@@ -24,6 +24,7 @@ import {
   LikelihoodCounter,
   measureCloud,
   type ParticleCloud,
+  PooledPosterior,
   priorCloud,
   reorderCloud,
   resampleIslands,
@@ -145,6 +146,8 @@ export interface TemperingRun {
   readonly logW: Float64Array;
   /** The final cloud, at β = 1. */
   readonly cloud: ParticleCloud;
+  /** The posterior's shape pooled over the last stages' clouds (see {@link PooledPosterior}). */
+  readonly posterior: PooledPosterior;
   /** Likelihood (or likelihood-gradient) evaluations. */
   readonly evaluations: number;
   /** Proposals that fell where the prior is zero: a wall the model did not declare in `bounds`. */
@@ -183,6 +186,7 @@ export function runTempering(
   const scratchN = new Float64Array(N);
   const shape = cloudShape(d);
   const work = new Float64Array(d * d);
+  const posterior = new PooledPosterior(N, d);
   const context: StageContext = {
     model,
     cloud,
@@ -255,6 +259,7 @@ export function runTempering(
       observer,
     );
     stepSize = outcome.stepSize;
+    if (outcome.sweeps > 0) posterior.add(cloud, logW, next);
     stages.push(stageRecord(next, essFraction, resample, outcome, context, logW));
     beta = next;
   }
@@ -263,6 +268,7 @@ export function runTempering(
     islandLogZ,
     logW,
     cloud,
+    posterior,
     evaluations: counter.evaluations,
     outOfSupport: counter.outOfSupport,
     nonFinite: counter.nonFinite,

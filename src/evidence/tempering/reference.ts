@@ -11,8 +11,8 @@ import { multivariateNormal } from "../../distributions/multivariate-normal.js";
 import { multivariateStudentT } from "../../distributions/multivariate-student-t.js";
 import type { BayesModel } from "../../model/model.js";
 import type { Rng } from "../../random/rng.js";
-import { cloudShape, measureCloud, type ParticleCloud } from "./cloud.js";
-import type { TemperingSettings } from "./engine.js";
+import { cloudShape, measureCloud } from "./cloud.js";
+import type { TemperingRun, TemperingSettings } from "./engine.js";
 import type { Precision } from "./precision.js";
 
 /**
@@ -35,13 +35,20 @@ export type ReferenceFamily = "student-t" | "normal";
 export type Reference = ContinuousMultivariateDistribution;
 
 /**
- * The reference of `family` with the weighted mean of `cloud` as location and its weighted covariance
- * as scale matrix (see `measureCloud`).
+ * The reference of `family` with the posterior's mean as location and its covariance as scale
+ * matrix, both pooled over the run's last stages (see `PooledPosterior`); from its final cloud (see
+ * `measureCloud`) when no stage was moved.
  */
-export function fitReference(cloud: ParticleCloud, logW: Float64Array, family: ReferenceFamily): Reference {
-  const d = cloud.dim;
-  const shape = cloudShape(d);
-  measureCloud(cloud, logW, shape, new Float64Array(d * d));
+export function fitReference(
+  run: Pick<TemperingRun, "cloud" | "logW" | "posterior">,
+  family: ReferenceFamily,
+): Reference {
+  let shape = run.posterior.shape();
+  if (shape === undefined) {
+    const d = run.cloud.dim;
+    shape = cloudShape(d);
+    measureCloud(run.cloud, run.logW, shape, new Float64Array(d * d));
+  }
   return family === "normal"
     ? multivariateNormal({ mean: shape.mean, choleskyL: shape.cholesky })
     : multivariateStudentT({ dof: REFERENCE_DOF, location: shape.mean, choleskyL: shape.cholesky });

@@ -1,11 +1,13 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import {
+  type CloudShape,
   cloudShape,
   IslandComplementShapes,
   islandStart,
   measureCloud,
   type ParticleCloud,
+  PooledPosterior,
   reorderCloud,
   resampleIslands,
 } from "../../../src/evidence/tempering/cloud.js";
@@ -98,6 +100,62 @@ describe("the particle cloud", () => {
         expect(llt).toBeCloseTo(cov(a, b), 12);
       }
     }
+  });
+
+  /** n draws of N(0, I/β) in d dimensions, the power posterior at β of log L = −|θ|²/2 under a flat prior. */
+  function temperedCloud(n: number, d: number, beta: number, seed: number): ParticleCloud {
+    const rng = createRng(seed);
+    const points = Array.from({ length: n }, () =>
+      Array.from({ length: d }, () => rng.normal() / Math.sqrt(beta)),
+    );
+    const cloud = cloudOf(points);
+    points.forEach((p, i) => {
+      cloud.logLikelihood[i] = -0.5 * p.reduce((s, x) => s + x * x, 0);
+    });
+    return cloud;
+  }
+
+  /** The covariance L Lᵀ of a shape, entry (a, b). */
+  function covarianceOf(shape: CloudShape, d: number, a: number, b: number): number {
+    let sum = 0;
+    for (let k = 0; k < d; k++) sum += shape.cholesky[a * d + k] * shape.cholesky[b * d + k];
+    return sum;
+  }
+
+  it("pools one stage as the cloud reweighted by L^{1−β} to the posterior", () => {
+    const cloud = temperedCloud(300, 3, 0.6, 8);
+    const logW = Float64Array.from({ length: 300 }, (_, i) => 0.001 * i);
+    const pooled = new PooledPosterior(300, 3);
+    pooled.add(cloud, logW, 0.6);
+    const direct = cloudShape(3);
+    const reweighted = Float64Array.from(logW, (w, i) => w + 0.4 * cloud.logLikelihood[i]);
+    measureCloud(cloud, reweighted, direct, new Float64Array(9));
+    const shape = pooled.shape() as CloudShape;
+    for (let j = 0; j < 3; j++) expect(shape.mean[j]).toBeCloseTo(direct.mean[j], 12);
+    for (let j = 0; j < 9; j++) expect(shape.cholesky[j]).toBeCloseTo(direct.cholesky[j], 12);
+  });
+
+  it("pools the stages near β = 1 into the posterior's shape and leaves out those few draws would carry", () => {
+    const d = 2;
+    const n = 2000;
+    const pooled = new PooledPosterior(n, d);
+    const zero = new Float64Array(n);
+    expect(pooled.shape()).toBeUndefined();
+    pooled.add(temperedCloud(n, d, 0.5, 1), zero, 0.5);
+    pooled.add(temperedCloud(n, d, 0.8, 2), zero, 0.8);
+    const shape = pooled.shape() as CloudShape;
+    // The posterior is N(0, I); the two stages hold about 0.8 n + 0.97 n effective draws.
+    const se = 1 / Math.sqrt(1.7 * n);
+    for (let a = 0; a < d; a++) {
+      expect(Math.abs(shape.mean[a])).toBeLessThan(4 * se);
+      expect(Math.abs(covarianceOf(shape, d, a, a) - 1)).toBeLessThan(4 * Math.SQRT2 * se);
+      for (let b = 0; b < a; b++) expect(Math.abs(covarianceOf(shape, d, a, b))).toBeLessThan(4 * se);
+    }
+    // At β = 0.01 the weights L^0.99 leave a handful of the draws: that stage changes nothing.
+    pooled.add(temperedCloud(n, d, 0.01, 3), zero, 0.01);
+    const again = pooled.shape() as CloudShape;
+    expect(Array.from(again.mean)).toEqual(Array.from(shape.mean));
+    expect(Array.from(again.cholesky)).toEqual(Array.from(shape.cholesky));
   });
 
   it("measures, for each island, the shape of the other islands' particles", () => {

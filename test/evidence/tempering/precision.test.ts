@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { SMC_DEFAULTS } from "../../../src/evidence/tempered-smc.js";
+import { PooledPosterior } from "../../../src/evidence/tempering/cloud.js";
 import type { TemperingRun } from "../../../src/evidence/tempering/engine.js";
 import {
   combineIslands,
@@ -349,6 +350,7 @@ function startsOf(
         islandLogZ,
         cloud,
         logW: new Float64Array(n),
+        posterior: new PooledPosterior(n, 1),
         evaluations: Math.min(s.particles * cost, s.maxEvaluations ?? Infinity),
         outOfSupport: 0,
         nonFinite: 0,
@@ -424,6 +426,24 @@ describe("pooling runs from the prior and from a reference fitted to the first",
         /^the runs from a Student-t fitted to a run from the prior disagree with the runs from the prior beyond their standard errors \(Birge ratio [\d.]+\): they are left out/,
       ),
     );
+  });
+
+  it("settles a disagreement with the pilot alone by a full run from the prior before leaving anything out", () => {
+    // The pilot's islands agree about log Z = 0.5 (an understated error); the reference's and the
+    // full run from the prior's are about 0.
+    const { result, references } = startsOf(
+      (reference, call) => islands(reference ? 0.03 : 0.3 - (call === 0 ? 0.29 : 0), call === 0 ? 0.5 : 0),
+      (reference) => (reference ? 1 : 100),
+    );
+    const runs = result.diagnostics.runs;
+    expect(references).toEqual([false, true, false]);
+    expect(runs.map((run) => [run.start, run.particles, run.pooled])).toEqual([
+      ["prior", 256, false],
+      ["reference", 1024, true],
+      ["prior", 1024, false],
+    ]);
+    expect(result.logZ).toBe(runs[1].logZ);
+    expect(result.warnings.join(" ")).not.toMatch(/left out/);
   });
 
   it("leaves out a run from the reference that fails its checks, says why, and goes on from the prior", () => {

@@ -6,9 +6,11 @@ import {
 } from "../../../src/distributions/multivariate-student-t.js";
 import { SMC_DEFAULTS } from "../../../src/evidence/tempered-smc.js";
 import {
+  type CloudShape,
   cloudShape,
   LikelihoodCounter,
   measureCloud,
+  PooledPosterior,
   priorCloud,
 } from "../../../src/evidence/tempering/cloud.js";
 import { runTempering } from "../../../src/evidence/tempering/engine.js";
@@ -111,19 +113,31 @@ describe("tempering from a reference", () => {
     );
   });
 
-  it("fits the cloud's weighted mean and covariance: a Student-t with ν = 5, or a normal", () => {
+  it("fits the shape pooled over the run's stages: a Student-t with ν = 5, or a normal", () => {
+    const model = testModel(3);
+    const cloud = priorCloud(model, 400, createRng(5), new LikelihoodCounter(model, "test"));
+    const logW = new Float64Array(400);
+    const posterior = new PooledPosterior(400, 3);
+    posterior.add(cloud, logW, 0.99);
+    const shape = posterior.shape() as CloudShape;
+    const t = fitReference({ cloud, logW, posterior }, "student-t") as MultivariateStudentT;
+    expect([t.family, t.dof]).toEqual(["multivariate-student-t", 5]);
+    expect(Array.from(t.location)).toEqual(Array.from(shape.mean));
+    expect(Array.from(t.choleskyL)).toEqual(Array.from(shape.cholesky));
+    const normal = fitReference({ cloud, logW, posterior }, "normal") as MultivariateNormal;
+    expect(normal.family).toBe("multivariate-normal");
+    expect(Array.from(normal.mean)).toEqual(Array.from(shape.mean));
+    expect(Array.from(normal.choleskyL)).toEqual(Array.from(shape.cholesky));
+  });
+
+  it("fits the final cloud's weighted shape when no stage was pooled", () => {
     const model = testModel(3);
     const cloud = priorCloud(model, 400, createRng(5), new LikelihoodCounter(model, "test"));
     const logW = Float64Array.from(cloud.logLikelihood, (l) => 0.01 * l);
     const shape = cloudShape(3);
     measureCloud(cloud, logW, shape, new Float64Array(9));
-    const t = fitReference(cloud, logW, "student-t") as MultivariateStudentT;
-    expect([t.family, t.dof]).toEqual(["multivariate-student-t", 5]);
-    expect(Array.from(t.location)).toEqual(Array.from(shape.mean));
-    expect(Array.from(t.choleskyL)).toEqual(Array.from(shape.cholesky));
-    const normal = fitReference(cloud, logW, "normal") as MultivariateNormal;
-    expect(normal.family).toBe("multivariate-normal");
-    expect(Array.from(normal.mean)).toEqual(Array.from(shape.mean));
-    expect(Array.from(normal.choleskyL)).toEqual(Array.from(shape.cholesky));
+    const t = fitReference({ cloud, logW, posterior: new PooledPosterior(400, 3) }, "student-t");
+    expect(Array.from((t as MultivariateStudentT).location)).toEqual(Array.from(shape.mean));
+    expect(Array.from((t as MultivariateStudentT).choleskyL)).toEqual(Array.from(shape.cholesky));
   });
 });
