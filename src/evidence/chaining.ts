@@ -16,9 +16,8 @@ import {
   type Pooling,
   PRODUCT_POOLING,
   type PrecisionOptions,
-  type ReferenceRunOptions,
-  resolveReferenceRuns,
 } from "./tempering/precision.js";
+import { type ReferenceRunOptions, resolveReferenceRuns } from "./tempering/reference.js";
 
 /**
  * Which draws estimate each link's ratio Z_{λ_{k+1}} / Z_{λ_k}: `"lower"`, those of the lower end,

@@ -20,10 +20,9 @@ import {
   ladderToPrecision,
   type PooledDiagnostics,
   type PrecisionOptions,
-  type ReferenceRunOptions,
-  resolveReferenceRuns,
 } from "./tempering/precision.js";
 import { integrate, type QuadratureRule } from "./tempering/quadrature.js";
+import { type ReferenceRunOptions, resolveReferenceRuns } from "./tempering/reference.js";
 import { randomTemperatures, temperatureDensity } from "./tempering/schedule.js";
 import { logWeightSummary, meanAndSd } from "./weights.js";
 

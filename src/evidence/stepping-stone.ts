@@ -12,9 +12,8 @@ import {
   type PooledDiagnostics,
   PRODUCT_POOLING,
   type PrecisionOptions,
-  type ReferenceRunOptions,
-  resolveReferenceRuns,
 } from "./tempering/precision.js";
+import { type ReferenceRunOptions, resolveReferenceRuns } from "./tempering/reference.js";
 
 /** Options of {@link steppingStone}: the engine's, with stepping-stone's defaults. */
 export interface SteppingStoneOptions

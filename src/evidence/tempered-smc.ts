@@ -21,12 +21,10 @@ import {
   type Pooling,
   PRODUCT_POOLING,
   type PrecisionOptions,
-  type ReferenceRunOptions,
   resolvePrecision,
-  resolveReferenceRuns,
   temperingToPrecision,
 } from "./tempering/precision.js";
-import { referenceModel } from "./tempering/reference.js";
+import { type ReferenceRunOptions, referenceModel, resolveReferenceRuns } from "./tempering/reference.js";
 
 /** Options of {@link temperedSmc}: the engine's, with tempered SMC's defaults. */
 export interface TemperedSmcOptions

@@ -41,31 +41,6 @@ export interface PrecisionOptions {
   maxParticles?: number;
 }
 
-/** The option of the estimators whose further runs may start from a reference: smc, stepping-stone, path, chaining. */
-export interface ReferenceRunOptions {
-  /**
-   * Whether the runs after a first, pilot run from the prior may temper from a Student-t (for `path`
-   * and `chaining`'s geometric bridges a normal) fitted to its posterior cloud instead (see
-   * `temperingToPrecision`): far fewer temperatures where the posterior is near elliptical; where it
-   * is not (separated modes), runs from the prior go on. Not with a fixed `ladder` or the model's own
-   * kernel (nor, for `smc`, with `countRunSpread`).
-   * @defaultValue true
-   */
-  referenceRuns?: boolean;
-}
-
-/** `options.referenceRuns`, checked, with its default (true). */
-export function resolveReferenceRuns(options: ReferenceRunOptions, where: string): boolean {
-  const referenceRuns = options.referenceRuns ?? true;
-  if (typeof referenceRuns !== "boolean") {
-    throw new OccamError(
-      "invalid-argument",
-      `${where}: referenceRuns must be true or false, got ${String(referenceRuns)}.`,
-    );
-  }
-  return referenceRuns;
-}
-
 /** The default `targetStdErr` (nats): a Bayes factor then rests on log Z to about a tenth of a nat. */
 const DEFAULT_TARGET_STD_ERR = 0.05;
 

@@ -9,6 +9,7 @@
 import type { ContinuousMultivariateDistribution } from "../../distributions/distribution.js";
 import { multivariateNormal } from "../../distributions/multivariate-normal.js";
 import { multivariateStudentT } from "../../distributions/multivariate-student-t.js";
+import { OccamError } from "../../errors.js";
 import type { BayesModel } from "../../model/model.js";
 import type { Rng } from "../../random/rng.js";
 import { cloudShape, measureCloud } from "./cloud.js";
@@ -21,6 +22,31 @@ import type { Precision } from "./precision.js";
  * from it still needs only two temperatures.
  */
 export const REFERENCE_DOF = 5;
+
+/** The option of the estimators whose further runs may start from a reference: smc, stepping-stone, path, chaining. */
+export interface ReferenceRunOptions {
+  /**
+   * Whether the runs after a first, pilot run from the prior may temper from a Student-t (for `path`
+   * and `chaining`'s geometric bridges a normal) fitted to its posterior cloud instead (see
+   * `temperingToPrecision`): far fewer temperatures where the posterior is near elliptical; where it
+   * is not (separated modes), runs from the prior go on. Not with a fixed `ladder` or the model's own
+   * kernel (nor, for `smc`, with `countRunSpread`).
+   * @defaultValue true
+   */
+  referenceRuns?: boolean;
+}
+
+/** `options.referenceRuns`, checked, with its default (true). */
+export function resolveReferenceRuns(options: ReferenceRunOptions, where: string): boolean {
+  const referenceRuns = options.referenceRuns ?? true;
+  if (typeof referenceRuns !== "boolean") {
+    throw new OccamError(
+      "invalid-argument",
+      `${where}: referenceRuns must be true or false, got ${String(referenceRuns)}.`,
+    );
+  }
+  return referenceRuns;
+}
 
 /**
  * A reference's family. "student-t" (ν = {@link REFERENCE_DOF}) for the estimators that average ratios
