@@ -195,7 +195,7 @@ interface CheckedRun<X extends object> extends EstimatorRun<X> {
   readonly settings: TemperingSettings;
   readonly checks: { unreliable: string[]; warnings: string[] };
   readonly start: RunStart;
-  /** A run from the reference that failed its checks: left out of the estimate and its checks. */
+  /** A run left out of the estimate and its checks: a pilot or a run from the reference that failed them. */
   readonly failed: boolean;
 }
 
@@ -259,6 +259,17 @@ export function temperingToPrecision<M extends string, X extends object>(
     const runSettings = { ...settings, particles, islands, maxEvaluations: Math.min(left, budget) };
     const run = runOnce(runSettings, nextStart === "reference" ? reference : undefined);
     const checks = runWarnings(run.run, runSettings);
+    // A pilot's few draws make a rung's Pareto k̂ noisy (on the Pima regression two of chaining's pilots
+    // failed it at rungs with an ESS of 67-70 %): a pilot that fails the estimator's own checks alone
+    // is left out, and a full run from the prior follows, whose checks stand.
+    if (runs.length === 0 && first !== settings && checks.unreliable.length === 0 && run.reasons.length > 0) {
+      checks.warnings.push(
+        `the pilot run of ${particles} particles is left out (${run.reasons.join("; ")}); a full run from the prior followed.`,
+      );
+      runs.push({ ...run, settings: runSettings, checks, start: "prior", failed: true });
+      particles = settings.particles;
+      continue;
+    }
     checks.unreliable.push(...run.reasons);
     // A path from the reference that is long (a posterior far from elliptical) or that the moves
     // could not follow says nothing about the runs from the prior, which go on without it.

@@ -321,7 +321,7 @@ function startsOf(
   islandsOf: (reference: boolean, call: number) => Float64Array,
   costOf: (reference: boolean, call: number) => number,
   target = 0.02,
-  reasonsOf: (reference: boolean) => string[] = () => [],
+  reasonsOf: (reference: boolean, call: number) => string[] = () => [],
 ) {
   const settings = settingsOf(1024);
   const n = 64;
@@ -360,7 +360,7 @@ function startsOf(
       return {
         run: run as unknown as TemperingRun,
         estimate: combineIslands(islandLogZ, "product"),
-        reasons: reasonsOf(reference !== undefined),
+        reasons: reasonsOf(reference !== undefined, thisCall),
         extra: {},
       };
     },
@@ -444,6 +444,38 @@ describe("pooling runs from the prior and from a reference fitted to the first",
     ]);
     expect(result.logZ).toBe(runs[1].logZ);
     expect(result.warnings.join(" ")).not.toMatch(/left out/);
+  });
+
+  it("leaves out a pilot that fails the estimator's own checks and fits the reference to the full run after it", () => {
+    const { result, references } = startsOf(
+      (reference) => islands(reference ? 0.03 : 0.3),
+      (reference) => (reference ? 1 : 100),
+      0.02,
+      (_, call) => (call === 0 ? ["made-up heavy rung"] : []),
+    );
+    const runs = result.diagnostics.runs;
+    expect(references).toEqual([false, false, true]);
+    expect(runs.map((run) => [run.start, run.particles, run.pooled])).toEqual([
+      ["prior", 256, false],
+      ["prior", 1024, false],
+      ["reference", 1024, true],
+    ]);
+    expect(result.reliable).toBe(true);
+    expect(result.warnings).toContainEqual(
+      "the pilot run of 256 particles is left out (made-up heavy rung); a full run from the prior followed.",
+    );
+  });
+
+  it("keeps the estimator's own checks of the full run after a pilot that failed them", () => {
+    const { result } = startsOf(
+      (reference) => islands(reference ? 0.03 : 0.3),
+      (reference) => (reference ? 1 : 100),
+      0.02,
+      (reference) => (reference ? [] : ["made-up heavy rung"]),
+    );
+    expect(result.diagnostics.runs.map((run) => run.particles)).toEqual([256, 1024]);
+    expect(result.reliable).toBe(false);
+    expect(result.warnings).toContain("made-up heavy rung");
   });
 
   it("leaves out a run from the reference that fails its checks, says why, and goes on from the prior", () => {
