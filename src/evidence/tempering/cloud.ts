@@ -268,7 +268,8 @@ export class PooledPosterior {
     const { n, d } = this;
     const { positions, logLikelihood } = cloud;
     const weights = this.logW;
-    for (let i = 0; i < n; i++) weights[i] = logW[i] + (1 - beta) * logLikelihood[i];
+    // At β = 1 no reweighting (and no 0 · −∞ where a particle kept at weight 0 has zero likelihood).
+    for (let i = 0; i < n; i++) weights[i] = beta === 1 ? logW[i] : logW[i] + (1 - beta) * logLikelihood[i];
     const mean = new Float64Array(d);
     const { max, total } = weightedMean(cloud, weights, mean);
     let sumW2 = 0;
