@@ -23,7 +23,7 @@ import {
   temperingDiagnostics,
 } from "./estimates.js";
 import { type LadderRecord, recordLadder } from "./ladder.js";
-import { birgeRatioOf, poolRuns, spreadRatio } from "./pooling.js";
+import { birgeRatioOf, poolRuns, spreadRatio, welchDisagreement } from "./pooling.js";
 import { fitReference, pilot, type Reference, type ReferenceFamily, referenceModel } from "./reference.js";
 
 /** Options of an estimator with a precision target. */
@@ -206,8 +206,8 @@ interface RunsSoFar<X extends object> {
   readonly estimate: { logZ: number; stdErr: number };
   /** The Birge ratio of pooled runs that disagree. */
   readonly birgeRatio: number | undefined;
-  /** The Birge ratio of the prior's and the reference's estimates, when they disagree. */
-  readonly startsBirgeRatio: number | undefined;
+  /** Welch's t of the prior's and the reference's estimates, when they disagree (see {@link welchDisagreement}). */
+  readonly startsT: number | undefined;
 }
 
 /**
@@ -285,13 +285,13 @@ export function temperingToPrecision<M extends string, X extends object>(
       checks.unreliable.length = 0;
     }
     runs.push({ ...run, settings: runSettings, checks, start: nextStart, failed });
-    soFar = poolSoFar(runs, pooling, settings.islands);
+    soFar = poolSoFar(runs, pooling);
     // Against a pilot alone, a disagreement of the starts is settled by a full run from the prior first.
     const fullPriorRun = runs.some((r, i) => r.start === "prior" && (i > 0 || first === settings));
-    const unsettled = soFar.startsBirgeRatio !== undefined && !fullPriorRun;
-    if (soFar.startsBirgeRatio !== undefined && !unsettled) {
-      leaveOutReferenceRuns(runs, soFar.startsBirgeRatio, pooling);
-      soFar = poolSoFar(runs, pooling, settings.islands);
+    const unsettled = soFar.startsT !== undefined && !fullPriorRun;
+    if (soFar.startsT !== undefined && !unsettled) {
+      leaveOutReferenceRuns(runs, soFar.startsT, pooling);
+      soFar = poolSoFar(runs, pooling);
     }
     const { pooled, estimate, birgeRatio } = soFar;
     // The last pooled run's, as the diagnostics that report it.
@@ -327,10 +327,10 @@ export function temperingToPrecision<M extends string, X extends object>(
     }
   }
   if (soFar === undefined) throw new OccamError("internal", `${method}: no run was made.`);
-  if (soFar.startsBirgeRatio !== undefined) {
+  if (soFar.startsT !== undefined) {
     // Runs ended before a run from the prior could settle it: the reference's runs are left out.
-    leaveOutReferenceRuns(runs, soFar.startsBirgeRatio, pooling);
-    soFar = poolSoFar(runs, pooling, settings.islands);
+    leaveOutReferenceRuns(runs, soFar.startsT, pooling);
+    soFar = poolSoFar(runs, pooling);
   }
   return pooledResult(method, start, precision, pooling, runs, soFar);
 }
@@ -339,19 +339,19 @@ export function temperingToPrecision<M extends string, X extends object>(
  * Leaves out the runs from the reference when their estimate and the prior's disagree beyond their
  * standard errors. The reference, a normal or a Student-t fitted to the pilot's cloud, is the
  * approximation that can fail without a sign: on a 5-dimensional mixture of two separated modes a
- * normal spanning both gave runs 1.1–1.5 nats high, at Birge ratios of 11–19 against the pilot,
+ * normal spanning both gave runs 1.1–1.5 nats high, at Welch's t of 10–19 against the pilot,
  * whose cloud held both modes. The runs from the prior go on, and are the estimate. The pilot alone
  * does not decide it: its few islands can understate its error, as on the 50-dimensional Gaussian
  * (stepping-stone, seed 7: −0.343 ± 0.091 nats from the exact value, against −0.007 ± 0.034 from the
  * reference), so a full run from the prior joins it first.
  */
-function leaveOutReferenceRuns(runs: CheckedRun<object>[], birgeRatio: number, pooling: Pooling): void {
+function leaveOutReferenceRuns(runs: CheckedRun<object>[], t: number, pooling: Pooling): void {
   for (let i = 0; i < runs.length; i++) {
     if (runs[i].start === "reference" && !runs[i].failed) runs[i] = { ...runs[i], failed: true };
   }
   runs[runs.length - 1].checks.warnings.push(
     `the runs from a ${referenceName(pooling)} fitted to a run from the prior disagree with the runs from the prior beyond ` +
-      `their standard errors (Birge ratio ${birgeRatio.toFixed(2)}): they are left out, and the runs from the prior went on.`,
+      `their standard errors (Welch's t ${t.toFixed(2)}): they are left out, and the runs from the prior went on.`,
   );
 }
 
@@ -404,14 +404,10 @@ function withinBudget(particles: number, runs: readonly CheckedRun<object>[], pr
  * The runs to pool and their estimate: those of the start with the smaller variance × evaluations (the
  * prior's while no run started from the reference), from its first run whose islands agree (see
  * {@link poolable}); their standard error scaled by their Birge ratio when they disagree, else by the
- * runs' spread ratio when `pooling` counts it; and the Birge ratio of the two starts' estimates when
+ * runs' spread ratio when `pooling` counts it; and the Welch's t of the two starts' estimates when
  * those disagree.
  */
-function poolSoFar<X extends object>(
-  runs: readonly CheckedRun<X>[],
-  pooling: Pooling,
-  islands: number,
-): RunsSoFar<X> {
+function poolSoFar<X extends object>(runs: readonly CheckedRun<X>[], pooling: Pooling): RunsSoFar<X> {
   const byStart = (start: RunStart) => {
     const mine = runs.filter((r) => r.start === start && !r.failed);
     const pooled = poolable(mine);
@@ -425,18 +421,13 @@ function poolSoFar<X extends object>(
     : undefined;
   const cost = (s: typeof prior) => s.estimate.stdErr ** 2 * s.evaluations;
   const chosen = fromReference !== undefined && cost(fromReference) < cost(prior) ? fromReference : prior;
-  const { pooled, summaries, estimate } = chosen;
-  const birgeRatio = birgeRatioOf(summaries, estimate.logZ);
-  let startsBirgeRatio: number | undefined;
-  if (fromReference !== undefined) {
-    // The two starts' estimates about their inverse-variance mean, the centre of the χ² of unequal errors.
-    const both = [prior.estimate, fromReference.estimate].map((e) => ({ ...e, islands }));
-    const [a, b] = both.map((e) => e.stdErr ** -2);
-    startsBirgeRatio = birgeRatioOf(both, (a * both[0].logZ + b * both[1].logZ) / (a + b));
-  }
-  const ratio = birgeRatio ?? (pooling.countRunSpread ? spreadRatio(summaries, estimate.logZ) : undefined);
-  if (ratio !== undefined && ratio > 1) estimate.stdErr *= ratio;
-  return { start: chosen === prior ? "prior" : "reference", pooled, estimate, birgeRatio, startsBirgeRatio };
+  const { pooled, summaries } = chosen;
+  const { logZ, stdErr } = chosen.estimate;
+  const birgeRatio = birgeRatioOf(summaries, logZ);
+  const startsT = fromReference && welchDisagreement(prior.estimate, fromReference.estimate);
+  const ratio = birgeRatio ?? (pooling.countRunSpread ? spreadRatio(summaries, logZ) : undefined);
+  const estimate = { logZ, stdErr: ratio !== undefined && ratio > 1 ? stdErr * ratio : stdErr };
+  return { start: chosen === prior ? "prior" : "reference", pooled, estimate, birgeRatio, startsT };
 }
 
 /** The estimator's result from its runs and what they pool to (see {@link temperingToPrecision}). */

@@ -8,7 +8,12 @@ import {
   resolveTemperingOptions,
   studentFactor,
 } from "../../../src/evidence/tempering/estimates.js";
-import { birgeRatioOf, poolRuns, spreadRatio } from "../../../src/evidence/tempering/pooling.js";
+import {
+  birgeRatioOf,
+  poolRuns,
+  spreadRatio,
+  welchDisagreement,
+} from "../../../src/evidence/tempering/pooling.js";
 import { resolvePrecision, temperingToPrecision } from "../../../src/evidence/tempering/precision.js";
 import { pilot } from "../../../src/evidence/tempering/reference.js";
 import { logMeanExp } from "../../../src/math/logspace.js";
@@ -81,7 +86,7 @@ describe("pooling independent runs", () => {
 
   it("returns one run as it is, and weights each run's Z by its particles", () => {
     const a = run(600, first);
-    expect(poolRuns([a], "product")).toEqual({ logZ: a.logZ, stdErr: a.stdErr });
+    expect(poolRuns([a], "product")).toEqual({ logZ: a.logZ, stdErr: a.stdErr, degrees: a.islands - 1 });
     // Equal runs: the mean of all twelve islands' Z.
     expect(poolRuns([a, run(600, second)], "product").logZ).toBeCloseTo(
       logMeanExp([...first, ...second]),
@@ -157,6 +162,24 @@ describe("pooling runs towards a precision target", () => {
     expect(birgeRatioOf([at(0), at(0.3)], 0.15)).toBeUndefined();
     expect(birgeRatioOf([at(0)], 0)).toBeUndefined();
     expect(birgeRatioOf([at(0), { ...at(5), stdErr: Number.POSITIVE_INFINITY }], 0)).toBeUndefined();
+  });
+
+  it("calls two starts disagreeing by Welch's t, at the degrees of freedom their islands leave", () => {
+    const of = (logZ: number, sigma: number, islands: number) => ({
+      logZ,
+      stdErr: sigma * studentFactor(islands - 1),
+      degrees: islands - 1,
+    });
+    // Two runs of 32 islands, σ = 0.1 each: t = Δ/0.1414 against t's 0.9995 quantile at 62 degrees, 3.45.
+    expect(welchDisagreement(of(0, 0.1, 32), of(0.47, 0.1, 32))).toBeUndefined();
+    expect(welchDisagreement(of(0, 0.1, 32), of(0.5, 0.1, 32))).toBeCloseTo(0.5 / Math.hypot(0.1, 0.1), 12);
+    // A pilot of 8 islands (σ = 0.127) against a run of 32 (σ = 0.03): t = 3.8 is within the bar of
+    // about 5 at the 8 degrees of freedom the pilot leaves, which a normal's 3.3 would not be.
+    expect(welchDisagreement(of(0, 0.127, 8), of(0.5, 0.03, 32))).toBeUndefined();
+    expect(welchDisagreement(of(0, 0.127, 8), of(1, 0.03, 32))).toBeCloseTo(1 / Math.hypot(0.127, 0.03), 12);
+    expect(
+      welchDisagreement(of(0, 0.1, 32), { ...of(5, 0.1, 32), stdErr: Number.POSITIVE_INFINITY }),
+    ).toBeUndefined();
   });
 
   it("rarely calls runs with calibrated errors disagreeing (lognormal islands, 4000 replications)", () => {
@@ -423,7 +446,7 @@ describe("pooling runs from the prior and from a reference fitted to the first",
     expect(result.logZ).toBeCloseTo(poolRuns(prior, "product").logZ, 12);
     expect(result.warnings).toContainEqual(
       expect.stringMatching(
-        /^the runs from a Student-t fitted to a run from the prior disagree with the runs from the prior beyond their standard errors \(Birge ratio [\d.]+\): they are left out/,
+        /^the runs from a Student-t fitted to a run from the prior disagree with the runs from the prior beyond their standard errors \(Welch's t [\d.]+\): they are left out/,
       ),
     );
   });
