@@ -145,7 +145,7 @@ export type PathSamplingResult = EvidenceEstimate<"path", PathLadderDiagnostics 
  * ratio whenever it is above 1, and the last run's discretisation error, which more runs on like
  * ladders do not shrink, added in quadrature. One run is made when `particles` is given, and when
  * `maxParticles` leaves no room for a second (with a warning). The first run is then a pilot, and
- * the runs after it start from a normal fitted to its cloud (`referenceRuns`; see `steppingStone`),
+ * the runs after it start from a normal fitted to its posterior (`referenceRuns`; see `steppingStone`),
  * which stands in for the prior: the integrand becomes E_β[log p L / q].
  *
  * When E_prior[log L] is infinite or has an infinite variance (some prior draws have log L = −∞, or

@@ -76,7 +76,7 @@ export type SteppingStoneResult = EvidenceEstimate<"stepping-stone", SteppingSto
  * further run follows a rung with heavy-tailed weights or moves that stalled or diverged, and runs
  * that disagree beyond their standard errors have it scaled by their Birge ratio. As for
  * `temperedSmc` (`referenceRuns`), the first run is a pilot and the rungs of the runs after it start
- * from a Student-t fitted to its cloud instead of from the prior (Fan, Wu, Chen, Kuo & Lewis 2011,
+ * from a Student-t fitted to its posterior instead of from the prior (Fan, Wu, Chen, Kuo & Lewis 2011,
  * the generalised stepping-stone): where the posterior is near elliptical it needs a few rungs
  * instead of dozens.
  *

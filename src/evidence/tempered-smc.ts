@@ -82,7 +82,7 @@ export type TemperedSmcResult = EvidenceEstimate<"smc", PooledDiagnostics>;
  * Precision: unless `particles` is given, while the standard error exceeds `targetStdErr` (0.05 nats)
  * further independent runs follow. The first run is then a pilot of a quarter of the particles (see
  * `temperingToPrecision`), and the runs after it temper from a Student-t (ν = 5) fitted to its
- * posterior cloud instead of from the prior (`referenceRuns`; the reference distribution of Fan et
+ * posterior instead of from the prior (`referenceRuns`; the reference distribution of Fan et
  * al.'s generalised stepping-stone): the likelihood becomes p L / q, Z is unchanged, and the
  * information to cross falls from the prior's to KL(posterior ‖ q). On the Pima logistic regression
  * (5 parameters) a run from the prior needs 14 temperatures (150 000 evaluations for 2048 particles);

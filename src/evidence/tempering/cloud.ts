@@ -269,20 +269,33 @@ export class PooledPosterior {
     const { n, d } = this;
     const { positions, logLikelihood } = cloud;
     const weights = this.logW;
-    // At β = 1 no reweighting (and no 0 · −∞ where a particle kept at weight 0 has zero likelihood).
-    for (let i = 0; i < n; i++) weights[i] = beta === 1 ? logW[i] : logW[i] + (1 - beta) * logLikelihood[i];
-    const mean = new Float64Array(d);
-    const { max, total } = weightedMean(cloud, weights, mean);
+    let max = Number.NEGATIVE_INFINITY;
+    for (let i = 0; i < n; i++) {
+      // At β = 1 no reweighting (and no 0 · −∞ where a particle kept at weight 0 has zero likelihood).
+      weights[i] = beta === 1 ? logW[i] : logW[i] + (1 - beta) * logLikelihood[i];
+      if (weights[i] > max) max = weights[i];
+    }
+    let total = 0;
+    for (let i = 0; i < n; i++) {
+      weights[i] = Math.exp(weights[i] - max);
+      total += weights[i];
+    }
     let sumW2 = 0;
     for (let i = 0; i < n; i++) {
-      weights[i] = Math.exp(weights[i] - max) / total;
+      weights[i] /= total;
       sumW2 += weights[i] * weights[i];
     }
     const ess = 1 / sumW2;
-    if (!(ess >= n / 4)) return;
+    if (!(ess >= n / 4 && sumW2 < 1)) return;
+    const mean = new Float64Array(d);
+    for (let i = 0; i < n; i++) {
+      if (weights[i] === 0) continue;
+      for (let a = 0; a < d; a++) mean[a] += weights[i] * positions[i * d + a];
+    }
     // Each stage's covariance with the reliability-weights correction, times its ESS.
     const scale = ess / (1 - sumW2);
     for (let i = 0; i < n; i++) {
+      if (weights[i] === 0) continue;
       const w = scale * weights[i];
       const row = i * d;
       for (let a = 0; a < d; a++) {

@@ -1,6 +1,7 @@
 /**
- * How independent runs of a tempering estimator pool: their estimates weighted by their particles, and
- * the χ² of their disagreement (the spread ratio and the Birge ratio that scale a pooled error).
+ * How independent runs of a tempering estimator pool: their estimates weighted by their particles, the
+ * χ² of their disagreement (the spread ratio and the Birge ratio that scale a pooled error), and
+ * Welch's t of two starts' estimates.
  */
 import { logSumExp } from "../../math/logspace.js";
 import { chisquareQuantile, tQuantile } from "../../math/stdlib.js";

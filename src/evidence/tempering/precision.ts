@@ -216,13 +216,14 @@ interface RunsSoFar<X extends object> {
  * (see {@link moreParticles}); pools the runs from
  * that one on ({@link poolRuns}, as `pooling` says) and returns the estimator's result, with the
  * diagnostics and `extra` of the last pooled run and every run's summary. No further run follows
- * moves that stalled or diverged, the estimator's own reasons, runs that disagree beyond their errors
+ * moves that stalled or diverged, the estimator's own reasons (a pilot's are tried again by a full
+ * run from the prior), runs that disagree beyond their errors
  * (whose pooled standard error is scaled by their {@link birgeRatioOf}), or a shared error at or above
  * the target once the runs due are pooled: more particles do not mend them, and the result says so.
  *
  * With `pooling.referenceRuns`, the first run is a {@link pilot} of a quarter of the islands, and the
- * runs after it start from a reference fitted to its cloud (to the next full run's if its islands
- * disagreed) instead (`Pooling.referenceFamily`; `runOnce` gets it; see {@link fitReference}), with a full run's
+ * runs after it start from a reference fitted to it (to the next full run if its islands
+ * disagreed or it failed the estimator's own checks) instead (`Pooling.referenceFamily`; `runOnce` gets it; see {@link fitReference}), with a full run's
  * particles. From then on the runs of whichever start spent fewer evaluations per unit of variance
  * are pooled and continued; the other start's estimate is the cross-check. A run from the reference
  * that fails its checks, or that would spend more than {@link REFERENCE_BUDGET} of what a full first
@@ -285,29 +286,32 @@ export function temperingToPrecision<M extends string, X extends object>(
       checks.unreliable.length = 0;
     }
     runs.push({ ...run, settings: runSettings, checks, start: nextStart, failed });
-    soFar = poolSoFar(runs, pooling);
+    soFar = poolSoFar(runs, pooling, first !== settings);
     // Against a pilot alone, a disagreement of the starts is settled by a full run from the prior first.
     const fullPriorRun = runs.some((r, i) => r.start === "prior" && (i > 0 || first === settings));
     const unsettled = soFar.startsT !== undefined && !fullPriorRun;
     if (soFar.startsT !== undefined && !unsettled) {
       leaveOutReferenceRuns(runs, soFar.startsT, pooling);
-      soFar = poolSoFar(runs, pooling);
+      soFar = poolSoFar(runs, pooling, first !== settings);
     }
     const { pooled, estimate, birgeRatio } = soFar;
     // The last pooled run's, as the diagnostics that report it.
     const sharedStdErr = pooled[pooled.length - 1].shared?.stdErr ?? 0;
-    // More particles mend neither failed checks nor an error the runs share: the result says so.
+    // More particles mend neither failed checks nor an error the runs share: the result says so. An
+    // unsettled disagreement of the starts is settled first.
+    const checksFailed = runs.some((r) => r.checks.unreliable.length > 0);
+    const spent = runs.reduce((n, r) => n + r.run.evaluations, 0);
     const stop =
       precision === undefined ||
-      birgeRatio !== undefined ||
-      (sharedStdErr >= precision.target && pooled.length >= minRuns) ||
-      runs.some((r) => r.checks.unreliable.length > 0);
-    const spent = runs.reduce((n, r) => n + r.run.evaluations, 0);
+      checksFailed ||
+      spent >= (settings.maxEvaluations ?? Number.POSITIVE_INFINITY) ||
+      (!unsettled &&
+        (birgeRatio !== undefined || (sharedStdErr >= precision.target && pooled.length >= minRuns)));
     const stdErr = Math.hypot(estimate.stdErr, sharedStdErr);
     // A pilot's few islands can understate its error by half (seed 1 of stepping-stone on the Pima
     // regression: +0.126 ± 0.031), so its estimate is never the result alone.
     const onlyPilot = first !== settings && pooled.length === 1 && pooled[0] === runs[0];
-    if (stop || spent >= (settings.maxEvaluations ?? Number.POSITIVE_INFINITY)) {
+    if (stop) {
       particles = 0;
     } else if (unsettled) {
       nextStart = "prior";
@@ -328,16 +332,19 @@ export function temperingToPrecision<M extends string, X extends object>(
   }
   if (soFar === undefined) throw new OccamError("internal", `${method}: no run was made.`);
   if (soFar.startsT !== undefined) {
-    // Runs ended before a run from the prior could settle it: the reference's runs are left out.
+    // The runs ended (their budget spent, a check failed) before a full run from the prior could settle it.
     leaveOutReferenceRuns(runs, soFar.startsT, pooling);
-    soFar = poolSoFar(runs, pooling);
+    runs[runs.length - 1].checks.unreliable.push(
+      "the runs from the reference disagree with the pilot, and no full run from the prior was left to settle it: the pilot's few islands can understate its error.",
+    );
+    soFar = poolSoFar(runs, pooling, first !== settings);
   }
   return pooledResult(method, start, precision, pooling, runs, soFar);
 }
 
 /**
  * Leaves out the runs from the reference when their estimate and the prior's disagree beyond their
- * standard errors. The reference, a normal or a Student-t fitted to the pilot's cloud, is the
+ * standard errors. The reference, a normal or a Student-t fitted to the pilot, is the
  * approximation that can fail without a sign: on a 5-dimensional mixture of two separated modes a
  * normal spanning both gave runs 1.1–1.5 nats high, at Welch's t of 10–19 against the pilot,
  * whose cloud held both modes. The runs from the prior go on, and are the estimate. The pilot alone
@@ -389,7 +396,7 @@ function referenceStartAllowed(pooling: Pooling, settings: TemperingSettings): b
 /**
  * The most evaluations a run from the reference may spend, as a fraction of what a full run from the
  * prior costs: where the posterior is near elliptical it needs a few per cent (1 % on the Pima
- * regression, 9 % on the 50-dimensional Gaussian); where it needs more (a curved ridge, thin shells,
+ * regression, 16–21 % on the 50-dimensional Gaussian); where it needs more (a curved ridge, thin shells,
  * separated modes: 43–95 %) the runs from the prior do as well, and its run is cut short and left out.
  */
 const REFERENCE_BUDGET = 0.25;
@@ -407,7 +414,11 @@ function withinBudget(particles: number, runs: readonly CheckedRun<object>[], pr
  * runs' spread ratio when `pooling` counts it; and the Welch's t of the two starts' estimates when
  * those disagree.
  */
-function poolSoFar<X extends object>(runs: readonly CheckedRun<X>[], pooling: Pooling): RunsSoFar<X> {
+function poolSoFar<X extends object>(
+  runs: readonly CheckedRun<X>[],
+  pooling: Pooling,
+  firstIsPilot: boolean,
+): RunsSoFar<X> {
   const byStart = (start: RunStart) => {
     const mine = runs.filter((r) => r.start === start && !r.failed);
     const pooled = poolable(mine);
@@ -424,7 +435,11 @@ function poolSoFar<X extends object>(runs: readonly CheckedRun<X>[], pooling: Po
   const { pooled, summaries } = chosen;
   const { logZ, stdErr } = chosen.estimate;
   const birgeRatio = birgeRatioOf(summaries, logZ);
-  const startsT = fromReference && welchDisagreement(prior.estimate, fromReference.estimate);
+  // Once a full run from the prior is pooled, the starts are compared without the pilot, whose few
+  // islands can understate its error.
+  const withoutPilot = firstIsPilot && prior.pooled.length > 1 && prior.pooled[0] === runs[0];
+  const priorEstimate = withoutPilot ? poolRuns(prior.summaries.slice(1), pooling.kind) : prior.estimate;
+  const startsT = fromReference && welchDisagreement(priorEstimate, fromReference.estimate);
   const ratio = birgeRatio ?? (pooling.countRunSpread ? spreadRatio(summaries, logZ) : undefined);
   const estimate = { logZ, stdErr: ratio !== undefined && ratio > 1 ? stdErr * ratio : stdErr };
   return { start: chosen === prior ? "prior" : "reference", pooled, estimate, birgeRatio, startsT };

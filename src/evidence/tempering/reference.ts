@@ -1,7 +1,7 @@
 /**
  * Tempering from a fitted reference instead of the prior (the reference distribution of Fan et al.'s
  * generalised stepping-stone, 2011): a Student-t (or a normal) fitted to an earlier run's posterior
- * cloud stands in for the prior, and the likelihood becomes p(θ) L(θ) / q(θ), so that the tempered
+ * stands in for the prior, and the likelihood becomes p(θ) L(θ) / q(θ), so that the tempered
  * path runs from q to the posterior. Z = ∫ q · pL/q dθ is unchanged, and the information to cross is
  * KL(posterior ‖ q), nats where the prior's can be thousands: on an elliptical posterior the run is a
  * single importance sampling step.
@@ -27,7 +27,7 @@ export const REFERENCE_DOF = 5;
 export interface ReferenceRunOptions {
   /**
    * Whether the runs after a first, pilot run from the prior may temper from a Student-t (for `path`
-   * and `chaining`'s geometric bridges a normal) fitted to its posterior cloud instead (see
+   * and `chaining`'s geometric bridges a normal) fitted to its posterior instead (see
    * `temperingToPrecision`): far fewer temperatures where the posterior is near elliptical; where it
    * is not (separated modes), runs from the prior go on. Not with a fixed `ladder` or the model's own
    * kernel (nor, for `smc`, with `countRunSpread`).
@@ -124,7 +124,7 @@ export function referenceModel(model: BayesModel, reference: Reference): BayesMo
 
 /**
  * The first run when the runs after it may start from a reference: a pilot of a quarter of the islands,
- * each as large as a full run's. It gives the reference its cloud and the runs from the reference
+ * each as large as a full run's. It gives the reference its fit and the runs from the reference
  * their cross-check; its own precision is not needed, and a full first run was most of the cost (on
  * the 50-dimensional box 5.2 million of `path`'s 5.5 million evaluations). Where the reference's runs
  * are left out, the pilot is pooled with the full runs from the prior: its islands are theirs in size.

@@ -345,8 +345,9 @@ function startsOf(
   costOf: (reference: boolean, call: number) => number,
   target = 0.02,
   reasonsOf: (reference: boolean, call: number) => string[] = () => [],
+  maxEvaluations = Number.POSITIVE_INFINITY,
 ) {
-  const settings = settingsOf(1024);
+  const settings = { ...settingsOf(1024), maxEvaluations };
   const n = 64;
   const cloud = {
     n,
@@ -366,7 +367,8 @@ function startsOf(
     (s, reference) => {
       references.push(reference !== undefined);
       const thisCall = call++;
-      const islandLogZ = islandsOf(reference !== undefined, thisCall);
+      // A pilot has the first 8 of the 32 islands.
+      const islandLogZ = islandsOf(reference !== undefined, thisCall).subarray(0, s.islands);
       const cost = costOf(reference !== undefined, thisCall);
       const run = {
         stages: [],
@@ -452,10 +454,10 @@ describe("pooling runs from the prior and from a reference fitted to the first",
   });
 
   it("settles a disagreement with the pilot alone by a full run from the prior before leaving anything out", () => {
-    // The pilot's islands agree about log Z = 0.5 (an understated error); the reference's and the
-    // full run from the prior's are about 0.
+    // The pilot's islands agree about log Z = 0.8 (an understated error); the reference's and the
+    // full run from the prior's are about 0, and are compared without the pilot.
     const { result, references } = startsOf(
-      (reference, call) => islands(reference ? 0.03 : 0.3 - (call === 0 ? 0.29 : 0), call === 0 ? 0.5 : 0),
+      (reference, call) => islands(reference ? 0.03 : 0.3 - (call === 0 ? 0.29 : 0), call === 0 ? 0.8 : 0),
       (reference) => (reference ? 1 : 100),
     );
     const runs = result.diagnostics.runs;
@@ -467,6 +469,23 @@ describe("pooling runs from the prior and from a reference fitted to the first",
     ]);
     expect(result.logZ).toBe(runs[1].logZ);
     expect(result.warnings.join(" ")).not.toMatch(/left out/);
+  });
+
+  it("says so when the budget leaves no full run from the prior to settle a disagreement with the pilot", () => {
+    // The pilot (256 particles at 100 evaluations each) and the reference's run (1024 at 1) spend it all.
+    const { result, references } = startsOf(
+      (reference, call) => islands(reference ? 0.03 : 0.01, call === 0 ? 0.8 : 0),
+      (reference) => (reference ? 1 : 100),
+      0.02,
+      () => [],
+      256 * 100 + 1024,
+    );
+    expect(references).toEqual([false, true]);
+    expect(result.diagnostics.runs.map((run) => run.pooled)).toEqual([true, false]);
+    expect(result.reliable).toBe(false);
+    expect(result.warnings[0]).toMatch(
+      /^the runs from the reference disagree with the pilot, and no full run/,
+    );
   });
 
   it("leaves out a pilot that fails the estimator's own checks and fits the reference to the full run after it", () => {
