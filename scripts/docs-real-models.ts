@@ -2,7 +2,8 @@
  * Writes docs/real-models.md, the real-model suite's page, from the JSON document of a run of
  * `occam reproduce real-models --json` (every method at its defaults on every model of
  * examples/real-models/, and `occam evidence`'s default methods).
- * Usage: `npx tsx scripts/docs-real-models.ts RESULT.json`.
+ * Usage: `npx tsx scripts/docs-real-models.ts RESULT.json [NOTE.md]`; NOTE.md, when given, is a
+ * paragraph placed after the commands that says how the run was made (a run resumed from a checkpoint).
  */
 import { readFileSync, writeFileSync } from "node:fs";
 import { formatRealModelsReport } from "../src/cli/reports/real-models.js";
@@ -10,10 +11,11 @@ import type { RealModelsExperiment } from "../src/experiments/real-models.js";
 
 const file = process.argv[2];
 if (file === undefined) {
-  process.stderr.write("usage: npx tsx scripts/docs-real-models.ts RESULT.json\n");
+  process.stderr.write("usage: npx tsx scripts/docs-real-models.ts RESULT.json [NOTE.md]\n");
   process.exit(2);
 }
 const result = JSON.parse(readFileSync(file, "utf8")) as RealModelsExperiment;
+const note = process.argv[3] === undefined ? "" : `\n${readFileSync(process.argv[3], "utf8").trim()}\n`;
 const { version } = JSON.parse(readFileSync("package.json", "utf8")) as { version: string };
 const command = `npx occam reproduce real-models${result.seeds === 1 ? "" : ` --seeds ${result.seeds}`}${result.seed === 1 ? "" : ` --seed ${result.seed}`} --json`;
 
@@ -26,7 +28,7 @@ occam ${version}:
 ${command} > real-models.json
 npx tsx scripts/docs-real-models.ts real-models.json
 \`\`\`
-
+${note}
 The suite (\`examples/real-models/\`, listed in \`examples/README.md\`) is eleven published models
 written the way users write them, each on real data with a reference log evidence computed outside
 occam. Every method ran at its default settings with ${result.seeds} seed(s) on each.
