@@ -53,10 +53,11 @@ export interface PooledEstimate {
  * Welch's t of two pooled estimates, |log Ẑ_a − log Ẑ_b| / √(σ_a² + σ_b²) with σ each one's standard
  * error without its Student factor, when it is above the two-sided {@link DISAGREEMENT_QUANTILE} of
  * Student's t at the Welch–Satterthwaite degrees of freedom; undefined when they agree. A pilot's 8
- * islands leave its error 7 degrees of freedom, and so a bar of 5.4 rather than the normal's 3.3: on
- * the 50-dimensional box, 4 of smc's 20 pilots were 0.3–0.5 nats low at t ≈ 3.3 against the runs from
- * the reference, which were right; a reference wrong by design (a normal spanning two separated
- * modes) stood at 10–19.
+ * islands leave its error 7 degrees of freedom, and so a bar of about 5 rather than the normal's 3.3:
+ * on the 50-dimensional box one of smc's 20 pilots was 0.50 nats low at a standard error of 0.154,
+ * against runs from the reference that were right, and the normal's bar cost a full run from the
+ * prior to settle it; a reference wrong by design (a normal spanning two separated modes) stood at
+ * 10–19.
  */
 export function welchDisagreement(a: PooledEstimate, b: PooledEstimate): number | undefined {
   const [va, vb] = [a, b].map((e) => (e.stdErr / studentFactor(e.degrees)) ** 2);
