@@ -251,6 +251,8 @@ export function temperingToPrecision<M extends string, X extends object>(
     precision !== undefined && referenceStartAllowed(pooling, settings)
       ? pilot(settings, precision)
       : settings;
+  // The first run, runs[0], is a pilot (pilot() returns `settings` itself where there is none).
+  const hasPilot = first !== settings;
   for (let particles = first.particles; particles > 0; ) {
     // The budget of evaluations is the estimator's: each run has what the runs before it left.
     const spentSoFar = runs.reduce((n, r) => n + r.run.evaluations, 0);
@@ -263,7 +265,7 @@ export function temperingToPrecision<M extends string, X extends object>(
     // A pilot's few draws make a rung's Pareto k̂ noisy (on the Pima regression two of chaining's pilots
     // failed it at rungs with an ESS of 67-70 %): a pilot that fails the estimator's own checks alone
     // is left out, and a full run from the prior follows, whose checks stand.
-    if (runs.length === 0 && first !== settings && checks.unreliable.length === 0 && run.reasons.length > 0) {
+    if (runs.length === 0 && hasPilot && checks.unreliable.length === 0 && run.reasons.length > 0) {
       checks.warnings.push(
         `the pilot run of ${particles} particles is left out (${run.reasons.join("; ")}); a full run from the prior followed.`,
       );
@@ -286,13 +288,13 @@ export function temperingToPrecision<M extends string, X extends object>(
       checks.unreliable.length = 0;
     }
     runs.push({ ...run, settings: runSettings, checks, start: nextStart, failed });
-    soFar = poolSoFar(runs, pooling, first !== settings);
+    soFar = poolSoFar(runs, pooling, hasPilot);
     // Against a pilot alone, a disagreement of the starts is settled by a full run from the prior first.
-    const fullPriorRun = runs.some((r, i) => r.start === "prior" && (i > 0 || first === settings));
+    const fullPriorRun = runs.some((r, i) => r.start === "prior" && (i > 0 || !hasPilot));
     const unsettled = soFar.startsT !== undefined && !fullPriorRun;
     if (soFar.startsT !== undefined && !unsettled) {
       leaveOutReferenceRuns(runs, soFar.startsT, pooling);
-      soFar = poolSoFar(runs, pooling, first !== settings);
+      soFar = poolSoFar(runs, pooling, hasPilot);
     }
     const { pooled, estimate, birgeRatio } = soFar;
     // The last pooled run's, as the diagnostics that report it.
@@ -310,7 +312,7 @@ export function temperingToPrecision<M extends string, X extends object>(
     const stdErr = Math.hypot(estimate.stdErr, sharedStdErr);
     // A pilot's few islands can understate its error by half (seed 1 of stepping-stone on the Pima
     // regression: +0.126 ± 0.031), so its estimate is never the result alone.
-    const onlyPilot = first !== settings && pooled.length === 1 && pooled[0] === runs[0];
+    const onlyPilot = hasPilot && pooled.length === 1 && pooled[0] === runs[0];
     if (stop) {
       particles = 0;
     } else if (unsettled) {
@@ -337,7 +339,7 @@ export function temperingToPrecision<M extends string, X extends object>(
     runs[runs.length - 1].checks.unreliable.push(
       "the runs from the reference disagree with the pilot, and no full run from the prior was left to settle it: the pilot's few islands can understate its error.",
     );
-    soFar = poolSoFar(runs, pooling, first !== settings);
+    soFar = poolSoFar(runs, pooling, hasPilot);
   }
   return pooledResult(method, start, precision, pooling, runs, soFar);
 }
@@ -346,7 +348,7 @@ export function temperingToPrecision<M extends string, X extends object>(
  * Leaves out the runs from the reference when their estimate and the prior's disagree beyond their
  * standard errors. The reference, a normal or a Student-t fitted to the pilot, is the
  * approximation that can fail without a sign: on a 5-dimensional mixture of two separated modes a
- * normal spanning both gave runs 1.1–1.5 nats high, at Welch's t of 10–19 against the pilot,
+ * normal spanning both gave runs 1.1–1.5 nats high, at Birge ratios of 10–19 against the pilot,
  * whose cloud held both modes. The runs from the prior go on, and are the estimate. The pilot alone
  * does not decide it: its few islands can understate its error, as on the 50-dimensional Gaussian
  * (stepping-stone, seed 7: −0.343 ± 0.091 nats from the exact value, against −0.007 ± 0.034 from the
@@ -411,7 +413,7 @@ function withinBudget(particles: number, runs: readonly CheckedRun<object>[], pr
  * The runs to pool and their estimate: those of the start with the smaller variance × evaluations (the
  * prior's while no run started from the reference), from its first run whose islands agree (see
  * {@link poolable}); their standard error scaled by their Birge ratio when they disagree, else by the
- * runs' spread ratio when `pooling` counts it; and the Welch's t of the two starts' estimates when
+ * runs' spread ratio when `pooling` counts it; and Welch's t of the two starts' estimates when
  * those disagree.
  */
 function poolSoFar<X extends object>(
