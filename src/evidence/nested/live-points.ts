@@ -20,6 +20,11 @@ export interface PointSpace {
    * it, or log p(θ). A slice move samples it restricted to L > L*.
    */
   logDensity(x: Float64Array): number;
+  /**
+   * Writes y = x + t · dir and returns {@link logDensity} there. The slice moves' innermost step: the
+   * cube stops at the first coordinate outside it, leaving y unfinished, since the point is discarded.
+   */
+  along(x: Float64Array, dir: Float64Array, t: number, y: Float64Array): number;
   /** Writes θ for the position x (the transform, or a copy). */
   toTheta(x: Float64Array, theta: Float64Array): void;
   /** Writes a draw from the prior: u uniform in the open cube, or `samplePrior`. */
@@ -85,6 +90,14 @@ export function pointSpace(model: BayesModel, where: string): PointSpace {
       dim: d,
       kind: "cube",
       logDensity: (x) => (insideCube(x) ? 0 : Number.NEGATIVE_INFINITY),
+      along(x, dir, t, y) {
+        for (let j = 0; j < d; j++) {
+          const value = x[j] + t * dir[j];
+          if (!(value > 0 && value < 1)) return Number.NEGATIVE_INFINITY;
+          y[j] = value;
+        }
+        return 0;
+      },
       toTheta(x, theta) {
         const out = transform.call(model, x, theta);
         if (out !== theta) theta.set(out);
@@ -110,6 +123,10 @@ export function pointSpace(model: BayesModel, where: string): PointSpace {
         throw new OccamError("non-finite", `${where}: model.logPrior is NaN at θ = ${showPoint(x)}.`);
       }
       return lp;
+    },
+    along(x, dir, t, y) {
+      for (let j = 0; j < d; j++) y[j] = x[j] + t * dir[j];
+      return this.logDensity(y);
     },
     toTheta(x, theta) {
       theta.set(x);

@@ -149,11 +149,13 @@ export class SliceMover {
       for (let j = 0; j <= i; j++) s += chol[i * d + j] * v[j];
       lv[i] = s;
     }
+    const { dir, scale } = this;
     for (let s = 0; s < this.settings.slices; s++) {
       const k = s % d;
       if (k === 0) shuffleOrder(rng, order);
       const axis = order[k];
-      for (let i = 0; i < d; i++) this.dir[i] = this.scale * (chol[i * d + axis] - 2 * v[axis] * lv[i]);
+      const reflect = 2 * v[axis];
+      for (let i = 0; i < d; i++) dir[i] = scale * (chol[i * d + axis] - reflect * lv[i]);
       logL = this.sliceStep(rng, logL, iteration);
     }
     this.recordJump(start);
@@ -217,13 +219,11 @@ export class SliceMover {
     );
   }
 
-  /** Whether x0 + t · dir is in the slice: above the height and above L*. Leaves the point in y. */
+  /** Whether x0 + t · dir is in the slice: above the height and above L*. Leaves the point in y if so. */
   private inSlice(t: number): boolean {
-    const { x0, y, dir } = this;
-    for (let i = 0; i < this.dim; i++) y[i] = x0[i] + t * dir[i];
-    const density = this.space.logDensity(y);
+    const density = this.space.along(this.x0, this.dir, t, this.y);
     if (!(density > this.height)) return false;
-    this.space.toTheta(y, this.thetaY);
+    this.space.toTheta(this.y, this.thetaY);
     this.lastLogL = this.likelihood.evaluate(this.thetaY);
     this.yLogDensity = density;
     return this.lastLogL > this.logLStar;
