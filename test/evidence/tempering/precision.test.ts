@@ -338,14 +338,17 @@ describe("pooling runs towards a precision target", () => {
 /**
  * `temperingToPrecision` with reference runs, on hand-made runs of 32 islands from a first run of 1024
  * particles: `islandsOf(reference, call)` gives each run's islands' log Z and `costOf(reference, call)` its
- * evaluations per particle. Each run carries a small cloud for the reference to be fitted to.
+ * evaluations per particle; `reasonsOf(reference, call)` the estimator's own reasons to call a run
+ * unreliable, and `maxEvaluations` the budget. The target is 0.02 nats. Each run carries a small cloud
+ * for the reference to be fitted to.
  */
 function startsOf(
   islandsOf: (reference: boolean, call: number) => Float64Array,
   costOf: (reference: boolean, call: number) => number,
-  target = 0.02,
-  reasonsOf: (reference: boolean, call: number) => string[] = () => [],
-  maxEvaluations = Number.POSITIVE_INFINITY,
+  {
+    reasonsOf = () => [],
+    maxEvaluations = Number.POSITIVE_INFINITY,
+  }: { reasonsOf?: (reference: boolean, call: number) => string[]; maxEvaluations?: number } = {},
 ) {
   const settings = { ...settingsOf(1024), maxEvaluations };
   const n = 64;
@@ -363,7 +366,7 @@ function startsOf(
     { kind: "product", countRunSpread: false, sizedRuns: true, referenceRuns: true },
     performance.now(),
     settings,
-    { target, maxParticles: 16 * 1024 },
+    { target: 0.02, maxParticles: 16 * 1024 },
     (s, reference) => {
       references.push(reference !== undefined);
       const thisCall = call++;
@@ -476,9 +479,7 @@ describe("pooling runs from the prior and from a reference fitted to the first",
     const { result, references } = startsOf(
       (reference, call) => islands(reference ? 0.03 : 0.01, call === 0 ? 0.8 : 0),
       (reference) => (reference ? 1 : 100),
-      0.02,
-      () => [],
-      256 * 100 + 1024,
+      { maxEvaluations: 256 * 100 + 1024 },
     );
     expect(references).toEqual([false, true]);
     expect(result.diagnostics.runs.map((run) => run.pooled)).toEqual([true, false]);
@@ -492,8 +493,7 @@ describe("pooling runs from the prior and from a reference fitted to the first",
     const { result, references } = startsOf(
       (reference) => islands(reference ? 0.03 : 0.3),
       (reference) => (reference ? 1 : 100),
-      0.02,
-      (_, call) => (call === 0 ? ["made-up heavy rung"] : []),
+      { reasonsOf: (_, call) => (call === 0 ? ["made-up heavy rung"] : []) },
     );
     const runs = result.diagnostics.runs;
     expect(references).toEqual([false, false, true]);
@@ -512,8 +512,7 @@ describe("pooling runs from the prior and from a reference fitted to the first",
     const { result } = startsOf(
       (reference) => islands(reference ? 0.03 : 0.3),
       (reference) => (reference ? 1 : 100),
-      0.02,
-      (reference) => (reference ? [] : ["made-up heavy rung"]),
+      { reasonsOf: (reference) => (reference ? [] : ["made-up heavy rung"]) },
     );
     expect(result.diagnostics.runs.map((run) => run.particles)).toEqual([256, 1024]);
     expect(result.reliable).toBe(false);
@@ -524,8 +523,7 @@ describe("pooling runs from the prior and from a reference fitted to the first",
     const { result, references } = startsOf(
       (reference) => islands(reference ? 0.03 : 0.08),
       (reference) => (reference ? 1 : 10),
-      0.02,
-      (reference) => (reference ? ["made-up divergences"] : []),
+      { reasonsOf: (reference) => (reference ? ["made-up divergences"] : []) },
     );
     expect(references.slice(0, 2)).toEqual([false, true]);
     expect(references.slice(2).every((reference) => !reference)).toBe(true);
@@ -608,8 +606,7 @@ describe("pooling runs from the prior and from a reference fitted to the first",
     const { result, references } = startsOf(
       () => islands(0.01),
       () => 1,
-      0.02,
-      (reference) => (reference ? ["the moves stalled"] : []),
+      { reasonsOf: (reference) => (reference ? ["the moves stalled"] : []) },
     );
     const runs = result.diagnostics.runs;
     expect(references).toEqual([false, true, false]);
