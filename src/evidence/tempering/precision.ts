@@ -419,13 +419,14 @@ function withinBudget(particles: number, runs: readonly CheckedRun<object>[], pr
 function poolSoFar<X extends object>(
   runs: readonly CheckedRun<X>[],
   pooling: Pooling,
-  firstIsPilot: boolean,
+  hasPilot: boolean,
 ): RunsSoFar<X> {
   const byStart = (start: RunStart) => {
     const mine = runs.filter((r) => r.start === start && !r.failed);
     const pooled = poolable(mine);
     const summaries = pooled.map((r) => ({ ...r.settings, ...r.estimate }));
-    const evaluations = mine.reduce((n, r) => n + r.run.evaluations, 0);
+    // What the pooled estimate cost: a first run whose islands disagreed is spent, whichever start goes on.
+    const evaluations = pooled.reduce((n, r) => n + r.run.evaluations, 0);
     return { pooled, summaries, estimate: poolRuns(summaries, pooling.kind), evaluations };
   };
   const prior = byStart("prior");
@@ -439,7 +440,7 @@ function poolSoFar<X extends object>(
   const birgeRatio = birgeRatioOf(summaries, logZ);
   // Once a full run from the prior is pooled, the starts are compared without the pilot, whose few
   // islands can understate its error.
-  const withoutPilot = firstIsPilot && prior.pooled.length > 1 && prior.pooled[0] === runs[0];
+  const withoutPilot = hasPilot && prior.pooled.length > 1 && prior.pooled[0] === runs[0];
   const priorEstimate = withoutPilot ? poolRuns(prior.summaries.slice(1), pooling.kind) : prior.estimate;
   const startsT = fromReference && welchDisagreement(priorEstimate, fromReference.estimate);
   const ratio = birgeRatio ?? (pooling.countRunSpread ? spreadRatio(summaries, logZ) : undefined);

@@ -600,6 +600,18 @@ describe("pooling runs from the prior and from a reference fitted to the first",
     expect(runs[2].pooled).toBe(false);
   });
 
+  it("weighs each start by what its pooled runs cost, not by a pilot whose islands disagreed", () => {
+    // The pilot (islands spread by 2, 100 evaluations a particle) is spent: the full run from the prior
+    // after it (spread 0.15, 3 a particle) costs less per unit of variance than the reference's (spread
+    // 0.4, 0.5 a particle), which the pilot's 25 600 evaluations would have reversed.
+    const { result, references } = startsOf(
+      (reference, call) => (call === 0 ? islands(2) : islands(reference ? 0.4 : 0.15)),
+      (reference, call) => (reference ? 0.5 : call === 0 ? 100 : 3),
+    );
+    expect(references.slice(0, 4)).toEqual([false, false, true, false]);
+    expect(result.diagnostics.runs[2].pooled).toBe(false);
+  });
+
   it("never ends on a pilot alone, even one whose islands meet the target", () => {
     // The pilot's 8 islands can understate its error; the reference's run is made all the same, and
     // where it fails its checks, a full run from the prior follows.
